@@ -1,0 +1,49 @@
+// Small command-line parser shared by every `verdict` subcommand.
+//
+// Each command declares its options; anything undeclared is a usage error naming the option.
+// Forms: --name value, --name=value, boolean --flag, and positionals. "--" ends options;
+// a lone "-" is a positional (stdin).
+#pragma once
+
+#include "verdict/engine/result.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace verdict::cli {
+
+struct OptionSpec {
+    std::string name;     // without the leading "--"
+    bool takesValue = false;
+    std::string valueName;  // e.g. "N" (help text only)
+    std::string help;
+    bool repeatable = false;  // --run A --run B
+};
+
+class Args {
+public:
+    // Parses argv after the subcommand name.
+    static Result<Args> parse(const std::vector<std::string>& argv, const std::vector<OptionSpec>& specs);
+
+    const std::vector<std::string>& positionals() const { return m_positionals; }
+    bool has(const std::string& name) const { return m_values.count(name) > 0; }
+    std::optional<std::string> value(const std::string& name) const;
+    std::vector<std::string> values(const std::string& name) const;  // repeatable options
+
+    // Typed reads with a usage error naming the option when the text is not a number.
+    Result<long long> integer(const std::string& name, long long fallback) const;
+    Result<double> number(const std::string& name, double fallback) const;
+    // "1,4,16" -> {1,4,16}
+    Result<std::vector<long long>> integerList(const std::string& name, std::vector<long long> fallback) const;
+
+private:
+    std::vector<std::string> m_positionals;
+    std::map<std::string, std::vector<std::string>> m_values;
+};
+
+// Renders the options of a command for --help.
+std::string formatOptions(const std::vector<OptionSpec>& specs);
+
+}  // namespace verdict::cli

@@ -1,0 +1,36 @@
+// The `verdict` subcommands. Each command lives in its own file (cmd_<name>.cpp) and is listed
+// once in commands.cpp. Exit codes: 0 success, 1 usage error, 2 bad input (file, model, suite),
+// 3 runtime failure (e.g. out of memory). Errors go to stderr as one line "verdict NAME: reason".
+// Every command that prints results has --json with a stable shape documented in docs/cli.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace verdict::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitUsage = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitRuntime = 3;
+
+struct Command {
+    const char* name;
+    const char* summary;
+    int (*run)(const std::vector<std::string>& args);
+};
+
+const std::vector<Command>& commands();
+const Command* findCommand(const std::string& name);
+
+// Prints "verdict CMD: message" to stderr and returns the exit code (helper for commands).
+int fail(const std::string& command, const std::string& message, int exitCode);
+
+// Shared by commands: --help text (usage line + option table) to stdout.
+void printHelp(const std::string& usage, const std::string& optionsText);
+
+// One function per command (defined in cmd_<name>.cpp).
+int runInfo(const std::vector<std::string>& args);
+int runDevices(const std::vector<std::string>& args);
+
+}  // namespace verdict::cli

@@ -1,0 +1,56 @@
+// verdict: the workbench window when started with no subcommand, the CLI otherwise.
+#include "cli/commands.h"
+#include "main_window.h"
+
+#include <QApplication>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+void printUsage() {
+    std::cout << "Verdict " VERDICT_VERSION " - choose between two language models on your own hardware\n\n"
+                 "usage: verdict                 open the workbench window\n"
+                 "       verdict COMMAND [ARGS]  run a command (verdict COMMAND --help for its options)\n\n"
+                 "commands:\n";
+    for (const auto& c : verdict::cli::commands()) {
+        std::string name = c.name;
+        name.resize(std::max<size_t>(name.size(), 14), ' ');
+        std::cout << "  " << name << c.summary << "\n";
+    }
+}
+
+int runGui(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("Verdict");
+    QApplication::setApplicationVersion(VERDICT_VERSION);
+    verdict::ui::MainWindow window;
+    window.show();
+    return QApplication::exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return runGui(argc, argv);
+    const std::string first = argv[1];
+    if (first == "--version" || first == "version") {
+        std::cout << "verdict " VERDICT_VERSION "\n";
+        return 0;
+    }
+    if (first == "--help" || first == "-h" || first == "help") {
+        printUsage();
+        return 0;
+    }
+    if (first == "gui") return runGui(1, argv);
+    const auto* cmd = verdict::cli::findCommand(first);
+    if (!cmd) {
+        std::cerr << "verdict: unknown command '" << first << "' (see verdict --help)\n";
+        return verdict::cli::kExitUsage;
+    }
+    std::vector<std::string> args(argv + 2, argv + argc);
+    return cmd->run(args);
+}

@@ -1,0 +1,30 @@
+// Compute devices the engine can run on: the CPU always, CUDA GPUs when the build has the CUDA
+// backend and a driver is present. "No driver" and "no device" are normal answers, not errors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace verdict {
+
+struct DeviceInfo {
+    std::string id;            // "cpu", "cuda:0", ...
+    std::string name;          // CPU model name or GPU product name
+    std::string kind;          // "cpu" | "cuda"
+    int computeMajor = 0;      // CUDA compute capability (0 for the CPU)
+    int computeMinor = 0;
+    uint64_t totalBytes = 0;   // device memory (system RAM for the CPU)
+    uint64_t freeBytes = 0;    // free now (MemAvailable for the CPU)
+    int threads = 0;           // CPU: hardware threads; CUDA: multiprocessors
+};
+
+struct DeviceList {
+    std::vector<DeviceInfo> devices;  // the CPU first
+    bool cudaBuilt = false;           // the CUDA backend was compiled in
+    std::string cudaStatus;           // e.g. "2 devices", "no driver (cudaErrorInsufficientDriver)"
+};
+
+DeviceList listDevices();
+
+}  // namespace verdict

@@ -1,0 +1,58 @@
+#include "verdict/engine/devices.h"
+
+#ifdef VERDICT_HAVE_CUDA
+#include "backend/cuda/cuda_devices.h"
+#endif
+
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace verdict {
+namespace {
+
+uint64_t meminfoBytes(const std::string& key) {
+    std::ifstream in("/proc/meminfo");
+    std::string k;
+    uint64_t kb = 0;
+    std::string unit;
+    while (in >> k >> kb >> unit)
+        if (k == key + ":") return kb * 1024;
+    return 0;
+}
+
+std::string cpuModelName() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            auto colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(colon + 2);
+        }
+    return "CPU";
+}
+
+}  // namespace
+
+DeviceList listDevices() {
+    DeviceList list;
+    DeviceInfo cpu;
+    cpu.id = "cpu";
+    cpu.kind = "cpu";
+    cpu.name = cpuModelName();
+    cpu.totalBytes = meminfoBytes("MemTotal");
+    cpu.freeBytes = meminfoBytes("MemAvailable");
+    cpu.threads = static_cast<int>(std::thread::hardware_concurrency());
+    list.devices.push_back(cpu);
+#ifdef VERDICT_HAVE_CUDA
+    list.cudaBuilt = true;
+    auto probe = cuda::probeDevices();
+    list.cudaStatus = probe.status;
+    for (auto& d : probe.devices) list.devices.push_back(std::move(d));
+#else
+    list.cudaStatus = "CUDA backend not built";
+#endif
+    return list;
+}
+
+}  // namespace verdict

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything Verdict needs to build, test and run, from Debian 12 packages only.
+# Idempotent: packages already present are skipped, so a second run does nothing.
+# The CUDA Toolkit is optional and not installed here: with /usr/local/cuda present the CUDA
+# backend compiles (even without a GPU); without it Verdict builds CPU-only.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  qt6-base-dev qt6-charts-dev libgl-dev
+  libsqlite3-dev nlohmann-json3-dev zlib1g-dev
+  clang libclang-rt-14-dev          # libFuzzer target (tests/fuzz)
+  dpkg-dev file                     # .deb packaging test
+  xvfb xauth poppler-utils          # headless GUI checks and PDF report previews
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,100 @@
+// `verdict info` end to end: the real binary over every fixture model (JSON checked against
+// llama.cpp's figures) and over broken files (exit 2, one-line reason on stderr).
+#include "fixtures.h"
+
+#include <QtTest/QtTest>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+Run runVerdict(const QStringList& args) {
+    QProcess p;
+    p.start(VERDICT_BINARY, args);
+    p.waitForFinished(60000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+}  // namespace
+
+class TestCliInfo : public QObject {
+    Q_OBJECT
+private slots:
+    void everyFixture() {
+        const auto models = verdict::test::fixture("models");
+        VERDICT_NEED_FIXTURE(models);
+        int checked = 0;
+        for (const auto& e : std::filesystem::directory_iterator(models)) {
+            if (e.path().extension() != ".gguf") continue;
+            Run r = runVerdict({"info", "--json", "--ctx", "4096", QString::fromStdString(e.path().string())});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            auto j = nlohmann::json::parse(r.out.toStdString());
+            const auto ref = verdict::test::fixture("reference/" + e.path().stem().string() + ".json");
+            if (std::filesystem::exists(ref)) {
+                std::ifstream in(ref);
+                auto m = nlohmann::json::parse(in)["metadata"];
+                QCOMPARE(j["n_params"].get<uint64_t>(), m["n_params"].get<uint64_t>());
+                QCOMPARE(j["n_vocab"].get<uint64_t>(), m["n_vocab"].get<uint64_t>());
+                QCOMPARE(j["arch"].get<std::string>(), m["arch"].get<std::string>());
+            }
+            QCOMPARE(j["memory"]["ctx"].get<uint64_t>(), uint64_t(4096));
+            QCOMPARE(j["file_bytes"].get<uint64_t>(), uint64_t(std::filesystem::file_size(e.path())));
+            ++checked;
+        }
+        QVERIFY(checked >= 20);
+    }
+
+    void humanReadable() {
+        const auto model = verdict::test::fixture("models/stories260K.gguf");
+        VERDICT_NEED_FIXTURE(model);
+        Run r = runVerdict({"info", QString::fromStdString(model.string())});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("parameters:"));
+        QVERIFY(r.out.contains("292.8 K"));
+    }
+
+    void badFiles_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::newRow("empty") << QByteArray();
+        QTest::newRow("wrong magic") << QByteArray("NOTAGGUFFILE-----------------");
+        QByteArray v1("GGUF");
+        v1.append(char(1)).append(3, '\0').append(16, '\0');
+        QTest::newRow("version 1") << v1;
+        QByteArray huge("GGUF");
+        huge.append(char(3)).append(3, '\0');
+        huge.append(QByteArray::fromHex("0000000000000010"));  // 2^60 tensors
+        huge.append(8, '\0');
+        QTest::newRow("absurd tensor count") << huge;
+    }
+    void badFiles() {
+        QFETCH(QByteArray, bytes);
+        QTemporaryFile f(QDir::temp().filePath("verdict-bad-XXXXXX.gguf"));
+        QVERIFY(f.open());
+        f.write(bytes);
+        f.flush();
+        Run r = runVerdict({"info", "--json", f.fileName()});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(r.err.contains(f.fileName().toUtf8()));
+    }
+
+    void usageErrors() {
+        QCOMPARE(runVerdict({"info"}).exitCode, 1);
+        QCOMPARE(runVerdict({"info", "--bogus", "x.gguf"}).exitCode, 1);
+        QCOMPARE(runVerdict({"info", "--ctx", "abc", "x.gguf"}).exitCode, 1);
+        QCOMPARE(runVerdict({"no-such-command"}).exitCode, 1);
+        Run v = runVerdict({"--version"});
+        QCOMPARE(v.exitCode, 0);
+        QVERIFY(v.out.startsWith("verdict "));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliInfo)
+#include "test_cli_info.moc"
