@@ -1,5 +1,6 @@
 #include "cli/args.h"
 
+#include <cctype>
 #include <charconv>
 #include <sstream>
 
@@ -10,12 +11,13 @@ Result<Args> Args::parse(const std::vector<std::string>& argv, const std::vector
     bool optionsEnded = false;
     for (size_t i = 0; i < argv.size(); ++i) {
         const std::string& a = argv[i];
-        if (optionsEnded || a.size() < 2 || a.rfind("--", 0) != 0) {
+        const bool shortForm = !optionsEnded && a.size() == 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1]));
+        if (!shortForm && (optionsEnded || a.size() < 2 || a.rfind("--", 0) != 0)) {
             if (a == "--") { optionsEnded = true; continue; }
             out.m_positionals.push_back(a);
             continue;
         }
-        std::string name = a.substr(2);
+        std::string name = shortForm ? std::string() : a.substr(2);
         std::optional<std::string> inlineValue;
         if (auto eq = name.find('='); eq != std::string::npos) {
             inlineValue = name.substr(eq + 1);
@@ -23,8 +25,9 @@ Result<Args> Args::parse(const std::vector<std::string>& argv, const std::vector
         }
         const OptionSpec* spec = nullptr;
         for (const auto& s : specs)
-            if (s.name == name) spec = &s;
-        if (!spec) return Error{"unknown option --" + name};
+            if (shortForm ? s.shortName == a[1] : s.name == name) spec = &s;
+        if (!spec) return Error{"unknown option " + (shortForm ? a : "--" + name)};
+        name = spec->name;
         if (!spec->repeatable && out.m_values.count(name))
             return Error{"option --" + name + " given twice"};
         if (spec->takesValue) {
@@ -100,7 +103,8 @@ Result<std::vector<long long>> Args::integerList(const std::string& name, std::v
 std::string formatOptions(const std::vector<OptionSpec>& specs) {
     std::string out;
     for (const auto& s : specs) {
-        std::string left = "  --" + s.name + (s.takesValue ? " " + s.valueName : "");
+        std::string left = std::string(s.shortName ? std::string("  -") + s.shortName + ", --" : "  --") + s.name
+            + (s.takesValue ? " " + s.valueName : "");
         if (left.size() < 26) left.resize(26, ' ');
         else left += "  ";
         out += left + s.help + "\n";

@@ -1,8 +1,9 @@
 // Small command-line parser shared by every `verdict` subcommand.
 //
 // Each command declares its options; anything undeclared is a usage error naming the option.
-// Forms: --name value, --name=value, boolean --flag, and positionals. "--" ends options;
-// a lone "-" is a positional (stdin).
+// Forms: --name value, --name=value, boolean --flag, -x for an option with shortName 'x' (value
+// in the next argument), and positionals. "--" ends options; a lone "-" and negative numbers are
+// positionals (stdin); an undeclared "-x" (x a letter) is a usage error.
 #pragma once
 
 #include "verdict/engine/result.h"
@@ -20,6 +21,7 @@ struct OptionSpec {
     std::string valueName;  // e.g. "N" (help text only)
     std::string help;
     bool repeatable = false;  // --run A --run B
+    char shortName = 0;       // optional single-dash alias, e.g. 'p' for -p (0: none)
 };
 
 class Args {

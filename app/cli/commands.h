@@ -31,6 +31,17 @@ void printHelp(const std::string& usage, const std::string& optionsText);
 
 // One function per command (defined in cmd_<name>.cpp).
 int runInfo(const std::vector<std::string>& args);
+int runGenerate(const std::vector<std::string>& args);
+int runLogits(const std::vector<std::string>& args);
 int runDevices(const std::vector<std::string>& args);
+int runMakeModel(const std::vector<std::string>& args);
+int runTokenize(const std::vector<std::string>& args);
+int runTemplate(const std::vector<std::string>& args);
+int runSuite(const std::vector<std::string>& args);
+int runRun(const std::vector<std::string>& args);
+int runResults(const std::vector<std::string>& args);
+int runDiff(const std::vector<std::string>& args);
+int runExport(const std::vector<std::string>& args);
+int runVerify(const std::vector<std::string>& args);
 
 }  // namespace verdict::cli

@@ -1,6 +1,7 @@
 #include "verdict/engine/model_card.h"
 
 #include "gguf/gguf_file.h"
+#include "tokenizer/chat_template.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -101,6 +102,7 @@ Result<ModelCard> describeModel(const gguf::GgufFile& f, std::optional<uint64_t>
     if (auto tmpl = f.getString("tokenizer.chat_template")) {
         c.hasChatTemplate = true;
         c.chatTemplateBytes = tmpl->size();
+        c.chatTemplateFamily = tok::detectTemplateFamily(*tmpl);
     }
 
     // Parameters: every tensor element (llama.cpp counts token_embd and output separately).

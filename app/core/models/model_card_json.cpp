@@ -64,7 +64,7 @@ nlohmann::ordered_json modelCardToJson(const ModelCard& c) {
                  {"scaling_type", c.ropeScalingType}, {"scaling_factor", c.ropeScalingFactor}};
     j["tokenizer_model"] = c.tokenizerModel;
     j["tokenizer_pre"] = c.tokenizerPre;
-    j["chat_template"] = {{"present", c.hasChatTemplate}, {"bytes", c.chatTemplateBytes}};
+    j["chat_template"] = {{"present", c.hasChatTemplate}, {"bytes", c.chatTemplateBytes}, {"family", c.chatTemplateFamily}};
     j["file_bytes"] = c.fileBytes;
     nlohmann::ordered_json types = nlohmann::ordered_json::object();
     for (const auto& [t, b] : c.tensorTypeBytes) types[t] = b;
@@ -102,7 +102,7 @@ std::string modelCardToText(const ModelCard& c) {
                     (c.ropeScalingType.empty() ? "" : ", " + c.ropeScalingType + " x" + fixed(c.ropeScalingFactor, 2)));
     row("vocabulary", std::to_string(c.nVocab) + " (" + (c.tokenizerModel.empty() ? "?" : c.tokenizerModel) +
                           (c.tokenizerPre.empty() ? "" : ", pre " + c.tokenizerPre) + ")");
-    row("chat template", c.hasChatTemplate ? "yes (" + std::to_string(c.chatTemplateBytes) + " bytes)" : "none");
+    row("chat template", c.hasChatTemplate ? c.chatTemplateFamily + " (" + std::to_string(c.chatTemplateBytes) + " bytes)" : "none");
     row("file size", formatBytes(c.fileBytes));
     std::string mix;
     for (const auto& [t, b] : c.tensorTypeBytes) mix += (mix.empty() ? "" : ", ") + t + " " + formatBytes(b);

@@ -58,6 +58,7 @@ struct ModelCard {
     std::string tokenizerPre;         // tokenizer.ggml.pre
     bool hasChatTemplate = false;
     uint64_t chatTemplateBytes = 0;
+    std::string chatTemplateFamily;   // "llama3", "chatml", ... or "unknown" ("" when none)
 
     std::map<std::string, uint64_t> tensorTypeBytes;  // type name -> data bytes
     double bitsPerWeight = 0;         // 8 * weights bytes / n_params

@@ -1,0 +1,113 @@
+// verdict logits MODEL --tokens 1,415,2217 [--json]: evaluates exactly that token sequence (no BOS
+// added; teacher forcing, one batch) and prints the logits at every position.
+//   --json: {"n_vocab": N, "tokens": [ids], "logits": [[N floats] per position]}
+//   text:   per position the token and its 5 most likely successors.
+// Floats are printed with the shortest text that reads back to the same f32.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "verdict/engine/model.h"
+#include "verdict/engine/session.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+namespace verdict::cli {
+namespace {
+
+void appendFloat(std::string& out, float v) {
+    char buf[32];
+    if (!std::isfinite(v)) {  // JSON has no inf/nan
+        out += v > 0 ? "1e999" : (v < 0 ? "-1e999" : "null");
+        return;
+    }
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, ec == std::errc() ? p : buf);
+}
+
+}  // namespace
+
+int runLogits(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"tokens", true, "IDS", "comma-separated token ids to evaluate (required; no BOS is added)"},
+        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
+        {"kv-type", true, "TYPE", "KV cache element type: f32 (default) or f16"},
+        {"json", false, "", "print {\"n_vocab\", \"tokens\", \"logits\"} as JSON"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("logits", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict logits MODEL.gguf --tokens 1,415,2217 [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail("logits", "expected exactly one model file (see --help)", kExitUsage);
+    if (!args->has("tokens")) return fail("logits", "missing --tokens IDS", kExitUsage);
+    auto ids = args->integerList("tokens", {});
+    if (!ids) return fail("logits", ids.error().message, kExitUsage);
+    auto threads = args->integer("threads", 0);
+    if (!threads) return fail("logits", threads.error().message, kExitUsage);
+    const std::string kvType = args->value("kv-type").value_or("f32");
+    if (kvType != "f32" && kvType != "f16") return fail("logits", "--kv-type must be f32 or f16", kExitUsage);
+    std::vector<int32_t> tokens;
+    for (long long v : *ids) {
+        if (v < 0 || v > INT32_MAX) return fail("logits", "token id " + std::to_string(v) + " is out of range", kExitUsage);
+        tokens.push_back(static_cast<int32_t>(v));
+    }
+
+    ModelOptions mo;
+    mo.threads = static_cast<int>(*threads);
+    auto model = Model::open(args->positionals()[0], mo);
+    if (!model) return fail("logits", model.error().message, kExitBadInput);
+    SessionOptions so;
+    so.nCtx = static_cast<int64_t>(tokens.size());
+    so.kvType = kvType == "f16" ? KvType::F16 : KvType::F32;
+    auto session = Session::create(*model, so);
+    if (!session) return fail("logits", session.error().message, kExitRuntime);
+    auto view = (*session)->evaluate(tokens, true);
+    if (!view) return fail("logits", view.error().message, kExitBadInput);
+
+    if (args->has("json")) {
+        std::string out = "{\"n_vocab\": " + std::to_string(view->nVocab) + ", \"tokens\": [";
+        for (size_t i = 0; i < tokens.size(); ++i) out += (i ? ", " : "") + std::to_string(tokens[i]);
+        out += "], \"logits\": [";
+        for (int64_t r = 0; r < view->rows; ++r) {
+            out += r ? ",\n[" : "\n[";
+            const auto row = view->row(r);
+            for (size_t i = 0; i < row.size(); ++i) {
+                if (i) out += ',';
+                appendFloat(out, row[i]);
+            }
+            out += ']';
+            if (out.size() > (1u << 20)) {
+                std::fwrite(out.data(), 1, out.size(), stdout);
+                out.clear();
+            }
+        }
+        out += "]}\n";
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return kExitOk;
+    }
+    std::vector<int32_t> order(static_cast<size_t>(view->nVocab));
+    for (int64_t r = 0; r < view->rows; ++r) {
+        const auto row = view->row(r);
+        std::iota(order.begin(), order.end(), 0);
+        const size_t k = std::min<size_t>(5, order.size());
+        std::partial_sort(order.begin(), order.begin() + static_cast<long>(k), order.end(),
+                          [&row](int32_t a, int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+        std::cout << "pos " << r << " token " << tokens[static_cast<size_t>(r)] << ":";
+        for (size_t i = 0; i < k; ++i) {
+            std::string f;
+            appendFloat(f, row[order[i]]);
+            std::cout << "  " << order[i] << " " << (*model)->tokenToPiece(order[i]) << " (" << f << ")";
+        }
+        std::cout << "\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace verdict::cli

@@ -1,0 +1,134 @@
+// verdict results [RUN...] [--json]: stored runs with their accuracy (Wilson 95 % interval),
+// per category, timing means and settings. Without RUN: every run. JSON shape: docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/stats/run_summary.h"
+#include "core/store/run_repository.h"
+#include "core/store/store.h"
+#include "core/store/suite_repository.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+namespace verdict::cli {
+namespace {
+
+nlohmann::json optJson(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, const core::RunSummary& s) {
+    const auto& acc = s.accuracy;
+    return {{"run_id", r.id},
+            {"status", std::string(core::runStatusName(r.status))},
+            {"model", {{"path", r.modelPath}, {"sha256", r.modelSha256}, {"bytes", r.modelBytes}, {"backend", r.backend}}},
+            {"suite", {{"id", r.suiteId}, {"name", suiteName}}},
+            {"started_at", r.startedAt},
+            {"finished_at", r.finishedAt.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.finishedAt)},
+            {"n_planned", r.nPlanned},
+            {"n_items", s.nStored},
+            {"n_scored", acc.overall.n},
+            {"n_errors", acc.nErrors},
+            {"accuracy", acc.overall.n > 0 ? nlohmann::json(acc.overall.accuracy) : nlohmann::json(nullptr)},
+            {"accuracy_ci", {acc.overall.ci.lo, acc.overall.ci.hi}},
+            {"by_category", core::byCategoryJson(acc)},
+            {"mean_ttft_ms", optJson(s.meanTtftMs)},
+            {"mean_decode_tps", optJson(s.meanDecodeTps)},
+            {"tokens_in", s.tokensIn},
+            {"tokens_out", s.tokensOut},
+            {"prompting", r.prompting},
+            {"generation", r.generation},
+            {"seed", r.seed},
+            {"chat_template", {{"mode", r.chatTemplateMode}, {"sha256", r.chatTemplateHash}}},
+            {"engine_version", r.engineVersion},
+            {"device", r.device},
+            {"error", r.error}};
+}
+
+}  // namespace
+
+int runResults(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("results", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict results [RUN...] [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    std::vector<int64_t> wanted;
+    for (const std::string& p : args->positionals()) {
+        int64_t id = 0;
+        auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), id);
+        if (ec != std::errc() || end != p.data() + p.size() || id <= 0)
+            return fail("results", "'" + p + "' is not a run id", kExitUsage);
+        wanted.push_back(id);
+    }
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("results", db.error().message, kExitBadInput);
+    core::RunRepository runs(*db);
+    std::vector<core::RunRecord> list;
+    if (wanted.empty()) {
+        auto all = runs.list();
+        if (!all) return fail("results", all.error().message, kExitRuntime);
+        list = std::move(*all);
+    } else {
+        for (int64_t id : wanted) {
+            auto r = runs.find(id);
+            if (!r) return fail("results", r.error().message, kExitRuntime);
+            if (!*r) return fail("results", "run " + std::to_string(id) + " does not exist", kExitBadInput);
+            list.push_back(std::move(**r));
+        }
+    }
+    std::map<int64_t, std::string> suiteNames;
+    if (auto suites = core::SuiteRepository(*db).list())
+        for (const auto& s : *suites) suiteNames[s.id] = s.name;
+
+    nlohmann::json out = nlohmann::json::array();
+    if (!args->has("json") && !list.empty())
+        std::printf("%5s  %-10s %-26s %-18s %11s  %-19s %s\n", "run", "status", "model", "suite", "items", "accuracy (95% CI)",
+                    "started");
+    for (const auto& r : list) {
+        auto items = runs.items(r.id);
+        if (!items) return fail("results", items.error().message, kExitRuntime);
+        const core::RunSummary s = core::summarizeRun(*items);
+        if (args->has("json")) {
+            out.push_back(runJson(r, suiteNames[r.suiteId], s));
+            continue;
+        }
+        const auto& a = s.accuracy;
+        char acc[64] = "-";
+        if (a.overall.n > 0)
+            std::snprintf(acc, sizeof acc, "%.1f%% [%.1f, %.1f]", 100 * a.overall.accuracy, 100 * a.overall.ci.lo,
+                          100 * a.overall.ci.hi);
+        char count[32];
+        std::snprintf(count, sizeof count, "%lld/%lld", static_cast<long long>(s.nStored), static_cast<long long>(r.nPlanned));
+        std::printf("%5lld  %-10s %-26s %-18s %11s  %-19s %s\n", static_cast<long long>(r.id),
+                    std::string(core::runStatusName(r.status)).c_str(),
+                    std::filesystem::path(r.modelPath).filename().string().substr(0, 26).c_str(),
+                    suiteNames[r.suiteId].substr(0, 18).c_str(), count, acc, r.startedAt.c_str());
+        if (!wanted.empty()) {
+            if (a.nErrors > 0) std::printf("       %lld item(s) with errors\n", static_cast<long long>(a.nErrors));
+            if (s.meanTtftMs)
+                std::printf("       mean TTFT %.1f ms, mean decode %.1f tok/s\n", *s.meanTtftMs, s.meanDecodeTps.value_or(0));
+            for (const auto& [name, c] : a.byCategory)
+                std::printf("       %-28s %6.1f%% [%.1f, %.1f]  (%lld/%lld)\n", name.empty() ? "(none)" : name.c_str(),
+                            100 * c.accuracy, 100 * c.ci.lo, 100 * c.ci.hi, static_cast<long long>(c.correct),
+                            static_cast<long long>(c.n));
+        }
+    }
+    if (args->has("json")) {
+        std::cout << nlohmann::json({{"runs", out}}).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else if (list.empty()) {
+        std::cout << "no runs yet (verdict run MODEL --suite NAME)\n";
+    }
+    return kExitOk;
+}
+
+}  // namespace verdict::cli

@@ -1,0 +1,217 @@
+// verdict suite import FILE [--name N] [--map SPEC] [--format F] [--shape S] [--json]
+// verdict suite list [--json]
+// verdict suite show NAME [--limit N] [--json]
+// Suites live in the results database (--db PATH, else $VERDICT_DB, else the XDG data dir).
+// Import reads the file with the suite importer (core/suite/suite_importer.h) and stores the
+// accepted items; every rejected record is listed with its line and reason. Shapes: docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/store/store.h"
+#include "core/store/suite_item_json.h"
+#include "core/store/suite_repository.h"
+#include "core/suite/suite_importer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+namespace verdict::cli {
+namespace {
+
+const OptionSpec kDbOption{"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"};
+const OptionSpec kJsonOption{"json", false, "", "print one JSON object (shape: docs/cli.md)"};
+const OptionSpec kHelpOption{"help", false, "", "show this help", false, 'h'};
+
+std::string dumpJson(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+nlohmann::json suiteJson(const core::SuiteRecord& s) {
+    return {{"id", s.id},
+            {"name", s.name},
+            {"shape", s.shape},
+            {"n_items", s.nItems},
+            {"content_hash", s.contentHash},
+            {"source_path", s.sourcePath},
+            {"source_sha256", s.sourceSha256},
+            {"imported_at", s.importedAt}};
+}
+
+nlohmann::json rejectsJson(const std::vector<core::RejectedRecord>& list) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& r : list) a.push_back({{"line", r.line}, {"reason", r.reason}});
+    return a;
+}
+
+int importCommand(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"name", true, "N", "suite name (default: the file name without extensions)"},
+        {"map", true, "SPEC", "explicit fields, e.g. prompt=question,reference=answer,category=type"},
+        {"format", true, "F", "jsonl, json, csv, tsv, csv-header or csv-noheader (default: detect)"},
+        {"shape", true, "S", "force a record shape (mmlu, gsm8k, humaneval, ...; default: detect)"},
+        kDbOption, kJsonOption, kHelpOption,
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("suite import", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict suite import FILE [--name N] [--map SPEC] [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail("suite import", "expected exactly one FILE", kExitUsage);
+    const std::string file = args->positionals()[0];
+
+    core::ImportOptions opts;
+    opts.name = args->value("name").value_or("");
+    opts.formatHint = args->value("format").value_or("");
+    opts.shape = args->value("shape").value_or("");
+    if (auto spec = args->value("map")) {
+        auto mapping = core::FieldMapping::parse(*spec);
+        if (!mapping) return fail("suite import", "--map: " + mapping.error().message, kExitUsage);
+        opts.mapping = std::move(*mapping);
+    }
+    auto imported = core::importSuite(file, opts);
+    if (!imported) return fail("suite import", imported.error().message, kExitBadInput);
+    if (imported->items.empty())
+        return fail("suite import",
+                    file + ": no record could be imported (" + std::to_string(imported->rejectedCount) + " rejected" +
+                        (imported->rejected.empty() ? std::string()
+                                                    : "; first: line " + std::to_string(imported->rejected[0].line) +
+                                                          ": " + imported->rejected[0].reason) +
+                        ")",
+                    kExitBadInput);
+
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("suite import", db.error().message, kExitBadInput);
+    core::SuiteRecord meta;
+    meta.name = imported->suiteName;
+    meta.shape = imported->shape;
+    meta.sourcePath = file;
+    meta.sourceSha256 = imported->contentHash;
+    auto saved = core::SuiteRepository(*db).save(meta, imported->items);
+    if (!saved) return fail("suite import", saved.error().message, kExitBadInput);
+
+    if (args->has("json")) {
+        nlohmann::json j = {{"imported", imported->items.size()},
+                            {"rejected", rejectsJson(imported->rejected)},
+                            {"rejected_count", imported->rejectedCount},
+                            {"warnings", rejectsJson(imported->warnings)},
+                            {"already_stored", saved->alreadyStored},
+                            {"file", {{"path", file}, {"format", imported->format}, {"gzip", imported->gzip},
+                                      {"sha256", imported->contentHash}, {"bytes", imported->fileBytes}}},
+                            {"suite", suiteJson(saved->suite)}};
+        std::cout << dumpJson(j) << "\n";
+        return kExitOk;
+    }
+    const auto& s = saved->suite;
+    if (saved->alreadyStored)
+        std::cout << "already stored as suite '" << s.name << "' (id " << s.id << ", " << s.nItems << " items)\n";
+    else
+        std::cout << "imported " << imported->items.size() << " items into suite '" << s.name << "' (id " << s.id
+                  << ", shape " << s.shape << ")\n";
+    if (imported->rejectedCount > 0) {
+        std::cout << imported->rejectedCount << " record(s) rejected:\n";
+        for (const auto& r : imported->rejected) std::cout << "  line " << r.line << ": " << r.reason << "\n";
+    }
+    for (const auto& w : imported->warnings) std::cout << "  warning, line " << w.line << ": " << w.reason << "\n";
+    return kExitOk;
+}
+
+int listCommand(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {kDbOption, kJsonOption, kHelpOption};
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("suite list", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict suite list [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    if (!args->positionals().empty()) return fail("suite list", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("suite list", db.error().message, kExitBadInput);
+    auto suites = core::SuiteRepository(*db).list();
+    if (!suites) return fail("suite list", suites.error().message, kExitRuntime);
+    if (args->has("json")) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& s : *suites) a.push_back(suiteJson(s));
+        std::cout << dumpJson({{"suites", a}}) << "\n";
+        return kExitOk;
+    }
+    if (suites->empty()) {
+        std::cout << "no suites yet (verdict suite import FILE)\n";
+        return kExitOk;
+    }
+    std::printf("%5s  %-28s %8s  %-14s %s\n", "id", "name", "items", "shape", "imported");
+    for (const auto& s : *suites)
+        std::printf("%5lld  %-28s %8lld  %-14s %s\n", static_cast<long long>(s.id), s.name.c_str(),
+                    static_cast<long long>(s.nItems), s.shape.c_str(), s.importedAt.c_str());
+    return kExitOk;
+}
+
+int showCommand(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"limit", true, "N", "items to show (default: all with --json, 5 otherwise)"},
+        kDbOption, kJsonOption, kHelpOption,
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("suite show", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict suite show NAME [--limit N] [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail("suite show", "expected exactly one suite NAME (or #ID)", kExitUsage);
+    const bool json = args->has("json");
+    auto limit = args->integer("limit", json ? -1 : 5);
+    if (!limit) return fail("suite show", limit.error().message, kExitUsage);
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("suite show", db.error().message, kExitBadInput);
+    core::SuiteRepository repo(*db);
+    auto found = repo.find(args->positionals()[0]);
+    if (!found) return fail("suite show", found.error().message, kExitRuntime);
+    if (!*found) return fail("suite show", "no suite named '" + args->positionals()[0] + "'", kExitBadInput);
+    auto items = repo.items((*found)->id);
+    if (!items) return fail("suite show", items.error().message, kExitRuntime);
+    std::map<std::string, int64_t> categories;
+    for (const auto& it : *items) ++categories[it.category.empty() ? "(none)" : it.category];
+    const size_t shown = *limit < 0 ? items->size() : std::min(items->size(), static_cast<size_t>(*limit));
+
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (size_t i = 0; i < shown; ++i) list.push_back(core::suiteItemToJson((*items)[i]));
+        std::cout << dumpJson({{"suite", suiteJson(**found)}, {"categories", categories}, {"items", list}}) << "\n";
+        return kExitOk;
+    }
+    const auto& s = **found;
+    std::cout << "suite '" << s.name << "' (id " << s.id << "): " << s.nItems << " items, shape " << s.shape
+              << "\n  source   " << s.sourcePath << "\n  imported " << s.importedAt << "\n  content  " << s.contentHash
+              << "\n  categories:";
+    for (const auto& [name, n] : categories) std::cout << " " << name << " (" << n << ")";
+    std::cout << "\n";
+    for (size_t i = 0; i < shown; ++i) {
+        const auto& it = (*items)[i];
+        std::string prompt = it.prompt.empty() && !it.messages.empty() ? it.messages.back().content : it.prompt;
+        if (prompt.size() > 100) prompt = prompt.substr(0, 100) + "...";
+        std::cout << "  [" << i << "] " << it.id << ": " << prompt << "\n";
+    }
+    if (shown < items->size()) std::cout << "  ... " << items->size() - shown << " more (--limit N)\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+int runSuite(const std::vector<std::string>& argv) {
+    const std::string usage = "usage: verdict suite import|list|show ... (verdict suite SUBCOMMAND --help)";
+    if (argv.empty()) return fail("suite", "missing subcommand; " + usage, kExitUsage);
+    const std::string sub = argv[0];
+    const std::vector<std::string> rest(argv.begin() + 1, argv.end());
+    if (sub == "import") return importCommand(rest);
+    if (sub == "list") return listCommand(rest);
+    if (sub == "show") return showCommand(rest);
+    if (sub == "--help" || sub == "-h") {
+        std::cout << usage << "\n  import FILE   read a suite file into the database\n"
+                  << "  list          the stored suites\n  show NAME     one suite and its first items\n";
+        return kExitOk;
+    }
+    return fail("suite", "unknown subcommand '" + sub + "'; " + usage, kExitUsage);
+}
+
+}  // namespace verdict::cli

@@ -1,0 +1,94 @@
+// verdict template MODEL --messages FILE.json [--template FILE] [--no-generation-prompt] [--json]
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "gguf/gguf_file.h"
+#include "tokenizer/model_chat_template.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+namespace verdict::cli {
+namespace {
+
+Result<std::string> readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error{path + ": cannot open"};
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+int runTemplate(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"messages", true, "FILE", "JSON: an array of {role, content} or {\"messages\": [...], \"tools\": [...]} (- for stdin)"},
+        {"template", true, "FILE", "render this Jinja template instead of the model's own"},
+        {"no-generation-prompt", false, "", "do not append the assistant turn opener"},
+        {"json", false, "", "print {text, source, family, template_hash, fell_back, fallback_reason}"},
+        {"help", false, "", "show this help"},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("template", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict template MODEL.gguf --messages FILE.json [--template FILE] [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail("template", "expected exactly one model file", kExitUsage);
+    auto messagesPath = args->value("messages");
+    if (!messagesPath) return fail("template", "--messages FILE is required", kExitUsage);
+
+    std::string text;
+    if (*messagesPath == "-") {
+        text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    } else {
+        auto r = readFile(*messagesPath);
+        if (!r) return fail("template", r.error().message, kExitBadInput);
+        text = std::move(*r);
+    }
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text, nullptr, false);
+    if (doc.is_discarded()) return fail("template", *messagesPath + ": not valid JSON", kExitBadInput);
+    tok::ChatTemplateInputs inputs;
+    if (doc.is_object() && doc.contains("messages")) {
+        inputs.messages = doc["messages"];
+        if (doc.contains("tools")) inputs.tools = doc["tools"];
+    } else {
+        inputs.messages = doc;
+    }
+    if (!inputs.messages.is_array()) return fail("template", *messagesPath + ": messages must be a JSON array", kExitBadInput);
+    for (size_t i = 0; i < inputs.messages.size(); ++i) {
+        const auto& m = inputs.messages[i];
+        if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
+            return fail("template", *messagesPath + ": message " + std::to_string(i) + " has no string \"role\"", kExitBadInput);
+    }
+    inputs.addGenerationPrompt = !args->has("no-generation-prompt");
+
+    std::optional<std::string> overrideTemplate;
+    if (auto t = args->value("template")) {
+        auto r = readFile(*t);
+        if (!r) return fail("template", r.error().message, kExitBadInput);
+        overrideTemplate = std::move(*r);
+    }
+    auto model = gguf::GgufFile::open(args->positionals()[0]);
+    if (!model) return fail("template", model.error().message, kExitBadInput);
+    auto rendered = tok::renderModelChat(**model, std::move(inputs), overrideTemplate);
+    if (!rendered) return fail("template", rendered.error().message, kExitBadInput);
+
+    if (args->has("json")) {
+        nlohmann::ordered_json j;
+        j["text"] = rendered->text;
+        j["source"] = rendered->source;
+        j["family"] = rendered->family;
+        j["template_hash"] = rendered->templateHash;
+        j["fell_back"] = rendered->fellBack;
+        j["fallback_reason"] = rendered->fallbackReason;
+        std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+        return kExitOk;
+    }
+    if (rendered->fellBack) std::cerr << "verdict template: note: " << rendered->fallbackReason << "; used the built-in "
+                                      << rendered->family << " format\n";
+    std::cout << rendered->text;
+    return kExitOk;
+}
+
+}  // namespace verdict::cli

@@ -1,0 +1,69 @@
+// verdict verify [--db PATH] [--json]: walks the results database's hash chain (audit_chain.h)
+// and names the first broken row. Exit 0 when intact, 2 when anything is broken (or the
+// database cannot be opened). JSON shape: docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/store/audit_chain.h"
+#include "core/store/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace verdict::cli {
+namespace {
+
+std::string describe(const core::ChainBreak& b) {
+    if (b.table == "runs") return "run " + std::to_string(b.runId) + ": " + b.reason;
+    return "run_items seq " + std::to_string(b.seq) + " (run " + std::to_string(b.runId) + ", item " +
+           std::to_string(b.itemIdx) + "): " + b.reason;
+}
+
+}  // namespace
+
+int runVerify(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("verify", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict verify [--db PATH] [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    if (!args->positionals().empty()) return fail("verify", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("verify", db.error().message, kExitBadInput);
+    auto report = core::verifyChain(*db);
+    if (!report) return fail("verify", report.error().message, kExitRuntime);
+
+    if (args->has("json")) {
+        nlohmann::json breaks = nlohmann::json::array();
+        for (const auto& b : report->breaks)
+            breaks.push_back({{"table", b.table}, {"seq", b.seq}, {"run_id", b.runId},
+                              {"item_idx", b.itemIdx < 0 ? nlohmann::json(nullptr) : nlohmann::json(b.itemIdx)},
+                              {"reason", b.reason}});
+        nlohmann::json j = {{"database", db->path()},       {"ok", report->ok()},
+                            {"runs_checked", report->runsChecked}, {"rows_checked", report->rowsChecked},
+                            {"first_broken", report->ok() ? nlohmann::json(nullptr) : breaks.front()},
+                            {"breaks", breaks}};
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else if (report->ok()) {
+        std::cout << "ok: " << report->runsChecked << " runs, " << report->rowsChecked
+                  << " result rows; hash chain intact (" << db->path() << ")\n";
+    } else {
+        std::cout << "BROKEN: first broken row: " << describe(report->breaks.front()) << "\n";
+        if (report->breaks.size() > 1)
+            std::cout << report->breaks.size() - 1 << " more finding(s)"
+                      << (report->breaks.size() >= 100 ? " (listing stops at 100)" : "") << "\n";
+    }
+    if (!report->ok()) {
+        std::cerr << "verdict verify: " << db->path() << ": " << describe(report->breaks.front()) << "\n";
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+}  // namespace verdict::cli

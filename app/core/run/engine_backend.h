@@ -1,0 +1,44 @@
+// ModelBackend over Verdict's own engine: one loaded Model and one Session (its KV cache is
+// reused between items, so a shared few-shot prefix is evaluated once).
+//
+// Prompts: when the model file has a chat template (tokenizer.chat_template) and the prompt asks
+// for it, the messages are rendered with it (engine tokenizer/chat_template.h); when the
+// template cannot render them, the built-in renderer of its detected family is used; otherwise
+// the plain text is sent. RenderedPrompt::templateUsed records which ("model",
+// "builtin:<family>", "raw"), and note says why the model's own template was not used.
+#pragma once
+
+#include "core/run/model_backend.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+namespace verdict::core {
+
+struct EngineBackendOptions {
+    int threads = 0;                 // compute threads; <= 0: physical cores
+    int64_t nCtx = 0;                // context tokens; <= 0: min(training context, 4096)
+    std::string engineVersion;       // recorded with the run ("verdict 0.1.0")
+    const std::atomic<bool>* cancelLoad = nullptr;  // stops Model::open when set
+};
+
+class EngineBackend final : public ModelBackend {
+public:
+    // Opens the model and creates its session. Fails with the engine's message (file, key,
+    // tensor) for a model it cannot run, or when the context cannot be allocated.
+    static Result<std::unique_ptr<EngineBackend>> open(const std::string& modelPath, const EngineBackendOptions& options);
+    ~EngineBackend() override;
+
+    BackendInfo info() const override;
+    Result<Generation> generate(const Prompt& prompt, const GenerationParams& params,
+                                const TokenCallback& onToken) override;
+    Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) override;
+
+private:
+    struct Impl;
+    explicit EngineBackend(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace verdict::core

@@ -1,0 +1,100 @@
+// What the suite runner needs from a model: generate text for a prompt, and score a
+// continuation's log-likelihood. EngineBackend (engine_backend.h) implements it over Verdict's
+// own engine; the OpenAI-compatible endpoint client (a later issue) implements it over HTTP;
+// tests implement it with deterministic fakes.
+#pragma once
+
+#include "core/suite/suite_item.h"
+#include "verdict/engine/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace verdict::core {
+
+// Sampling and stopping, as stored in runs.generation (toJson keys are stable).
+struct GenerationParams {
+    int32_t maxTokens = 256;
+    double temperature = 0.0;   // <= 0: greedy
+    int32_t topK = 40;
+    double topP = 0.95;
+    double minP = 0.05;
+    double repeatPenalty = 1.0;
+    uint64_t seed = 0;          // the runner passes seed + item index (same item, same draw on resume)
+    std::vector<std::string> stop;  // stop strings (text is cut before them)
+
+    nlohmann::json toJson() const;  // {max_tokens, temperature, top_k, top_p, min_p, repeat_penalty, stop}
+};
+
+// A prompt in both forms: a backend with a chat template formats `messages`; otherwise (or when
+// useChatTemplate is false) it sends `text` as is.
+struct Prompt {
+    std::vector<ChatTurn> messages;
+    std::string text;
+    bool useChatTemplate = true;
+};
+
+// How a prompt was actually sent (recorded per item).
+struct RenderedPrompt {
+    std::string text;          // exactly what the model saw ("" when the backend only takes messages)
+    std::string templateUsed;  // "model", "builtin:<family>", "raw", "endpoint"
+    std::string note;          // why the model's template was not used, when it was not
+};
+
+struct Generation {
+    RenderedPrompt prompt;
+    std::string text;                 // generated text (cut before a stop string)
+    int64_t tokensIn = 0;             // prompt tokens
+    int64_t tokensOut = 0;            // generated tokens
+    std::optional<double> ttftMs;
+    std::optional<double> decodeTps;
+    std::string stopReason;           // "max_tokens", "eos", "stop_string", "callback", "context_full"
+};
+
+struct ContinuationScore {
+    RenderedPrompt context;
+    double logprob = 0;               // sum of log p(continuation token | everything before)
+    int64_t contextTokens = 0;
+    int64_t continuationTokens = 0;
+    bool greedy = false;              // greedy decoding would produce the continuation
+};
+
+// Identity of what runs, for the run record.
+struct BackendInfo {
+    std::string backend = "engine";         // "engine" | "endpoint"
+    std::string modelPath;                  // file (first part) or URL + model name
+    std::vector<std::string> modelParts;    // files to hash (empty for an endpoint)
+    std::string modelSha256;                // when known without hashing ("" otherwise)
+    int64_t modelBytes = 0;
+    std::string engineVersion;
+    std::string device;
+    std::string chatTemplate;               // the model's template text ("" when none)
+};
+
+// Called with each generated piece of text; return false to stop generating.
+using TokenCallback = std::function<bool(std::string_view piece)>;
+
+class ModelBackend {
+public:
+    virtual ~ModelBackend() = default;
+
+    virtual BackendInfo info() const = 0;
+
+    // Generates a completion. Fails (a value, never an exception) for a prompt that cannot be
+    // sent: too long for the context, empty after tokenization, transport errors. Stopping via
+    // onToken is not a failure (stopReason "callback").
+    virtual Result<Generation> generate(const Prompt& prompt, const GenerationParams& params,
+                                        const TokenCallback& onToken) = 0;
+
+    // Log-likelihood of `continuation` right after `context`. Fails like generate, and for an
+    // empty continuation.
+    virtual Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) = 0;
+};
+
+}  // namespace verdict::core

@@ -1,0 +1,66 @@
+#include "core/run/suite_bindings.h"
+
+#include "core/suite/prompt_builder.h"
+
+#include <map>
+#include <memory>
+
+namespace verdict::core {
+
+PromptRenderer makeSuitePromptRenderer() {
+    return [](const SuiteItem& item, size_t, const std::vector<SuiteItem>& suite,
+              const PromptingOptions& o) -> Result<ItemPrompt> {
+        PromptOptions b;
+        b.shape = o.shape;
+        b.templateText = o.templateText;
+        b.description = o.description;
+        b.numShots = o.shots;
+        b.seed = o.shotSeed;
+        std::vector<SuiteItem> shots;
+        if (o.shots > 0) shots = selectShots(suite, item, o.shots, o.shotSeed);
+
+        ItemPrompt p;
+        p.prompt.useChatTemplate = o.useChatTemplate;
+        p.prompt.text = renderPrompt(item, b, shots);
+        p.prompt.messages = renderMessages(item, b, shots);
+        if (!o.system.empty()) {
+            p.prompt.text = o.system + "\n\n" + p.prompt.text;
+            if (p.prompt.messages.empty() || p.prompt.messages.front().role != "system")
+                p.prompt.messages.insert(p.prompt.messages.begin(), ChatTurn{"system", o.system});
+        }
+        if (!item.choices.empty() && item.gold) {
+            SuiteItem asIf = item;
+            for (size_t k = 0; k < item.choices.size(); ++k) {
+                asIf.gold = static_cast<int>(k);
+                p.continuations.push_back(b.targetDelimiter + docToTarget(asIf, b));
+            }
+        }
+        return p;
+    };
+}
+
+ItemScorer makeRegistryScorer(const ScorerOptions& options) {
+    // Keyed by name + parameters: a suite usually repeats a handful of specs over many items.
+    auto cache = std::make_shared<std::map<std::string, std::shared_ptr<const Scorer>>>();
+    return [cache, options](const SuiteItem& item, const std::string& output) -> Result<std::vector<ItemScore>> {
+        std::vector<ItemScore> out;
+        for (const ScorerSpec& spec : item.scorers) {
+            if (isLoglikelihoodScorer(spec.name)) continue;
+            const std::string key = spec.name + "\x1f" + spec.params.dump();
+            auto it = cache->find(key);
+            if (it == cache->end()) {
+                auto made = makeScorer(spec, options);
+                if (!made) return Error{"scorer '" + spec.name + "': " + made.error().message};
+                it = cache->emplace(key, std::shared_ptr<const Scorer>(std::move(*made))).first;
+            }
+            const ScoreResult r = it->second->score(item, output);
+            nlohmann::json detail = nlohmann::json::object();
+            if (!r.extracted.empty()) detail["extracted"] = r.extracted;
+            if (!r.detail.empty()) detail["why"] = r.detail;
+            out.push_back({spec.name, r.score, r.pass, std::move(detail)});
+        }
+        return out;
+    };
+}
+
+}  // namespace verdict::core

@@ -1,0 +1,350 @@
+#include "core/run/suite_runner.h"
+
+#include "core/score/mc_loglik.h"
+#include "core/score/scorer.h"
+#include "core/store/model_repository.h"
+#include "core/store/run_repository.h"
+#include "util/sha256.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <set>
+
+namespace verdict::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+nlohmann::json GenerationParams::toJson() const {
+    return {{"max_tokens", maxTokens}, {"temperature", temperature}, {"top_k", topK},
+            {"top_p", topP},           {"min_p", minP},              {"repeat_penalty", repeatPenalty},
+            {"stop", stop}};
+}
+
+Result<GenerationParams> generationParamsFromJson(const nlohmann::json& j, uint64_t seed) {
+    if (!j.is_object()) return Error{"generation parameters: expected a JSON object"};
+    GenerationParams g;
+    try {
+        g.maxTokens = j.value("max_tokens", g.maxTokens);
+        g.temperature = j.value("temperature", g.temperature);
+        g.topK = j.value("top_k", g.topK);
+        g.topP = j.value("top_p", g.topP);
+        g.minP = j.value("min_p", g.minP);
+        g.repeatPenalty = j.value("repeat_penalty", g.repeatPenalty);
+        g.stop = j.value("stop", g.stop);
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("generation parameters: ") + e.what()};
+    }
+    g.seed = seed;
+    return g;
+}
+
+nlohmann::json PromptingOptions::toJson() const {
+    return {{"shots", shots},   {"shot_seed", shotSeed}, {"chat_template", useChatTemplate},
+            {"system", system}, {"mc_mode", mcMode},     {"shape", shape},
+            {"template", templateText}, {"description", description}};
+}
+
+Result<PromptingOptions> PromptingOptions::fromJson(const nlohmann::json& j) {
+    if (!j.is_object()) return Error{"prompting options: expected a JSON object"};
+    PromptingOptions o;
+    try {
+        o.shots = j.value("shots", o.shots);
+        o.shotSeed = j.value("shot_seed", o.shotSeed);
+        o.useChatTemplate = j.value("chat_template", o.useChatTemplate);
+        o.system = j.value("system", o.system);
+        o.mcMode = j.value("mc_mode", o.mcMode);
+        o.shape = j.value("shape", o.shape);
+        o.templateText = j.value("template", o.templateText);
+        o.description = j.value("description", o.description);
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("prompting options: ") + e.what()};
+    }
+    return o;
+}
+
+bool isLoglikItem(const SuiteItem& item, const PromptingOptions& options) {
+    if (options.mcMode != "loglik" || item.choices.empty() || !item.gold) return false;
+    if (item.scorers.empty()) return true;
+    for (const ScorerSpec& s : item.scorers)
+        if (isLoglikelihoodScorer(s.name)) return true;
+    return false;
+}
+
+SuiteRunner::SuiteRunner(Database& db, ModelBackend& backend, PromptRenderer renderer, ItemScorer scorer)
+    : m_db(db), m_backend(backend), m_renderer(std::move(renderer)), m_scorer(std::move(scorer)) {}
+
+Result<PreparedRun> SuiteRunner::prepare(const RunRequest& req) {
+    if (req.items.empty()) return Error{"suite '" + req.suite.name + "' has no items"};
+    if (req.limit && *req.limit <= 0) return Error{"the item limit must be positive"};
+    const BackendInfo info = m_backend.info();
+
+    RunRecord rec;
+    rec.backend = info.backend;
+    rec.modelPath = info.modelPath;
+    rec.modelSha256 = info.modelSha256;
+    rec.modelBytes = info.modelBytes;
+    if (rec.modelSha256.empty() && !info.modelParts.empty()) {
+        ModelRepository models(m_db);
+        auto id = models.identifyFile(info.modelParts);
+        if (!id) return id.error();
+        rec.modelId = id->modelId;
+        rec.modelSha256 = id->sha256;
+        rec.modelBytes = id->bytes;
+    }
+
+    RunRepository runs(m_db);
+    PreparedRun p;
+    p.items = req.items;
+    const int64_t pid = static_cast<int64_t>(::getpid());
+    const std::string host = hostName();
+
+    std::optional<RunRecord> existing;
+    if (req.resumeRunId) {
+        auto found = runs.find(*req.resumeRunId);
+        if (!found) return found.error();
+        if (!*found) return Error{"run " + std::to_string(*req.resumeRunId) + " does not exist"};
+        const RunRecord& r = **found;
+        const std::string id = "run " + std::to_string(r.id);
+        if (r.suiteId != req.suite.id)
+            return Error{id + " evaluated suite " + std::to_string(r.suiteId) + ", not '" + req.suite.name + "' (" +
+                         std::to_string(req.suite.id) + ")"};
+        if (r.backend != rec.backend || r.modelSha256 != rec.modelSha256)
+            return Error{id + " was made with " + r.modelPath + " (sha256 " + r.modelSha256.substr(0, 12) +
+                         "), not with " + rec.modelPath + " (sha256 " + rec.modelSha256.substr(0, 12) + ")"};
+        if (r.engineVersion != info.engineVersion)
+            return Error{id + " was made with engine " + r.engineVersion + ", this is " + info.engineVersion};
+        existing = r;
+    } else {
+        rec.suiteId = req.suite.id;
+        rec.prompting = req.prompting.toJson();
+        rec.generation = req.generation.toJson();
+        const bool templated = req.prompting.useChatTemplate && !info.chatTemplate.empty();
+        rec.chatTemplateMode = templated ? "model" : "raw";
+        rec.chatTemplate = templated ? info.chatTemplate : std::string();
+        rec.chatTemplateHash = templated ? util::sha256Hex(info.chatTemplate) : std::string();
+        rec.seed = static_cast<int64_t>(req.generation.seed);
+        rec.itemLimit = req.limit;
+        rec.nPlanned = std::min<int64_t>(req.limit.value_or(std::numeric_limits<int64_t>::max()), static_cast<int64_t>(req.items.size()));
+        rec.engineVersion = info.engineVersion;
+        rec.device = info.device;
+        rec.sweepId = req.sweepId;
+        rec.ownerPid = pid;
+        rec.ownerHost = host;
+        if (req.autoResume) {
+            auto found = runs.findUnfinished(resumeKeyOf(rec));
+            if (!found) return found.error();
+            existing = *found;
+        }
+        if (!existing) {
+            auto created = runs.create(rec);
+            if (!created) return created.error();
+            p.run = std::move(*created);
+            p.prompting = req.prompting;
+            p.generation = req.generation;
+        }
+    }
+
+    if (existing) {
+        if (existing->nPlanned > static_cast<int64_t>(req.items.size()))
+            return Error{"run " + std::to_string(existing->id) + " plans " + std::to_string(existing->nPlanned) +
+                         " items but the suite has " + std::to_string(req.items.size())};
+        auto prompting = PromptingOptions::fromJson(existing->prompting);
+        if (!prompting) return Error{"run " + std::to_string(existing->id) + ": " + prompting.error().message};
+        auto generation = generationParamsFromJson(existing->generation, static_cast<uint64_t>(existing->seed));
+        if (!generation) return Error{"run " + std::to_string(existing->id) + ": " + generation.error().message};
+        if (auto r = runs.claim(existing->id, pid, host, req.forceClaim); !r) return r.error();
+        auto reread = runs.find(existing->id);
+        if (!reread) return reread.error();
+        p.run = std::move(**reread);
+        p.resumed = true;
+        p.prompting = std::move(*prompting);
+        p.generation = std::move(*generation);
+    }
+
+    auto stored = runs.storedItemIndices(p.run.id);
+    if (!stored) return stored.error();
+    p.storedBefore = static_cast<int64_t>(stored->size());
+    return p;
+}
+
+Result<RunOutcome> SuiteRunner::execute(const PreparedRun& p, std::stop_token stop) {
+    RunRepository runs(m_db);
+    auto storedList = runs.storedItemIndices(p.run.id);
+    if (!storedList) return storedList.error();
+    const std::set<int64_t> stored(storedList->begin(), storedList->end());
+
+    RunProgress progress;
+    progress.runId = p.run.id;
+    progress.total = p.run.nPlanned;
+    progress.done = static_cast<int64_t>(stored.size());
+    if (m_progress) m_progress(progress);
+
+    const auto t0 = Clock::now();
+    bool cancelled = false;
+    for (int64_t idx = 0; idx < p.run.nPlanned; ++idx) {
+        if (stored.count(idx)) continue;
+        if (stop.stop_requested()) {
+            cancelled = true;
+            break;
+        }
+        std::optional<RunItemRecord> item = evaluate(p, static_cast<size_t>(idx), stop);
+        if (!item) {
+            cancelled = true;
+            break;
+        }
+        auto saved = runs.appendItem(std::move(*item));
+        if (!saved) {
+            (void)runs.finish(p.run.id, RunStatus::Failed, saved.error().message);
+            return saved.error();
+        }
+        ++progress.done;
+        ++progress.doneNow;
+        if (!saved->error.empty()) ++progress.errorsNow;
+        const double secs = msSince(t0) / 1000.0;
+        progress.itemsPerSecond = secs > 0 ? static_cast<double>(progress.doneNow) / secs : 0.0;
+        if (progress.itemsPerSecond > 0)
+            progress.etaSeconds = static_cast<double>(progress.total - progress.done) / progress.itemsPerSecond;
+        progress.lastItemIdx = idx;
+        progress.lastCorrect = saved->correct;
+        if (m_progress) m_progress(progress);
+    }
+
+    const RunStatus status = cancelled ? RunStatus::Cancelled : RunStatus::Completed;
+    if (auto r = runs.finish(p.run.id, status, ""); !r) return r.error();
+    auto final = runs.find(p.run.id);
+    if (!final) return final.error();
+    RunOutcome out;
+    out.run = std::move(**final);
+    out.storedBefore = p.storedBefore;
+    out.storedNow = progress.doneNow;
+    out.errorsNow = progress.errorsNow;
+    return out;
+}
+
+std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t index, std::stop_token stop) {
+    const SuiteItem& item = p.items[index];
+    const auto t0 = Clock::now();
+    RunItemRecord r;
+    r.runId = p.run.id;
+    r.itemIdx = static_cast<int64_t>(index);
+    r.itemId = item.id;
+    r.category = item.category;
+
+    auto ip = m_renderer(item, index, p.items, p.prompting);
+    if (!ip) {
+        // A suite-side problem, not the model's: stored unscored.
+        r.error = "prompt: " + ip.error().message;
+        r.durationMs = msSince(t0);
+        return r;
+    }
+    auto noteTemplate = [&](const RenderedPrompt& rp) {
+        r.prompt = rp.text;
+        r.details["template"] = rp.templateUsed;
+        if (!rp.note.empty()) r.details["template_note"] = rp.note;
+    };
+
+    if (isLoglikItem(item, p.prompting)) {
+        std::vector<std::string> conts = ip->continuations;
+        if (conts.empty())
+            for (const std::string& c : item.choices) conts.push_back(" " + c);
+        if (conts.size() != item.choices.size()) {
+            r.error = "prompt: " + std::to_string(conts.size()) + " continuations for " +
+                      std::to_string(item.choices.size()) + " choices";
+            r.durationMs = msSince(t0);
+            return r;
+        }
+        const int gold = *item.gold;
+        if (gold < 0 || gold >= static_cast<int>(conts.size())) {
+            r.error = "gold index " + std::to_string(gold) + " is outside the " + std::to_string(conts.size()) + " choices";
+            r.durationMs = msSince(t0);
+            return r;
+        }
+        nlohmann::json lps = nlohmann::json::array(), ntoks = nlohmann::json::array(), greedy = nlohmann::json::array();
+        std::vector<ChoiceLoglik> scored;
+        for (size_t k = 0; k < conts.size(); ++k) {
+            if (stop.stop_requested()) return std::nullopt;
+            auto s = m_backend.logprobs(ip->prompt, conts[k]);
+            if (!s) {
+                r.error = "choice " + std::to_string(k) + ": " + s.error().message;
+                r.correct = false;
+                if (r.prompt.empty()) r.prompt = ip->prompt.text;
+                r.details["logprobs"] = lps;
+                r.durationMs = msSince(t0);
+                return r;
+            }
+            if (k == 0) {
+                noteTemplate(s->context);
+                r.tokensIn = s->contextTokens;
+            }
+            r.tokensOut += s->continuationTokens;
+            lps.push_back(s->logprob);
+            ntoks.push_back(s->continuationTokens);
+            greedy.push_back(s->greedy);
+            scored.push_back({s->logprob, choiceLength(item.choices[k])});
+        }
+        // lm-evaluation-harness acc (argmax of the summed logprob), or acc_norm (per character)
+        // when the item's mc_loglik scorer asks for {"norm": true}.
+        bool useNorm = false;
+        for (const ScorerSpec& spec : item.scorers)
+            if (isLoglikelihoodScorer(spec.name) && spec.params.is_object() && spec.params.value("norm", false)) useNorm = true;
+        const McLoglikResult m = scoreMcLoglik(scored, gold);
+        const int best = useNorm ? m.predNorm : m.pred;
+        const bool ok = best == gold;
+        r.output = item.choices[static_cast<size_t>(best)];
+        r.correct = ok;
+        r.scores = nlohmann::json::array({{{"name", "mc_loglik"},
+                                           {"score", ok ? 1.0 : 0.0},
+                                           {"pass", ok},
+                                           {"detail", {{"choice", best}, {"gold", gold}, {"pred", m.pred},
+                                                       {"pred_norm", m.predNorm}, {"norm", useNorm}}}}});
+        r.details["logprobs"] = lps;
+        r.details["continuation_tokens"] = ntoks;
+        r.details["greedy"] = greedy;
+        r.durationMs = msSince(t0);
+        return r;
+    }
+
+    GenerationParams gp = p.generation;
+    gp.seed = p.generation.seed + index;  // per item, so a resumed run draws what a fresh one would
+    auto g = m_backend.generate(ip->prompt, gp, [&](std::string_view) { return !stop.stop_requested(); });
+    if (stop.stop_requested() && (!g || g->stopReason == "callback")) return std::nullopt;
+    if (!g) {
+        r.prompt = ip->prompt.text;
+        r.error = g.error().message;
+        r.correct = false;  // the model could not answer (e.g. the prompt does not fit): wrong
+        r.durationMs = msSince(t0);
+        return r;
+    }
+    noteTemplate(g->prompt);
+    r.output = g->text;
+    r.tokensIn = g->tokensIn;
+    r.tokensOut = g->tokensOut;
+    r.ttftMs = g->ttftMs;
+    r.decodeTps = g->decodeTps;
+    r.details["stop_reason"] = g->stopReason;
+    auto scores = m_scorer(item, g->text);
+    if (!scores) {
+        r.error = "scoring: " + scores.error().message;  // unscored: the suite's fault, not the model's
+    } else {
+        bool all = true;
+        for (const ItemScore& s : *scores) {
+            r.scores.push_back({{"name", s.name}, {"score", s.score}, {"pass", s.pass}, {"detail", s.detail}});
+            all = all && s.pass;
+        }
+        if (!scores->empty()) r.correct = all;
+    }
+    r.durationMs = msSince(t0);
+    return r;
+}
+
+}  // namespace verdict::core

@@ -1,0 +1,112 @@
+#include "core/store/audit_chain.h"
+
+#include "core/store/run_repository.h"
+#include "util/sha256.h"
+
+#include <map>
+
+namespace verdict::core {
+namespace {
+
+constexpr size_t kMaxBreaks = 100;
+
+std::string compact(const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json optNumber(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json optInt(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+std::string runHeaderContent(const RunRecord& r) {
+    // An array, not an object: the position is the column, so the text cannot be reinterpreted.
+    const nlohmann::json a = {
+        "run/v1",           r.id,           r.backend,         r.modelPath,        r.modelSha256,
+        r.modelBytes,       r.suiteId,      compact(r.prompting), compact(r.generation), r.chatTemplateMode,
+        util::sha256Hex(r.chatTemplate),    r.chatTemplateHash, r.seed,            optInt(r.itemLimit),
+        r.nPlanned,         r.engineVersion, r.device,         r.startedAt,        r.resumeKey,
+        optInt(r.sweepId),  optInt(r.modelId)};
+    return compact(a);
+}
+
+std::string runHeaderHash(const RunRecord& run) { return util::sha256Hex(runHeaderContent(run)); }
+
+std::string runItemContent(const RunItemRecord& it, std::string_view headerHash) {
+    const nlohmann::json a = {"item/v1",
+                              std::string(headerHash),
+                              it.runId,
+                              it.itemIdx,
+                              it.itemId,
+                              it.category,
+                              it.prompt,
+                              it.output,
+                              it.tokensIn,
+                              it.tokensOut,
+                              optNumber(it.ttftMs),
+                              optNumber(it.decodeTps),
+                              optNumber(it.durationMs),
+                              compact(it.scores),
+                              it.correct ? nlohmann::json(*it.correct) : nlohmann::json(nullptr),
+                              it.error,
+                              compact(it.details),
+                              it.createdAt};
+    return compact(a);
+}
+
+std::string chainHash(std::string_view content, std::string_view prevHash) {
+    util::Sha256 h;
+    h.update(content);
+    h.update(prevHash);
+    return h.finalHex();
+}
+
+Result<ChainReport> verifyChain(Database& db) {
+    ChainReport report;
+    auto note = [&](ChainBreak b) {
+        if (report.breaks.size() < kMaxBreaks) report.breaks.push_back(std::move(b));
+    };
+
+    RunRepository runs(db);
+    auto all = runs.list();
+    if (!all) return all.error();
+    std::map<int64_t, std::string> headers;  // run id -> stored header_hash
+    for (const RunRecord& r : *all) {
+        ++report.runsChecked;
+        headers[r.id] = r.headerHash;
+        if (runHeaderHash(r) != r.headerHash)
+            note({"runs", 0, r.id, -1, "run header does not match its header_hash (a column of the run was edited)"});
+    }
+
+    // Rows are read raw (not through RunRepository::items) so that a row whose JSON columns no
+    // longer parse is reported as a finding instead of failing the walk.
+    auto st = db.prepare(std::string("SELECT ") + kRunItemColumns + " FROM run_items ORDER BY seq");
+    if (!st) return st.error();
+    std::string expectedPrev(kGenesisHash);
+    int64_t prevSeq = 0;
+    for (;;) {
+        auto row = st->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        ++report.rowsChecked;
+        std::string parseError;
+        RunItemRecord it = readRunItem(*st, &parseError);
+        const auto where = [&](std::string reason) { return ChainBreak{"run_items", it.seq, it.runId, it.itemIdx, std::move(reason)}; };
+        if (!parseError.empty()) {
+            note(where(parseError));
+        } else if (it.prevHash != expectedPrev) {
+            note(where(prevSeq == 0 ? "prev_hash is not the genesis hash (earlier rows were removed)"
+                                    : "prev_hash does not match the row_hash of row seq " + std::to_string(prevSeq) +
+                                          " (that row was edited with its hash recomputed, or rows between were removed)"));
+        } else if (auto h = headers.find(it.runId); h == headers.end()) {
+            note(where("its run " + std::to_string(it.runId) + " is missing"));
+        } else if (chainHash(runItemContent(it, h->second), it.prevHash) != it.rowHash) {
+            note(where("content does not match row_hash (the row was edited)"));
+        }
+        expectedPrev = it.rowHash;
+        prevSeq = it.seq;
+    }
+    return report;
+}
+
+}  // namespace verdict::core

@@ -1,0 +1,159 @@
+#include "core/store/migrations.h"
+
+#include <string>
+#include <vector>
+
+namespace verdict::core {
+namespace {
+
+// v1: the first schema. Column meanings are documented in docs/schema.md.
+Result<void> migrateToV1(Database& db) {
+    return db.exec(R"sql(
+CREATE TABLE suites (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE,
+    content_hash  TEXT NOT NULL UNIQUE,
+    shape         TEXT NOT NULL,
+    source_path   TEXT NOT NULL,
+    source_sha256 TEXT NOT NULL,
+    imported_at   TEXT NOT NULL,
+    n_items       INTEGER NOT NULL
+);
+CREATE TABLE suite_items (
+    suite_id  INTEGER NOT NULL REFERENCES suites(id) ON DELETE CASCADE,
+    idx       INTEGER NOT NULL,
+    item_id   TEXT NOT NULL,
+    category  TEXT NOT NULL,
+    item      TEXT NOT NULL,
+    PRIMARY KEY (suite_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE models (
+    id          INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL CHECK (kind IN ('file', 'endpoint')),
+    path        TEXT NOT NULL,
+    bytes       INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    sha256      TEXT NOT NULL,
+    first_seen  TEXT NOT NULL,
+    UNIQUE (kind, path, bytes, mtime_ns)
+);
+CREATE TABLE sweeps (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    spec        TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    status      TEXT NOT NULL
+);
+CREATE TABLE runs (
+    id                  INTEGER PRIMARY KEY,
+    backend             TEXT NOT NULL,
+    model_id            INTEGER REFERENCES models(id),
+    model_path          TEXT NOT NULL,
+    model_sha256        TEXT NOT NULL,
+    model_bytes         INTEGER NOT NULL,
+    suite_id            INTEGER NOT NULL REFERENCES suites(id),
+    prompting           TEXT NOT NULL,
+    generation          TEXT NOT NULL,
+    chat_template_mode  TEXT NOT NULL,
+    chat_template       TEXT NOT NULL,
+    chat_template_hash  TEXT NOT NULL,
+    seed                INTEGER NOT NULL,
+    item_limit          INTEGER,
+    n_planned           INTEGER NOT NULL,
+    engine_version      TEXT NOT NULL,
+    device              TEXT NOT NULL,
+    started_at          TEXT NOT NULL,
+    resume_key          TEXT NOT NULL,
+    header_hash         TEXT NOT NULL,
+    sweep_id            INTEGER REFERENCES sweeps(id),
+    status              TEXT NOT NULL CHECK (status IN ('running', 'completed', 'cancelled', 'failed')),
+    finished_at         TEXT,
+    error               TEXT NOT NULL DEFAULT '',
+    owner_pid           INTEGER,
+    owner_host          TEXT
+);
+CREATE INDEX runs_by_resume_key ON runs(resume_key, status);
+CREATE INDEX runs_by_suite ON runs(suite_id);
+CREATE TABLE run_items (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id       INTEGER NOT NULL REFERENCES runs(id),
+    item_idx     INTEGER NOT NULL,
+    item_id      TEXT NOT NULL,
+    category     TEXT NOT NULL,
+    prompt       TEXT NOT NULL,
+    output       TEXT NOT NULL,
+    tokens_in    INTEGER NOT NULL,
+    tokens_out   INTEGER NOT NULL,
+    ttft_ms      REAL,
+    decode_tps   REAL,
+    duration_ms  REAL,
+    scores       TEXT NOT NULL,
+    correct      INTEGER CHECK (correct IN (0, 1)),
+    error        TEXT NOT NULL,
+    details      TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    prev_hash    TEXT NOT NULL,
+    row_hash     TEXT NOT NULL UNIQUE,
+    UNIQUE (run_id, item_idx)
+);
+)sql");
+}
+
+struct MigrationStep {
+    int version;             // the version this step produces
+    const char* what;        // one line, for error messages and docs/schema.md
+    Result<void> (*apply)(Database&);
+};
+
+// One entry per schema version, in order. Append only.
+const std::vector<MigrationStep>& steps() {
+    static const std::vector<MigrationStep> kSteps = {
+        {1, "initial schema: suites, runs, hash-chained run_items", migrateToV1},
+    };
+    return kSteps;
+}
+
+}  // namespace
+
+Result<int> schemaVersion(Database& db) {
+    auto st = db.prepare("PRAGMA user_version");
+    if (!st) return st.error();
+    auto row = st->step();
+    if (!row) return row.error();
+    return static_cast<int>(st->columnInt(0));
+}
+
+Result<void> migrateTo(Database& db, int target) {
+    if (target > kSchemaVersion)
+        return Error{"database " + db.path() + ": cannot migrate to unknown schema version " + std::to_string(target)};
+    // Quick check without the write lock: a current database needs no transaction at all.
+    auto current = schemaVersion(db);
+    if (!current) return current.error();
+    if (*current > kSchemaVersion)
+        return Error{"database " + db.path() + ": schema version " + std::to_string(*current) +
+                     " is newer than this verdict understands (" + std::to_string(kSchemaVersion) + ")"};
+    if (*current >= target) return {};
+
+    for (const MigrationStep& step : steps()) {
+        if (step.version > target) break;
+        auto tx = Transaction::begin(db);
+        if (!tx) return tx.error();
+        // Re-read under the lock: another process may have migrated meanwhile.
+        auto now = schemaVersion(db);
+        if (!now) return now.error();
+        if (*now >= step.version) continue;  // rolled back by tx's destructor: nothing to undo
+        if (*now != step.version - 1)
+            return Error{"database " + db.path() + ": schema version " + std::to_string(*now) +
+                         " has no migration step to " + std::to_string(step.version)};
+        if (auto r = step.apply(db); !r)
+            return Error{"migration to schema v" + std::to_string(step.version) + " (" + step.what +
+                         ") failed: " + r.error().message};
+        if (auto r = db.exec("PRAGMA user_version = " + std::to_string(step.version)); !r) return r.error();
+        if (auto r = tx->commit(); !r) return r.error();
+    }
+    return {};
+}
+
+Result<void> migrate(Database& db) { return migrateTo(db, kSchemaVersion); }
+
+}  // namespace verdict::core

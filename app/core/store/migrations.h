@@ -1,0 +1,33 @@
+// Schema versions of the results database (PRAGMA user_version) and the steps between them.
+//
+// Schema history (keep in step with docs/schema.md):
+//   v0  empty file (fresh database)
+//   v1  suites, suite_items, models, sweeps (room for issue 7), runs, run_items with the SHA-256
+//       hash chain (prev_hash, row_hash) and runs.header_hash
+//
+// Adding v2: write `Result<void> migrateToV2(Database&)` in migrations.cpp (DDL/data changes
+// from v1 only), append {2, "what changed", migrateToV2} to the step table there, bump
+// kSchemaVersion, document the step in docs/schema.md, and extend test_store_migrations with
+// a v1 fixture row set. Never edit an earlier step: databases in the field already ran it.
+#pragma once
+
+#include "core/store/database.h"
+
+namespace verdict::core {
+
+constexpr int kSchemaVersion = 1;
+
+// PRAGMA user_version of an open database (0 for a new file).
+Result<int> schemaVersion(Database& db);
+
+// Brings the database from its version to kSchemaVersion, one step per version, each step in
+// its own write transaction that re-reads the version first (two processes opening a fresh
+// file at once migrate it once). Idempotent: a current database is left untouched.
+// Fails, changing nothing, for a database newer than this build ("schema version N is newer
+// than this verdict understands (M)") or when a step fails (the step is rolled back).
+Result<void> migrate(Database& db);
+
+// Migrates up to `target` only (tests build databases of every earlier version with it).
+Result<void> migrateTo(Database& db, int target);
+
+}  // namespace verdict::core

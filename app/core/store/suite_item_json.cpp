@@ -1,0 +1,77 @@
+#include "core/store/suite_item_json.h"
+
+namespace verdict::core {
+
+nlohmann::json suiteItemToJson(const SuiteItem& item) {
+    nlohmann::json messages = nlohmann::json::array();
+    for (const ChatTurn& t : item.messages) messages.push_back({{"role", t.role}, {"content", t.content}});
+    nlohmann::json scorers = nlohmann::json::array();
+    for (const ScorerSpec& s : item.scorers) scorers.push_back({{"name", s.name}, {"params", s.params}});
+    return {{"id", item.id},
+            {"category", item.category},
+            {"prompt", item.prompt},
+            {"messages", std::move(messages)},
+            {"references", item.references},
+            {"choices", item.choices},
+            {"gold", item.gold ? nlohmann::json(*item.gold) : nlohmann::json(nullptr)},
+            {"scorers", std::move(scorers)},
+            {"metadata", item.metadata},
+            {"source_line", item.sourceLine}};
+}
+
+Result<SuiteItem> suiteItemFromJson(const nlohmann::json& j) {
+    if (!j.is_object()) return Error{"suite item: expected a JSON object"};
+    SuiteItem item;
+    auto str = [&](const char* key, std::string& out) -> bool {
+        auto it = j.find(key);
+        if (it == j.end() || it->is_null()) return true;
+        if (!it->is_string()) return false;
+        out = it->get<std::string>();
+        return true;
+    };
+    auto strList = [&](const char* key, std::vector<std::string>& out) -> bool {
+        auto it = j.find(key);
+        if (it == j.end() || it->is_null()) return true;
+        if (!it->is_array()) return false;
+        for (const auto& e : *it) {
+            if (!e.is_string()) return false;
+            out.push_back(e.get<std::string>());
+        }
+        return true;
+    };
+    for (const char* key : {"id", "category", "prompt"}) {
+        std::string& dst = key[0] == 'i' ? item.id : key[0] == 'c' ? item.category : item.prompt;
+        if (!str(key, dst)) return Error{std::string("suite item: '") + key + "' must be a string"};
+    }
+    if (!strList("references", item.references)) return Error{"suite item: 'references' must be a list of strings"};
+    if (!strList("choices", item.choices)) return Error{"suite item: 'choices' must be a list of strings"};
+    if (auto it = j.find("messages"); it != j.end() && !it->is_null()) {
+        if (!it->is_array()) return Error{"suite item: 'messages' must be a list"};
+        for (const auto& m : *it) {
+            if (!m.is_object() || !m.value("role", nlohmann::json()).is_string() ||
+                !m.value("content", nlohmann::json()).is_string())
+                return Error{"suite item: each message needs string 'role' and 'content'"};
+            item.messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+        }
+    }
+    if (auto it = j.find("gold"); it != j.end() && !it->is_null()) {
+        if (!it->is_number_integer()) return Error{"suite item: 'gold' must be an integer"};
+        item.gold = it->get<int>();
+    }
+    if (auto it = j.find("scorers"); it != j.end() && !it->is_null()) {
+        if (!it->is_array()) return Error{"suite item: 'scorers' must be a list"};
+        for (const auto& s : *it) {
+            if (!s.is_object() || !s.value("name", nlohmann::json()).is_string())
+                return Error{"suite item: each scorer needs a string 'name'"};
+            ScorerSpec spec;
+            spec.name = s["name"].get<std::string>();
+            if (auto p = s.find("params"); p != s.end() && !p->is_null()) spec.params = *p;
+            item.scorers.push_back(std::move(spec));
+        }
+    }
+    if (auto it = j.find("metadata"); it != j.end() && !it->is_null()) item.metadata = *it;
+    if (auto it = j.find("source_line"); it != j.end() && it->is_number_integer()) item.sourceLine = it->get<int>();
+    return item;
+}
+
+}  // namespace verdict::core

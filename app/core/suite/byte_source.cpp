@@ -1,0 +1,134 @@
+#include "core/suite/byte_source.h"
+
+#include "util/sha256.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace verdict::core {
+
+namespace {
+constexpr size_t kRawChunk = size_t(1) << 20;  // 1 MiB reads keep syscalls rare and memory flat
+}
+
+struct ByteSource::Impl {
+    FILE* file = nullptr;
+    util::Sha256 hash;
+    std::vector<unsigned char> raw;
+    size_t rawPos = 0;  // next unread byte of `raw` (plain files: handed out directly)
+    size_t rawLen = 0;
+    z_stream zs{};
+    bool zsInit = false;
+    std::string finalHash;
+    ~Impl() {
+        if (zsInit) inflateEnd(&zs);
+        if (file) std::fclose(file);
+    }
+};
+
+ByteSource::~ByteSource() = default;
+
+Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path) {
+    std::unique_ptr<ByteSource> src(new ByteSource());
+    src->m_path = path;
+    src->m_impl = std::make_unique<Impl>();
+    auto& im = *src->m_impl;
+    im.file = std::fopen(path.c_str(), "rb");
+    if (!im.file) return Error{path + ": cannot open: " + std::strerror(errno)};
+    if (std::fseek(im.file, 0, SEEK_END) == 0) {
+        const long size = std::ftell(im.file);
+        if (size > 0) src->m_fileSize = uint64_t(size);
+        std::fseek(im.file, 0, SEEK_SET);
+    }
+    im.raw.resize(kRawChunk);
+    auto first = src->fillRaw();
+    if (!first) return first.error();
+    if (im.rawLen >= 2 && im.raw[0] == 0x1F && im.raw[1] == 0x8B) {
+        src->m_gzip = true;
+        // windowBits 15 + 16: gzip wrapper only (RFC 1952), as zlib's manual describes.
+        if (inflateInit2(&im.zs, 15 + 16) != Z_OK) return Error{path + ": zlib inflateInit2 failed"};
+        im.zsInit = true;
+    }
+    return src;
+}
+
+Result<size_t> ByteSource::fillRaw() {
+    auto& im = *m_impl;
+    im.rawPos = 0;
+    im.rawLen = 0;
+    if (m_rawEof) return size_t(0);
+    const size_t n = std::fread(im.raw.data(), 1, im.raw.size(), im.file);
+    if (n < im.raw.size()) {
+        if (std::ferror(im.file)) return Error{m_path + ": read error at byte " + std::to_string(m_rawRead) + ": " + std::strerror(errno)};
+        m_rawEof = true;
+    }
+    im.hash.update(im.raw.data(), n);
+    im.rawLen = n;
+    m_rawRead += n;
+    return n;
+}
+
+Result<size_t> ByteSource::read(char* dst, size_t cap) {
+    auto& im = *m_impl;
+    if (cap == 0) return size_t(0);
+    if (!m_gzip) {
+        if (im.rawPos == im.rawLen) {
+            auto r = fillRaw();
+            if (!r) return r.error();
+            if (*r == 0) return size_t(0);
+        }
+        const size_t n = std::min(cap, im.rawLen - im.rawPos);
+        std::memcpy(dst, im.raw.data() + im.rawPos, n);
+        im.rawPos += n;
+        return n;
+    }
+    size_t produced = 0;
+    while (produced == 0 && !m_streamEnd) {
+        if (im.rawPos == im.rawLen) {
+            auto r = fillRaw();
+            if (!r) return r.error();
+            if (*r == 0) return Error{m_path + ": gzip stream truncated at byte " + std::to_string(m_rawRead)};
+        }
+        im.zs.next_in = im.raw.data() + im.rawPos;
+        im.zs.avail_in = unsigned(im.rawLen - im.rawPos);
+        im.zs.next_out = reinterpret_cast<unsigned char*>(dst);
+        im.zs.avail_out = unsigned(std::min<size_t>(cap, 1u << 30));
+        const int rc = inflate(&im.zs, Z_NO_FLUSH);
+        const size_t consumed = (im.rawLen - im.rawPos) - im.zs.avail_in;
+        im.rawPos += consumed;
+        produced = std::min<size_t>(cap, 1u << 30) - im.zs.avail_out;
+        if (rc == Z_STREAM_END) {
+            // Another gzip member may follow (files made with `cat a.gz b.gz`).
+            if (im.rawPos == im.rawLen) {
+                auto r = fillRaw();
+                if (!r) return r.error();
+            }
+            if (im.rawLen - im.rawPos == 0) m_streamEnd = true;
+            else inflateReset(&im.zs);
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            const uint64_t at = m_rawRead - (im.rawLen - im.rawPos);
+            return Error{m_path + ": corrupt gzip data near byte " + std::to_string(at) + ": " +
+                         (im.zs.msg ? im.zs.msg : "inflate error " + std::to_string(rc))};
+        }
+    }
+    return produced;
+}
+
+Result<std::string> ByteSource::contentHash() {
+    auto& im = *m_impl;
+    if (!im.finalHash.empty()) return im.finalHash;
+    while (!m_rawEof) {
+        auto r = fillRaw();
+        if (!r) return r.error();
+    }
+    im.rawPos = im.rawLen;  // nothing further is handed out after the hash is final
+    m_streamEnd = true;
+    im.finalHash = im.hash.finalHex();
+    return im.finalHash;
+}
+
+}  // namespace verdict::core

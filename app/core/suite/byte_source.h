@@ -1,0 +1,49 @@
+// Reads a file as a stream of bytes, decompressing gzip transparently, and hashes the raw file
+// bytes (SHA-256) on the way so a suite's content hash costs no second pass.
+//
+// Memory stays bounded (one raw chunk + one inflated chunk) whatever the file size.
+#pragma once
+
+#include <verdict/engine/result.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace verdict::core {
+
+class ByteSource {
+public:
+    ~ByteSource();
+    ByteSource(const ByteSource&) = delete;
+    ByteSource& operator=(const ByteSource&) = delete;
+
+    // Opens `path`. gzip is detected from the magic bytes 1F 8B (not the file name), and
+    // concatenated gzip members are read one after the other, like `zcat`.
+    static Result<std::unique_ptr<ByteSource>> open(const std::string& path);
+
+    // Reads up to `cap` bytes into `dst`; returns 0 at the end. Errors (I/O, corrupt gzip) name
+    // the file and the raw byte offset.
+    Result<size_t> read(char* dst, size_t cap);
+
+    bool isGzip() const { return m_gzip; }
+    uint64_t rawBytesRead() const { return m_rawRead; }  // bytes of the file consumed so far
+    uint64_t fileSize() const { return m_fileSize; }
+    // SHA-256 of all raw file bytes; reads the rest of the file first if the caller stopped early.
+    Result<std::string> contentHash();
+
+private:
+    ByteSource() = default;
+    Result<size_t> fillRaw();  // reads the next raw chunk into m_raw; 0 at end of file
+
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+    std::string m_path;
+    bool m_gzip = false;
+    bool m_rawEof = false;
+    bool m_streamEnd = false;  // gzip: finished the last member
+    uint64_t m_rawRead = 0;
+    uint64_t m_fileSize = 0;
+};
+
+}  // namespace verdict::core

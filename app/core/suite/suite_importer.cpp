@@ -1,0 +1,210 @@
+#include "core/suite/suite_importer.h"
+
+#include "core/suite/item_mapper.h"
+#include "core/suite/record_fields.h"
+#include "core/suite/record_reader.h"
+#include "core/suite/suite_shape.h"
+
+#include <filesystem>
+#include <unordered_set>
+
+namespace verdict::core {
+
+namespace {
+
+constexpr size_t kDetectRecords = 32;  // records looked at to decide the shape
+
+std::string stripExtensions(const std::string& path) {
+    std::filesystem::path p(path);
+    std::string name = p.filename().string();
+    for (const char* ext : {".gz", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt"}) {
+        const std::string e = ext;
+        if (name.size() > e.size() && fields::lowerAscii(name.substr(name.size() - e.size())) == e)
+            name.resize(name.size() - e.size());
+    }
+    return name;
+}
+
+std::string keysOf(const nlohmann::json& obj) {
+    std::string out;
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        if (!out.empty()) out += ", ";
+        out += it.key();
+        if (out.size() > 200) {
+            out += ", ...";
+            break;
+        }
+    }
+    return out;
+}
+
+class Collector {
+public:
+    Collector(ImportSummary& s, const ImportOptions& o) : m_s(s), m_o(o) {}
+
+    void reject(int line, std::string reason) {
+        ++m_s.rejectedCount;
+        if (m_s.rejected.size() < m_o.maxListedRejects) m_s.rejected.push_back({line, std::move(reason)});
+    }
+    void warn(int line, std::string message) {
+        ++m_s.warningCount;
+        if (m_s.warnings.size() < m_o.maxListedRejects) m_s.warnings.push_back({line, std::move(message)});
+    }
+    // Ids must be unique within a suite (the store keys results by them): a repeat is renamed.
+    void uniqueId(SuiteItem& item) {
+        const size_t h = std::hash<std::string>{}(item.id);
+        if (m_ids.insert(h).second) return;
+        const std::string renamed = item.id + "@" + std::to_string(item.sourceLine);
+        warn(item.sourceLine, "duplicate id '" + item.id + "' renamed to '" + renamed + "'");
+        item.id = renamed;
+        m_ids.insert(std::hash<std::string>{}(item.id));
+    }
+
+private:
+    ImportSummary& m_s;
+    const ImportOptions& m_o;
+    std::unordered_set<size_t> m_ids;
+};
+
+}  // namespace
+
+std::string categoryFromFileName(const std::string& path) {
+    std::string name = stripExtensions(path);
+    for (const char* split : {"_test", "_dev", "_val", "_validation", "_train"}) {
+        const std::string s = split;
+        if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
+            name.resize(name.size() - s.size());
+            break;
+        }
+    }
+    return name;
+}
+
+Result<ImportSummary> importSuiteStreaming(const std::string& path, const ImportOptions& options,
+                                           const SuiteItemCallback& onItem) {
+    ReaderOptions ro;
+    ro.formatHint = options.formatHint;
+    if (options.mapping)
+        for (const auto& [target, source] : options.mapping->entries) ro.headerNames.push_back(source.substr(0, source.find('.')));
+    auto reader = RecordReader::open(path, ro);
+    if (!reader) return reader.error();
+    RecordReader& rd = **reader;
+
+    ImportSummary summary;
+    summary.suiteName = options.name.empty() ? stripExtensions(path) : options.name;
+    summary.format = recordFormatName(rd.format());
+    summary.gzip = rd.isGzip();
+    Collector collect(summary, options);
+
+    // Look at the first records before deciding the shape; they are processed afterwards.
+    std::vector<RawRecord> head;
+    std::vector<nlohmann::json> sample;
+    bool ended = false;
+    while (sample.size() < kDetectRecords) {
+        RawRecord rec;
+        auto got = rd.next(rec);
+        if (!got) return got.error();
+        if (!*got) {
+            ended = true;
+            break;
+        }
+        if (rec.error.empty()) sample.push_back(rec.value);
+        head.push_back(std::move(rec));
+    }
+
+    MapContext ctx;
+    ctx.options = &options;
+    ctx.fileCategory = categoryFromFileName(path);
+    ctx.promptTemplate = options.promptTemplate;
+    if (ctx.promptTemplate.empty()) {  // a promptfoo config carries its prompts next to its tests
+        const auto& top = rd.topLevelValues();
+        if (auto it = top.find("prompts"); it != top.end() && it->is_array() && !it->empty() && (*it)[0].is_string()) {
+            const std::string first = (*it)[0].get<std::string>();
+            if (first.rfind("file://", 0) != 0) ctx.promptTemplate = first;
+        }
+    }
+    if (options.mapping) {
+        ctx.shape = SuiteShape::Mapped;
+    } else if (!options.shape.empty()) {
+        auto forced = shapeFromName(options.shape);
+        if (!forced || *forced == SuiteShape::Unknown || *forced == SuiteShape::Mapped)
+            return Error{"unknown suite shape '" + options.shape + "'"};
+        ctx.shape = *forced;
+    } else {
+        ctx.shape = detectShape(sample);
+        if (ctx.shape == SuiteShape::Unknown && !sample.empty())
+            return Error{path + ": cannot tell the suite's shape from the first records (keys: " + keysOf(sample.front()) +
+                         "); give a field mapping such as prompt=instruction,reference=output"};
+    }
+    summary.shape = shapeName(ctx.shape);
+    summary.defaultScorers = defaultScorers(ctx.shape, SuiteItem{});
+
+    bool stopped = false;
+    std::optional<std::vector<ScorerSpec>> defaultsCache[4];
+    auto process = [&](RawRecord& rec) {
+        if (!rec.error.empty()) {
+            collect.reject(rec.line, rec.error);
+            return;
+        }
+        MapOutcome m = mapRecord(rec.value, rec.line, ctx);
+        if (!m.ok) {
+            collect.reject(rec.line, m.reason);
+            return;
+        }
+        for (auto& w : m.warnings) collect.warn(rec.line, std::move(w));
+        collect.uniqueId(m.item);
+        if (options.fillDefaultScorers && m.item.scorers.empty()) {
+            // Defaults depend only on (shape, has choices+gold, has references): build each once.
+            const int key = (!m.item.choices.empty() && m.item.gold ? 1 : 0) | (m.item.references.empty() ? 0 : 2);
+            if (!defaultsCache[key]) defaultsCache[key] = defaultScorers(ctx.shape, m.item);
+            m.item.scorers = *defaultsCache[key];
+        }
+        ++summary.takenCount;
+        if (!onItem(std::move(m.item))) stopped = true;
+    };
+    for (auto& rec : head) {
+        if (stopped) break;
+        process(rec);
+    }
+    head.clear();
+    if (!ended) {
+        RawRecord rec;
+        while (!stopped) {
+            auto got = rd.next(rec);
+            if (!got) return got.error();
+            if (!*got) break;
+            process(rec);
+        }
+    }
+    summary.textBytes = rd.decodedBytesRead();
+    auto hash = rd.contentHash();
+    if (!hash) return hash.error();
+    summary.contentHash = *hash;
+    summary.fileBytes = rd.rawBytesRead();
+    return summary;
+}
+
+Result<ImportResult> importSuite(const std::string& path, const ImportOptions& options) {
+    std::vector<SuiteItem> items;
+    auto summary = importSuiteStreaming(path, options, [&](SuiteItem&& item) {
+        items.push_back(std::move(item));
+        return true;
+    });
+    if (!summary) return summary.error();
+    ImportResult r;
+    r.suiteName = std::move(summary->suiteName);
+    r.shape = std::move(summary->shape);
+    r.format = std::move(summary->format);
+    r.gzip = summary->gzip;
+    r.contentHash = std::move(summary->contentHash);
+    r.fileBytes = summary->fileBytes;
+    r.textBytes = summary->textBytes;
+    r.items = std::move(items);
+    r.rejected = std::move(summary->rejected);
+    r.rejectedCount = summary->rejectedCount;
+    r.warnings = std::move(summary->warnings);
+    r.defaultScorers = std::move(summary->defaultScorers);
+    return r;
+}
+
+}  // namespace verdict::core

@@ -1,0 +1,37 @@
+#include "arch/arch_registry.h"
+
+namespace verdict::arch {
+
+// Defined in the architecture files.
+const Architecture& llamaArchitecture();
+const Architecture& qwen2Architecture();
+
+namespace {
+const std::vector<const Architecture*>& all() {
+    static const std::vector<const Architecture*> kAll = {&llamaArchitecture(), &qwen2Architecture()};
+    return kAll;
+}
+}  // namespace
+
+const Architecture* findArchitecture(std::string_view name) {
+    for (const Architecture* a : all())
+        if (a->name == name) return a;
+    return nullptr;
+}
+
+std::vector<std::string> supportedArchitectures() {
+    std::vector<std::string> out;
+    for (const Architecture* a : all()) out.emplace_back(a->name);
+    return out;
+}
+
+Result<const Architecture*> architectureFor(const gguf::GgufFile& file) {
+    auto name = file.getString("general.architecture");
+    if (!name) return Error{file.path() + ": metadata key 'general.architecture' is missing or not a string"};
+    if (const Architecture* a = findArchitecture(*name)) return a;
+    std::string list;
+    for (const auto& n : supportedArchitectures()) list += (list.empty() ? "" : ", ") + n;
+    return Error{file.path() + ": unsupported architecture '" + *name + "' (supported: " + list + ")"};
+}
+
+}  // namespace verdict::arch

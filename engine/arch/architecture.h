@@ -1,0 +1,68 @@
+// The contract of one architecture: three steps, each a plain function, in one file per
+// architecture (arch/llama.cpp, arch/qwen2.cpp, ...), listed once in arch_registry.cpp.
+//
+//   1. readConfig   GGUF metadata -> ArchConfig (validated: a bad file is an Error, not a crash)
+//   2. bindWeights  declare every tensor (name, shape, required/optional) -> the arch's weights
+//   3. forward      one batch of tokens -> KV cache updated, logits of the requested rows
+//
+// createScratch sizes the activation buffers once per session, so the forward pass allocates
+// nothing per token.
+#pragma once
+
+#include "arch/arch_config.h"
+#include "arch/tensor_binder.h"
+#include "gguf/gguf_file.h"
+#include "verdict/engine/result.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+namespace verdict::cpu { class ThreadPool; }
+namespace verdict::session { class KvCache; }
+
+namespace verdict::arch {
+
+// The weights of a loaded model, as the architecture's forward pass wants them.
+struct ArchWeights {
+    virtual ~ArchWeights() = default;
+};
+
+// Per-session activation buffers, sized for nBatch tokens.
+struct ArchScratch {
+    virtual ~ArchScratch() = default;
+    virtual uint64_t bytes() const = 0;
+};
+
+// Called with every named intermediate when set (llama.cpp's tensor names: "attn_norm", "Qcur",
+// "kqv_out", "ffn_out", "l_out", "result_output" ...): rows x cols f32, row-major. layer is -1
+// for tensors outside the blocks. For comparing with a reference layer by layer.
+using DebugHook = std::function<void(std::string_view name, int layer, const float* data, int64_t rows, int64_t cols)>;
+
+struct ForwardBatch {
+    const int32_t* tokens = nullptr;  // [nTok] token ids, already checked to be < nVocab
+    int64_t nTok = 0;                 // <= the nBatch the scratch was created for
+    int64_t pos0 = 0;                 // position of tokens[0]; the cache holds positions < pos0
+    bool allLogits = false;           // logits for every token, else for the last one only
+    float* logits = nullptr;          // [allLogits ? nTok : 1][nVocab]; null: no output needed
+};
+
+struct ForwardContext {
+    const ArchConfig& cfg;
+    cpu::ThreadPool& pool;
+    session::KvCache& kv;
+    const DebugHook* debug = nullptr;  // optional
+};
+
+struct Architecture {
+    std::string_view name;  // general.architecture
+    Result<ArchConfig> (*readConfig)(const gguf::GgufFile& file);
+    Result<std::unique_ptr<ArchWeights>> (*bindWeights)(const ArchConfig& cfg, TensorBinder& binder);
+    Result<std::unique_ptr<ArchScratch>> (*createScratch)(const ArchConfig& cfg, int64_t nBatch, int64_t nCtx,
+                                                          int nThreads);
+    void (*forward)(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx,
+                    const ForwardBatch& batch);
+};
+
+}  // namespace verdict::arch

@@ -1,0 +1,288 @@
+#include "arch/decoder.h"
+
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/ops_activation.h"
+#include "backend/cpu/ops_attention.h"
+#include "backend/cpu/ops_norm.h"
+#include "backend/cpu/ops_rope.h"
+#include "backend/cpu/thread_pool.h"
+#include "session/kv_cache.h"
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+namespace verdict::arch {
+
+namespace {
+std::string blk(int64_t layer, const char* what) { return "blk." + std::to_string(layer) + "." + what; }
+}  // namespace
+
+Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& c, TensorBinder& b,
+                                                        const DecoderTensorRules& rules) {
+    auto w = std::make_unique<DecoderWeights>();
+    const int64_t E = c.nEmbd, V = c.nVocab;
+    const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK;
+    const int64_t vDim = c.nHeadKv * c.headDimV, oDim = c.nHead * c.headDimV;
+
+    b.matrix(w->tokEmbd, "token_embd.weight", {E, V});
+    b.vector(w->outputNorm, "output_norm.weight", E);
+    // Untied models have output.weight; without it the embedding matrix is reused (tied).
+    if (b.has("output.weight")) {
+        b.matrix(w->output, "output.weight", {E, V});
+    } else {
+        w->output = w->tokEmbd;
+        w->tiedOutput = true;
+    }
+    b.vector(w->ropeFreqs, "rope_freqs.weight", c.nRot / 2, Need::Optional);
+
+    w->layers.resize(static_cast<size_t>(c.nLayer));
+    for (int64_t il = 0; il < c.nLayer; ++il) {
+        DecoderLayerWeights& L = w->layers[static_cast<size_t>(il)];
+        b.vector(L.attnNorm, blk(il, "attn_norm.weight"), E);
+        b.matrix(L.wq, blk(il, "attn_q.weight"), {E, qDim});
+        b.matrix(L.wk, blk(il, "attn_k.weight"), {E, kDim});
+        b.matrix(L.wv, blk(il, "attn_v.weight"), {E, vDim});
+        b.matrix(L.wo, blk(il, "attn_output.weight"), {oDim, E});
+        b.vector(L.bq, blk(il, "attn_q.bias"), qDim, rules.qkvBias);
+        b.vector(L.bk, blk(il, "attn_k.bias"), kDim, rules.qkvBias);
+        b.vector(L.bv, blk(il, "attn_v.bias"), vDim, rules.qkvBias);
+        b.vector(L.bo, blk(il, "attn_output.bias"), E, Need::Optional);
+        b.vector(L.ffnNorm, blk(il, "ffn_norm.weight"), E);
+        if (c.nExpert == 0) {
+            b.matrix(L.ffnGate, blk(il, "ffn_gate.weight"), {E, c.nFf});
+            b.matrix(L.ffnUp, blk(il, "ffn_up.weight"), {E, c.nFf});
+            b.matrix(L.ffnDown, blk(il, "ffn_down.weight"), {c.nFf, E});
+            continue;
+        }
+        if (!b.has(blk(il, "ffn_gate_exps.weight")) && b.has(blk(il, "ffn_gate.0.weight"))) {
+            b.fail("layer " + std::to_string(il)
+                   + " stores one tensor per expert (blk.N.ffn_gate.E.weight, an old Mixtral GGUF layout); "
+                     "re-convert the model with a current converter (merged ffn_*_exps tensors)");
+            break;
+        }
+        const int64_t F = c.nFfExp, X = c.nExpert;
+        b.matrix(L.ffnGateInp, blk(il, "ffn_gate_inp.weight"), {E, X});
+        b.matrix(L.ffnGateExps, blk(il, "ffn_gate_exps.weight"), {E, F, X});
+        b.matrix(L.ffnUpExps, blk(il, "ffn_up_exps.weight"), {E, F, X});
+        b.matrix(L.ffnDownExps, blk(il, "ffn_down_exps.weight"), {F, E, X});
+    }
+    if (auto r = b.finish(); !r) return r.error();
+    return std::unique_ptr<ArchWeights>(std::move(w));
+}
+
+uint64_t DecoderScratch::bytes() const {
+    uint64_t n = 0;
+    for (const auto* v : {&inpL, &cur, &q, &k, &v, &kqv, &attnOut, &ffnInp, &ffnGate, &ffnUp, &ffnOut, &ropeTable,
+                          &attnWork, &routerLogits, &expertWeights, &moeX, &moeDown, &expertOut, &outNorm})
+        n += v->size() * sizeof(float);
+    n += (selected.size() + gatherSlot.size()) * sizeof(int32_t);
+    return n;
+}
+
+Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, int64_t nBatch, int64_t nCtx,
+                                                          int nThreads) {
+    auto s = std::make_unique<DecoderScratch>();
+    const auto B = static_cast<size_t>(nBatch);
+    const auto E = static_cast<size_t>(c.nEmbd);
+    const auto ff = static_cast<size_t>(std::max(c.nFf, c.nExpert > 0 ? c.nFfExp : 0));
+    try {
+        s->nBatch = nBatch;
+        s->inpL.allocate(B * E);
+        s->cur.allocate(B * E);
+        s->q.allocate(B * static_cast<size_t>(c.nHead * c.headDimK));
+        s->k.allocate(B * static_cast<size_t>(c.nHeadKv * c.headDimK));
+        s->v.allocate(B * static_cast<size_t>(c.nHeadKv * c.headDimV));
+        s->kqv.allocate(B * static_cast<size_t>(c.nHead * c.headDimV));
+        s->attnOut.allocate(B * E);
+        s->ffnInp.allocate(B * E);
+        s->ffnGate.allocate(B * ff);
+        s->ffnUp.allocate(B * ff);
+        s->ffnOut.allocate(B * E);
+        s->ropeTable.allocate(B * static_cast<size_t>(std::max(c.nRot, 2)));
+        cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, nCtx, 1.0f, false};
+        s->attnWork.allocate(static_cast<size_t>(nThreads * cpu::attentionScratchFloats(shape)));
+        if (c.nExpert > 0) {
+            const auto X = static_cast<size_t>(c.nExpert), U = static_cast<size_t>(c.nExpertUsed);
+            s->routerLogits.allocate(B * X);
+            s->selected.allocate(B * U);
+            s->expertWeights.allocate(B * U);
+            s->gatherSlot.allocate(B);
+            s->moeX.allocate(B * E);
+            s->moeDown.allocate(B * E);
+            s->expertOut.allocate(B * U * E);
+        }
+        s->outNorm.allocate(B * E);
+    } catch (const std::bad_alloc&) {
+        return Error{"cannot allocate activation buffers for a batch of " + std::to_string(nBatch) + " tokens"};
+    }
+    return std::unique_ptr<ArchScratch>(std::move(s));
+}
+
+void dump(const ForwardContext& ctx, std::string_view name, int layer, const float* data, int64_t rows, int64_t cols) {
+    if (ctx.debug && *ctx.debug) (*ctx.debug)(name, layer, data, rows, cols);
+}
+
+void embedTokens(const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out) {
+    const int64_t E = tokEmbd.cols();
+    for (int64_t t = 0; t < nTok; ++t) cpu::dequantizeRow(tokEmbd.type, tokEmbd.row(tokens[t]), out + t * E, E);
+}
+
+void project(const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y, cpu::ThreadPool& pool) {
+    if (nTok <= 0) return;
+    cpu::matmul(w.type, w.data, w.rows(), w.cols(), x, nTok, y, w.rows(), pool);
+    if (bias && bias->present())
+        for (int64_t t = 0; t < nTok; ++t) addRows(y + t * w.rows(), bias->data, y + t * w.rows(), w.rows());
+}
+
+void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos0, int64_t nTok, float* table) {
+    if (cfg.nRot == 0) return;
+    const cpu::RopeParams p = cfg.ropeParams(freqFactors.present() ? freqFactors.data : nullptr);
+    for (int64_t t = 0; t < nTok; ++t) cpu::ropeTable(p, static_cast<int32_t>(pos0 + t), table + t * cfg.nRot);
+}
+
+void ropeRows(const ArchConfig& cfg, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table) {
+    if (cfg.nRot == 0) return;
+    for (int64_t t = 0; t < nTok; ++t)
+        cpu::applyRope(cfg.ropeMode, x + t * nHead * headDim, nHead, headDim, cfg.nRot, table + t * cfg.nRot);
+}
+
+void addRows(const float* a, const float* b, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+int64_t lastLayerRowBegin(const ForwardBatch& b) {
+    if (!b.logits) return b.nTok;
+    return b.allLogits ? 0 : b.nTok - 1;
+}
+
+void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int64_t pos0, int64_t rowBegin,
+                   int64_t nTok) {
+    const ArchConfig& c = ctx.cfg;
+    const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, ctx.kv.capacity(), c.kqScale(),
+                                    ctx.kv.f16()};
+    cpu::attention(shape, s.q.data() + rowBegin * c.nHead * c.headDimK, ctx.kv.k(layer), ctx.kv.v(layer),
+                   nTok - rowBegin, pos0 + rowBegin, s.kqv.data() + rowBegin * c.nHead * c.headDimV,
+                   s.attnWork.data(), ctx.pool);
+}
+
+void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, int layer,
+                    const ForwardBatch& b, int64_t rowBegin) {
+    const ArchConfig& c = ctx.cfg;
+    const int64_t n = b.nTok, E = c.nEmbd;
+    const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK, vDim = c.nHeadKv * c.headDimV;
+    const int64_t oDim = c.nHead * c.headDimV;
+    cpu::rmsNormRows(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
+    dump(ctx, "attn_norm", layer, s.cur.data(), n, E);
+
+    project(L.wk, &L.bk, s.cur.data(), n, s.k.data(), ctx.pool);
+    project(L.wv, &L.bv, s.cur.data(), n, s.v.data(), ctx.pool);
+    ropeRows(c, s.k.data(), n, c.nHeadKv, c.headDimK, s.ropeTable.data());
+    dump(ctx, "Kcur", layer, s.k.data(), n, kDim);
+    dump(ctx, "Vcur", layer, s.v.data(), n, vDim);
+    ctx.kv.store(layer, b.pos0, n, s.k.data(), s.v.data());
+    if (rowBegin >= n) return;
+
+    const int64_t rows = n - rowBegin;
+    float* q = s.q.data() + rowBegin * qDim;
+    project(L.wq, &L.bq, s.cur.data() + rowBegin * E, rows, q, ctx.pool);
+    ropeRows(c, q, rows, c.nHead, c.headDimK, s.ropeTable.data() + rowBegin * c.nRot);
+    dump(ctx, "Qcur", layer, q, rows, qDim);
+
+    selfAttention(ctx, s, layer, b.pos0, rowBegin, n);
+    dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * oDim, rows, oDim);
+    project(L.wo, &L.bo, s.kqv.data() + rowBegin * oDim, rows, s.attnOut.data() + rowBegin * E, ctx.pool);
+    dump(ctx, "attn_out", layer, s.attnOut.data() + rowBegin * E, rows, E);
+}
+
+namespace {
+void swigluRows(cpu::ThreadPool& pool, float* gate, const float* up, int64_t n) {
+    pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { cpu::swigluInPlace(gate + b, up + b, e - b); });
+}
+}  // namespace
+
+void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
+                 int64_t nTok, float* out, int layer) {
+    const int64_t F = ctx.cfg.nFf;
+    project(L.ffnUp, nullptr, x, nTok, s.ffnUp.data(), ctx.pool);
+    project(L.ffnGate, nullptr, x, nTok, s.ffnGate.data(), ctx.pool);
+    swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), nTok * F);
+    dump(ctx, "ffn_gate_par", layer, s.ffnGate.data(), nTok, F);
+    project(L.ffnDown, nullptr, s.ffnGate.data(), nTok, out, ctx.pool);
+}
+
+void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
+               int64_t nTok, float* out, int layer) {
+    const ArchConfig& c = ctx.cfg;
+    const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed, F = c.nFfExp;
+
+    // Routing: softmax over the router logits, top-k, weights renormalised over the chosen k.
+    project(L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data(), ctx.pool);
+    dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
+    for (int64_t t = 0; t < nTok; ++t) {
+        float* probs = s.routerLogits.data() + t * X;
+        cpu::softmaxRow(probs, X, 1.0f);
+        int32_t* sel = s.selected.data() + t * U;
+        float* wts = s.expertWeights.data() + t * U;
+        // Partial selection sort, highest probability first, lowest id wins ties.
+        for (int64_t slot = 0; slot < U; ++slot) {
+            int32_t best = -1;
+            for (int32_t e = 0; e < X; ++e) {
+                bool taken = false;
+                for (int64_t j = 0; j < slot; ++j) taken |= sel[j] == e;
+                if (!taken && (best < 0 || probs[e] > probs[best])) best = e;
+            }
+            sel[slot] = best;
+            wts[slot] = probs[best];
+        }
+        double sum = 0.0;
+        for (int64_t slot = 0; slot < U; ++slot) sum += wts[slot];
+        const float fsum = static_cast<float>(sum);
+        for (int64_t slot = 0; slot < U; ++slot) wts[slot] /= fsum;
+    }
+
+    // Each expert runs once over the rows routed to it (a batched matmul per expert).
+    for (int32_t e = 0; e < X; ++e) {
+        int64_t m = 0;
+        for (int64_t t = 0; t < nTok; ++t)
+            for (int64_t slot = 0; slot < U; ++slot)
+                if (s.selected[t * U + slot] == e) {
+                    s.gatherSlot[m] = static_cast<int32_t>(t * U + slot);
+                    std::copy_n(x + t * E, E, s.moeX.data() + m * E);
+                    ++m;
+                }
+        if (m == 0) continue;
+        cpu::matmul(L.ffnUpExps.type, L.ffnUpExps.matrix(e), F, E, s.moeX.data(), m, s.ffnUp.data(), F, ctx.pool);
+        cpu::matmul(L.ffnGateExps.type, L.ffnGateExps.matrix(e), F, E, s.moeX.data(), m, s.ffnGate.data(), F,
+                    ctx.pool);
+        swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), m * F);
+        cpu::matmul(L.ffnDownExps.type, L.ffnDownExps.matrix(e), E, F, s.ffnGate.data(), m, s.moeDown.data(), E,
+                    ctx.pool);
+        for (int64_t i = 0; i < m; ++i) {
+            const int64_t slotIndex = s.gatherSlot[i];
+            const float wgt = s.expertWeights[slotIndex];
+            const float* src = s.moeDown.data() + i * E;
+            float* dst = s.expertOut.data() + slotIndex * E;
+            for (int64_t j = 0; j < E; ++j) dst[j] = src[j] * wgt;
+        }
+    }
+    // Sum the weighted expert outputs in rank order (as llama.cpp adds its views).
+    for (int64_t t = 0; t < nTok; ++t) {
+        float* o = out + t * E;
+        std::copy_n(s.expertOut.data() + t * U * E, E, o);
+        for (int64_t slot = 1; slot < U; ++slot) addRows(o, s.expertOut.data() + (t * U + slot) * E, o, E);
+    }
+}
+
+void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScratch& s, int64_t rowBegin,
+                int64_t nTok, float* logits) {
+    const ArchConfig& c = ctx.cfg;
+    const int64_t rows = nTok - rowBegin;
+    if (rows <= 0) return;
+    cpu::rmsNormRows(s.inpL.data() + rowBegin * c.nEmbd, w.outputNorm.data, s.outNorm.data(), rows, c.nEmbd, c.rmsEps);
+    dump(ctx, "result_norm", -1, s.outNorm.data(), rows, c.nEmbd);
+    project(w.output, nullptr, s.outNorm.data(), rows, logits, ctx.pool);
+    dump(ctx, "result_output", -1, logits, rows, c.nVocab);
+}
+
+}  // namespace verdict::arch

@@ -1,0 +1,163 @@
+// Building blocks shared by the llama-family decoders (llama, mistral, mixtral, qwen2): their
+// weights, their activation buffers and the steps of their forward pass. An architecture file
+// declares which tensors exist and strings these steps together in its own forward function.
+//
+// Shapes use ggml order for weights ([in, out] = ne0, ne1) and row-major [rows][cols] for
+// activations, rows = tokens of the batch.
+#pragma once
+
+#include "arch/architecture.h"
+#include "arch/weight.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace verdict::arch {
+
+struct DecoderLayerWeights {
+    VecWeight attnNorm;    // [n_embd]                          blk.N.attn_norm.weight
+    Weight wq;             // [n_embd, n_head*head_dim_k]       blk.N.attn_q.weight
+    Weight wk;             // [n_embd, n_head_kv*head_dim_k]    blk.N.attn_k.weight
+    Weight wv;             // [n_embd, n_head_kv*head_dim_v]    blk.N.attn_v.weight
+    Weight wo;             // [n_head*head_dim_v, n_embd]       blk.N.attn_output.weight
+    VecWeight bq, bk, bv;  // [rows of wq / wk / wv]            optional biases (qwen2: required)
+    VecWeight bo;          // [n_embd]                          optional
+    VecWeight ffnNorm;     // [n_embd]                          blk.N.ffn_norm.weight
+    // dense SwiGLU (n_expert == 0)
+    Weight ffnGate;        // [n_embd, n_ff]
+    Weight ffnUp;          // [n_embd, n_ff]
+    Weight ffnDown;        // [n_ff, n_embd]
+    // mixture of experts (n_expert > 0)
+    Weight ffnGateInp;     // [n_embd, n_expert]                router
+    Weight ffnGateExps;    // [n_embd, n_ff_exp, n_expert]
+    Weight ffnUpExps;      // [n_embd, n_ff_exp, n_expert]
+    Weight ffnDownExps;    // [n_ff_exp, n_embd, n_expert]
+};
+
+struct DecoderWeights : ArchWeights {
+    Weight tokEmbd;        // [n_embd, n_vocab]                 token_embd.weight
+    VecWeight outputNorm;  // [n_embd]                          output_norm.weight
+    Weight output;         // [n_embd, n_vocab]                 output.weight, or token_embd when tied
+    bool tiedOutput = false;
+    VecWeight ropeFreqs;   // [n_rot/2] optional per-pair frequency divisors (Llama 3.1)
+    std::vector<DecoderLayerWeights> layers;
+};
+
+// What a llama-family file must provide beyond the common tensors.
+struct DecoderTensorRules {
+    Need qkvBias = Need::Optional;  // qwen2: required
+};
+
+// Declares every tensor of a llama-family decoder (dense or MoE from cfg.nExpert).
+Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& cfg, TensorBinder& b,
+                                                        const DecoderTensorRules& rules);
+
+// An uninitialised array: pages are touched only when a forward pass writes them, so a session
+// made for 512-token batches costs resident memory only for the batch sizes it actually runs.
+template <class T>
+class ScratchBuffer {
+public:
+    void allocate(size_t n) {  // throws std::bad_alloc (caught by createDecoderScratch)
+        m_data = std::make_unique_for_overwrite<T[]>(n);
+        m_size = n;
+    }
+    T* data() { return m_data.get(); }
+    const T* data() const { return m_data.get(); }
+    size_t size() const { return m_size; }
+    T& operator[](size_t i) { return m_data[i]; }
+    const T& operator[](size_t i) const { return m_data[i]; }
+
+private:
+    std::unique_ptr<T[]> m_data;
+    size_t m_size = 0;
+};
+
+// Activation buffers, [nBatch][...] each; names follow llama.cpp's graph.
+struct DecoderScratch : ArchScratch {
+    int64_t nBatch = 0;
+    ScratchBuffer<float> inpL;      // [nBatch][n_embd]   residual stream (layer input / l_out)
+    ScratchBuffer<float> cur;       // [nBatch][n_embd]   attn_norm / ffn_norm output
+    ScratchBuffer<float> q;         // [nBatch][n_head*head_dim_k]     Qcur (after rope)
+    ScratchBuffer<float> k;         // [nBatch][n_head_kv*head_dim_k]  Kcur (after rope)
+    ScratchBuffer<float> v;         // [nBatch][n_head_kv*head_dim_v]  Vcur
+    ScratchBuffer<float> kqv;       // [nBatch][n_head*head_dim_v]     kqv_out (attention, per head)
+    ScratchBuffer<float> attnOut;   // [nBatch][n_embd]   attn_output projection
+    ScratchBuffer<float> ffnInp;    // [nBatch][n_embd]   attention residual
+    ScratchBuffer<float> ffnGate;   // [nBatch][max(n_ff, n_ff_exp)]
+    ScratchBuffer<float> ffnUp;     // [nBatch][max(n_ff, n_ff_exp)]
+    ScratchBuffer<float> ffnOut;    // [nBatch][n_embd]
+    ScratchBuffer<float> ropeTable; // [nBatch][n_rot]    (cos, sin) per position
+    ScratchBuffer<float> attnWork;  // [nThreads][attentionScratchFloats]
+    // MoE routing and per-expert gathers
+    ScratchBuffer<float> routerLogits;    // [nBatch][n_expert]   ffn_moe_logits -> probs
+    ScratchBuffer<int32_t> selected;      // [nBatch][n_expert_used] expert ids, best first
+    ScratchBuffer<float> expertWeights;   // [nBatch][n_expert_used] renormalised gate weights
+    ScratchBuffer<int32_t> gatherSlot;    // [nBatch]  (token*n_expert_used + slot) of each gathered row
+    ScratchBuffer<float> moeX;            // [nBatch][n_embd]  rows routed to one expert
+    ScratchBuffer<float> moeDown;         // [nBatch][n_embd]
+    ScratchBuffer<float> expertOut;       // [nBatch*n_expert_used][n_embd] weighted expert outputs
+    ScratchBuffer<float> outNorm;         // [nBatch][n_embd]  result_norm
+
+    uint64_t bytes() const override;
+};
+
+Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& cfg, int64_t nBatch, int64_t nCtx,
+                                                          int nThreads);
+
+// --- steps of the forward pass -------------------------------------------------------------------
+
+// Calls the debug hook if one is set.
+void dump(const ForwardContext& ctx, std::string_view name, int layer, const float* data, int64_t rows,
+          int64_t cols);
+
+// out[t] = row tokens[t] of the embedding matrix, dequantized to f32.
+void embedTokens(const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out);
+
+// y[t] = W x[t] (+ bias): y is [nTok][w.rows()], x is [nTok][w.cols()].
+void project(const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y, cpu::ThreadPool& pool);
+
+// (cos, sin) tables for positions pos0 .. pos0+nTok-1 into table [nTok][n_rot].
+void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos0, int64_t nTok, float* table);
+
+// Rotates x [nTok][nHead*headDim] in place with the tables.
+void ropeRows(const ArchConfig& cfg, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table);
+
+// y[i] = a[i] + b[i] over n elements (y may alias a or b).
+void addRows(const float* a, const float* b, float* y, int64_t n);
+
+// Self-attention of rows [rowBegin, nTok) of the batch against the cache (which already holds the
+// batch's keys and values): s.q -> s.kqv rows rowBegin ..
+void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int64_t pos0, int64_t rowBegin,
+                   int64_t nTok);
+
+// Dense SwiGLU: out = down(silu(gate x) * up x).   x, out: [nTok][n_embd]
+void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
+                 int64_t nTok, float* out, int layer);
+
+// Mixtral-style MoE (llama.cpp build_moe_ffn, softmax gating, weights renormalised over the top-k):
+// probs = softmax(router x); experts = top-k(probs), lowest id first on ties; w = probs[experts] /
+// sum; out = sum over slots in rank order of w_slot * down_e(silu(gate_e x) * up_e x).
+void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
+               int64_t nTok, float* out, int layer);
+
+// Final RMSNorm and output projection of rows [rowBegin, nTok) of the residual stream into logits.
+void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScratch& s, int64_t rowBegin,
+                int64_t nTok, float* logits);
+
+// The attention half of a pre-norm block, llama.cpp's names in brackets:
+//   cur = rmsnorm(inpL) * attn_norm                 [attn_norm]
+//   q, k, v = wq cur (+bq), wk cur (+bk), wv cur (+bv)   [Qcur, Kcur, Vcur]
+//   q, k = rope(q), rope(k); cache <- k, v
+//   kqv = attention(q, cache)                      [kqv_out]
+//   attnOut = wo kqv (+bo)                         [attn_out]
+// Keys and values are computed for every row; queries and everything after only for rows
+// [rowBegin, nTok) (the last layer needs only the rows whose logits are wanted).
+void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, int layer,
+                    const ForwardBatch& b, int64_t rowBegin);
+
+// Which rows the last layer must finish: all for allLogits, the last one when logits are wanted,
+// none (returns nTok) when the batch only fills the cache.
+int64_t lastLayerRowBegin(const ForwardBatch& b);
+
+}  // namespace verdict::arch

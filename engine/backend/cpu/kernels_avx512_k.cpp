@@ -1,0 +1,311 @@
+// AVX-512 (VNNI) kernels for the K-quants Q2_K, Q3_K, Q4_K, Q5_K, Q6_K x Q8_K activations.
+//
+// Per super-block (256 weights) a row unpacks into 4 zmm of unsigned quants q[z] (64 each) and 4
+// zmm of 16-bit sub-block scales sc[z] (one scale per 32-bit lane), in the order the activation
+// quants were stored (act_layout.h KOrder). vpmaddubsw multiplies quants by activations into
+// pairs of words and vpdpwssd multiplies those by the sub-block scales into 32-bit lanes. The
+// weights' offset (Q3_K q - 4, Q6_K q - 32) is removed in the same integer sum via the
+// activation's 16-element sums (bsums); the mins of Q2_K / Q4_K / Q5_K (scaled by dmin, not d)
+// get their own FMA.
+#include "backend/cpu/act_layout.h"
+#include "backend/cpu/kernels_x86.h"
+#include "tensor/block_formats.h"
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+// GCC 12 reports -W(maybe-)uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_*).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c,bmi,bmi2")
+
+#include "backend/cpu/simd_x86.h"
+
+namespace verdict::cpu::avx512 {
+namespace {
+
+using namespace verdict::cpu::simd;
+
+constexpr uint32_t kM1 = 0x3f3f3f3f, kM2 = 0x0f0f0f0f, kM3 = 0x03030303;
+
+// Word-index tables for vpermw: which sub-block scale each 16-bit lane of q[z] needs.
+alignas(64) constexpr uint16_t kIdxK4[4][32] = {  // Q4_K / Q5_K: q[z] = sub-blocks (z/2)*4 + z%2, +2
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3},
+    {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6},
+    {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7},
+};
+alignas(64) constexpr uint16_t kIdxMinK4[32] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+                                                8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
+alignas(64) constexpr uint16_t kIdxK6[4][32] = {  // Q6_K: q[z] = elements 64z.., sub-blocks 4z..4z+3
+    {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+    {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7},
+    {8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
+    {12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15},
+};
+alignas(64) constexpr uint16_t kIdxK3[4][32] = {  // Q2_K / Q3_K: q[s] = sub-blocks 2s, 2s+1, 8+2s, 9+2s
+    {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9},
+    {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
+    {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13},
+    {6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15},
+};
+
+static inline __m512i loadIdx(const uint16_t* p) { return _mm512_load_si512(p); }
+
+struct Unpacked {
+    __m512i q[4];
+    __m512i sc[4];
+    __m512i extra;  // offset scales (Q3_K / Q6_K, x bsums) or mins (Q2_K / Q4_K / Q5_K, x bsums)
+    float d;
+    float dmin;
+};
+
+static inline void halves(const uint8_t* p, float& a, float& b) {
+    const __m128 f = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(loadU32(p))));
+    a = _mm_cvtss_f32(f);
+    b = _mm_cvtss_f32(_mm_movehdup_ps(f));
+}
+
+// 8 6-bit scales and mins of Q4_K / Q5_K -> sc[z] and the mins words (m_j twice, for bsums pairs).
+static inline void scalesK4(const uint8_t* s, Unpacked& u) {
+    const uint32_t w0 = loadU32(s), w1 = loadU32(s + 4), w2 = loadU32(s + 8);
+    const uint64_t sc8 = (w0 & kM1) | static_cast<uint64_t>((w2 & kM2) | (((w0 >> 6) & kM3) << 4)) << 32;
+    const uint64_t m8 = (w1 & kM1) | static_cast<uint64_t>(((w2 >> 4) & kM2) | (((w1 >> 6) & kM3) << 4)) << 32;
+    const __m512i scw = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_cvtsi64_si128(static_cast<long long>(sc8))));
+    const __m512i mw = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_cvtsi64_si128(static_cast<long long>(m8))));
+    for (int z = 0; z < 4; ++z) u.sc[z] = _mm512_permutexvar_epi16(loadIdx(kIdxK4[z]), scw);
+    u.extra = _mm512_permutexvar_epi16(loadIdx(kIdxMinK4), mw);
+}
+
+struct DecQ4_K {
+    static constexpr size_t kBlock = 144;
+    static constexpr bool kMin = true;
+    static constexpr KOrder kOrder = KOrder::P64;
+    static inline void decode(const uint8_t* p, Unpacked& u) {
+        halves(p, u.d, u.dmin);
+        scalesK4(p + 4, u);
+        const __m512i m4 = _mm512_set1_epi8(0x0F);
+        const __m512i q0 = _mm512_loadu_si512(p + 16), q1 = _mm512_loadu_si512(p + 80);
+        u.q[0] = _mm512_and_si512(q0, m4);
+        u.q[1] = _mm512_and_si512(_mm512_srli_epi16(q0, 4), m4);
+        u.q[2] = _mm512_and_si512(q1, m4);
+        u.q[3] = _mm512_and_si512(_mm512_srli_epi16(q1, 4), m4);
+    }
+};
+
+struct DecQ5_K {
+    static constexpr size_t kBlock = 176;
+    static constexpr bool kMin = true;
+    static constexpr KOrder kOrder = KOrder::P64;
+    static inline void decode(const uint8_t* p, Unpacked& u) {
+        halves(p, u.d, u.dmin);
+        scalesK4(p + 4, u);
+        const __m512i m4 = _mm512_set1_epi8(0x0F), b4 = _mm512_set1_epi8(0x10);
+        const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16));
+        // hb0 bit 0 = 5th bit of q[0], bit 1 of q[1]; hb1 likewise for q[2], q[3].
+        const __m512i hb0 = _mm512_inserti64x4(_mm512_castsi256_si512(qh), _mm256_srli_epi16(qh, 2), 1);
+        const __m512i hb1 = _mm512_srli_epi16(hb0, 4);
+        const __m512i q0 = _mm512_loadu_si512(p + 48), q1 = _mm512_loadu_si512(p + 112);
+        u.q[0] = _mm512_or_si512(_mm512_and_si512(q0, m4), _mm512_and_si512(_mm512_slli_epi16(hb0, 4), b4));
+        u.q[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(q0, 4), m4),
+                                 _mm512_and_si512(_mm512_slli_epi16(hb0, 3), b4));
+        u.q[2] = _mm512_or_si512(_mm512_and_si512(q1, m4), _mm512_and_si512(_mm512_slli_epi16(hb1, 4), b4));
+        u.q[3] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(q1, 4), m4),
+                                 _mm512_and_si512(_mm512_slli_epi16(hb1, 3), b4));
+    }
+};
+
+struct DecQ6_K {
+    static constexpr size_t kBlock = 210;
+    static constexpr bool kMin = false;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void decode(const uint8_t* p, Unpacked& u) {
+        u.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 208))));
+        u.dmin = 0;
+        const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+        for (int h = 0; h < 2; ++h) {
+            const __m512i ql = _mm512_loadu_si512(p + 64 * h);
+            const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 128 + 32 * h));
+            const __m512i hq = _mm512_inserti64x4(_mm512_castsi256_si512(qh), _mm256_srli_epi16(qh, 2), 1);
+            u.q[2 * h] = _mm512_or_si512(_mm512_and_si512(ql, m4), _mm512_and_si512(_mm512_slli_epi16(hq, 4), m30));
+            u.q[2 * h + 1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), m4), _mm512_and_si512(hq, m30));
+        }
+        const __m512i scw = _mm512_zextsi256_si512(
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 192))));
+        for (int z = 0; z < 4; ++z) u.sc[z] = _mm512_permutexvar_epi16(loadIdx(kIdxK6[z]), scw);
+        u.extra = _mm512_slli_epi16(_mm512_sub_epi16(_mm512_setzero_si512(), scw), 5);  // -32 * sc
+    }
+};
+
+struct DecQ3_K {
+    static constexpr size_t kBlock = 110;
+    static constexpr bool kMin = false;
+    static constexpr KOrder kOrder = KOrder::P32x;
+    static inline void decode(const uint8_t* p, Unpacked& u) {
+        u.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 108))));
+        u.dmin = 0;
+        const uint32_t w0 = loadU32(p + 96), w1 = loadU32(p + 100), w2 = loadU32(p + 104);
+        const __m128i sc8 = _mm_setr_epi32(static_cast<int>((w0 & kM2) | ((w2 & kM3) << 4)),
+                                           static_cast<int>((w1 & kM2) | (((w2 >> 2) & kM3) << 4)),
+                                           static_cast<int>(((w0 >> 4) & kM2) | (((w2 >> 4) & kM3) << 4)),
+                                           static_cast<int>(((w1 >> 4) & kM2) | (((w2 >> 6) & kM3) << 4)));
+        const __m512i scw = _mm512_zextsi256_si512(_mm256_cvtepi8_epi16(_mm_sub_epi8(sc8, _mm_set1_epi8(32))));
+        for (int s = 0; s < 4; ++s) u.sc[s] = _mm512_permutexvar_epi16(loadIdx(kIdxK3[s]), scw);
+        u.extra = _mm512_slli_epi16(_mm512_sub_epi16(_mm512_setzero_si512(), scw), 2);  // -4 * sc
+        const __m512i m3 = _mm512_set1_epi8(3), b2 = _mm512_set1_epi8(4);
+        const __m512i qz = _mm512_loadu_si512(p + 32);
+        const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        const __m512i hz = _mm512_inserti64x4(_mm512_castsi256_si512(hm), _mm256_srli_epi16(hm, 4), 1);
+        u.q[0] = _mm512_or_si512(_mm512_and_si512(qz, m3), _mm512_and_si512(_mm512_slli_epi16(hz, 2), b2));
+        u.q[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(qz, 2), m3),
+                                 _mm512_and_si512(_mm512_slli_epi16(hz, 1), b2));
+        u.q[2] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(qz, 4), m3), _mm512_and_si512(hz, b2));
+        u.q[3] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(qz, 6), m3),
+                                 _mm512_and_si512(_mm512_srli_epi16(hz, 1), b2));
+    }
+};
+
+struct DecQ2_K {
+    static constexpr size_t kBlock = 84;
+    static constexpr bool kMin = true;
+    static constexpr KOrder kOrder = KOrder::P32x;
+    static inline void decode(const uint8_t* p, Unpacked& u) {
+        halves(p + 80, u.d, u.dmin);
+        const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i m4x = _mm_set1_epi8(0x0F);
+        const __m512i scw = _mm512_zextsi256_si512(_mm256_cvtepu8_epi16(_mm_and_si128(s, m4x)));
+        u.extra = _mm512_zextsi256_si512(_mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), m4x)));
+        for (int z = 0; z < 4; ++z) u.sc[z] = _mm512_permutexvar_epi16(loadIdx(kIdxK3[z]), scw);
+        const __m512i m3 = _mm512_set1_epi8(3);
+        const __m512i qz = _mm512_loadu_si512(p + 16);
+        u.q[0] = _mm512_and_si512(qz, m3);
+        u.q[1] = _mm512_and_si512(_mm512_srli_epi16(qz, 2), m3);
+        u.q[2] = _mm512_and_si512(_mm512_srli_epi16(qz, 4), m3);
+        u.q[3] = _mm512_and_si512(_mm512_srli_epi16(qz, 6), m3);
+    }
+};
+
+template <class Dec>
+static inline void accumulate(const Unpacked& u, const ActSuper& A, __m512& acc) {
+    __m512i isum = _mm512_setzero_si512();
+    for (int z = 0; z < 4; ++z)
+        isum = _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(u.q[z], _mm512_load_si512(A.qs + 64 * z)), u.sc[z]);
+    const __m512i bs = _mm512_load_si512(A.bsums);
+    if constexpr (!Dec::kMin) isum = _mm512_dpwssd_epi32(isum, u.extra, bs);
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(u.d * A.d), acc);
+    if constexpr (Dec::kMin)
+        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(u.extra, bs)), _mm512_set1_ps(-u.dmin * A.d), acc);
+}
+
+// R rows x T tokens. Rows are unpacked one at a time (an unpacked super-block is 9 zmm) and
+// used for all T tokens; the activations come from L1.
+template <class Dec, int R, int T>
+void tile(const MatmulArgs& a, int64_t r, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    __m512 acc[R][T];
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < T; ++j) acc[i][j] = _mm512_setzero_ps();
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        for (int i = 0; i < R; ++i) {
+            const uint8_t* wp = a.W + (r + i) * a.rowBytes + sb * Dec::kBlock;
+            if constexpr (T == 1) prefetchSpan(wp + R * a.rowBytes, Dec::kBlock);
+            Unpacked u;
+            Dec::decode(wp, u);
+            for (int j = 0; j < T; ++j)
+                accumulate<Dec>(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
+        }
+    }
+    for (int j = 0; j < T; ++j)
+        for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
+}
+
+template <class Dec>
+void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    constexpr int kR = 4, kT = 4, kRDecode = 4;
+    int64_t t = t0;
+    for (; t + kT <= t1; t += kT) {
+        int64_t r = r0;
+        for (; r + kR <= r1; r += kR) tile<Dec, kR, kT>(a, r, t);
+        for (; r < r1; ++r) tile<Dec, 1, kT>(a, r, t);
+    }
+    for (; t < t1; ++t) {
+        int64_t r = r0;
+        for (; r + kRDecode <= r1; r += kRDecode) tile<Dec, kRDecode, 1>(a, r, t);
+        for (; r < r1; ++r) tile<Dec, 1, 1>(a, r, t);
+    }
+}
+
+// Destination (position) of 32-element chunk c of a super-block in the given order.
+constexpr int chunkPos(KOrder o, int c) {
+    switch (o) {
+        case KOrder::Natural: return 32 * c;
+        case KOrder::P64: return 128 * (c / 4) + 32 * ((c % 4 == 1) ? 2 : (c % 4 == 2) ? 1 : c % 4);
+        case KOrder::P32x: return c < 4 ? 64 * c : 64 * (c - 4) + 32;
+    }
+    return 32 * c;
+}
+
+// Q8_K quantization (ggml's quantize_row_q8_K_ref values) stored in the kernel's order.
+template <KOrder Order>
+void prepare(const float* x, int64_t K, void* out) {
+    auto* s = static_cast<ActSuper*>(out);
+    const __m512 absMask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+    for (int64_t b = 0; b < K / 256; ++b, x += 256) {
+        ActSuper& A = s[b];
+        __m512 vmax = _mm512_setzero_ps();
+        for (int i = 0; i < 16; ++i) vmax = _mm512_max_ps(vmax, _mm512_and_ps(_mm512_loadu_ps(x + 16 * i), absMask));
+        const float amax = _mm512_reduce_max_ps(vmax);
+        std::memset(A.bsums, 0, sizeof A.bsums);
+        if (amax == 0.0f) {
+            std::memset(A.qs, 0, sizeof A.qs);
+            A.d = 0;
+            continue;
+        }
+        // The first element with |x| == amax gives the sign (ggml scans for a strictly larger |x|).
+        float max = 0;
+        const __m512 va = _mm512_set1_ps(amax);
+        for (int i = 0; i < 16; ++i) {
+            const __mmask16 m = _mm512_cmp_ps_mask(_mm512_and_ps(_mm512_loadu_ps(x + 16 * i), absMask), va, _CMP_EQ_OQ);
+            if (m) {
+                max = x[16 * i + __builtin_ctz(m)];
+                break;
+            }
+        }
+        const float iscale = -127.f / max;
+        const __m512 vs = _mm512_set1_ps(iscale);
+        const __m512i lim = _mm512_set1_epi32(127);
+        for (int c = 0; c < 8; ++c) {
+            const __m512i q0 = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(vs, _mm512_loadu_ps(x + 32 * c))), lim);
+            const __m512i q1 = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(vs, _mm512_loadu_ps(x + 32 * c + 16))), lim);
+            A.bsums[2 * c] = static_cast<int16_t>(_mm512_reduce_add_epi32(q0));
+            A.bsums[2 * c + 1] = static_cast<int16_t>(_mm512_reduce_add_epi32(q1));
+            const int pos = chunkPos(Order, c);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(A.qs + pos), _mm512_cvtepi32_epi8(q0));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(A.qs + pos + 16), _mm512_cvtepi32_epi8(q1));
+        }
+        A.d = 1 / iscale;
+    }
+}
+
+}  // namespace
+
+const MatmulKernel* kquantKernel(tensor::TensorType t) {
+    using tensor::TensorType;
+    static constexpr MatmulKernel kKernels[] = {
+        {TensorType::Q2_K, SimdLevel::Avx512, superActBytes, prepare<DecQ2_K::kOrder>, compute<DecQ2_K>},
+        {TensorType::Q3_K, SimdLevel::Avx512, superActBytes, prepare<DecQ3_K::kOrder>, compute<DecQ3_K>},
+        {TensorType::Q4_K, SimdLevel::Avx512, superActBytes, prepare<DecQ4_K::kOrder>, compute<DecQ4_K>},
+        {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>},
+        {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>},
+    };
+    for (const auto& k : kKernels)
+        if (k.type == t) return &k;
+    return nullptr;
+}
+
+}  // namespace verdict::cpu::avx512
+
+#pragma GCC pop_options

@@ -1,0 +1,61 @@
+// Internal interface between the matmul driver (matmul.cpp) and the per-type kernels.
+//
+// A kernel is three functions for one weight type at one SIMD level:
+//   actRowBytes(K)    size of one prepared activation row (a multiple of 64 bytes),
+//   prepareAct(x,K,o) turns one f32 activation row into what the dot products read: Q8_0 / Q8_1 /
+//                     Q8_K blocks for quantized weights, rounded f32 (F16, BF16 weights), ...
+//                     Each SIMD kernel may lay the blocks out its own way, but the VALUES (scales,
+//                     quants, sums) are the same at every level, so levels differ only by float
+//                     summation order;
+//   compute(a,...)    Y[t, r] for a rectangle of rows x tokens, tiled however suits the kernel.
+#pragma once
+
+#include "backend/cpu/cpu_features.h"
+#include "tensor/tensor_type.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace verdict::cpu {
+
+class ThreadPool;
+
+struct MatmulArgs {
+    const uint8_t* W = nullptr;  // nRows rows of rowBytes bytes (weights, on-disk blocks)
+    size_t rowBytes = 0;
+    int64_t K = 0;               // elements per row
+    const uint8_t* act = nullptr;  // prepared activations, one row per token
+    size_t actStride = 0;          // bytes between token rows of `act`
+    float* Y = nullptr;            // Y[t * ldy + r]
+    int64_t ldy = 0;
+};
+
+struct MatmulKernel {
+    tensor::TensorType type;
+    SimdLevel level;
+    size_t (*actRowBytes)(int64_t K);
+    void (*prepareAct)(const float* x, int64_t K, void* out);
+    // Rows [r0, r1) x tokens [t0, t1). Called concurrently on disjoint rectangles.
+    void (*compute)(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
+};
+
+// Kernels by level; nullptr where a level has no kernel for the type (or the CPU lacks it for
+// avx2Kernel / avx512Kernel: they check the CPU themselves).
+const MatmulKernel* referenceKernel(tensor::TensorType t);
+const MatmulKernel* avx2Kernel(tensor::TensorType t);
+const MatmulKernel* avx512Kernel(tensor::TensorType t);
+
+// Every kernel this CPU can run for the type (reference first): tests and benchmarks.
+std::vector<const MatmulKernel*> availableKernels(tensor::TensorType t);
+
+// Best kernel at or below `level`, down to the reference; nullptr if the type is not computable.
+const MatmulKernel* selectKernel(tensor::TensorType t, SimdLevel level);
+
+// matmul() (kernels.h) with an explicit kernel: tests and benchmarks compare levels with it.
+void matmulWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, int64_t K,
+                      const float* X, int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool);
+
+inline size_t roundUp64(size_t n) { return (n + 63) & ~size_t{63}; }
+
+}  // namespace verdict::cpu

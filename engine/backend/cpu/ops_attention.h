@@ -1,0 +1,44 @@
+// Causal multi-head attention over a KV cache (GQA / MQA included), and the softmax it uses.
+//
+// KV cache layout for one layer (what Session allocates):
+//   K: [nHeadKv][kvCapacity][headDimK]    V: [nHeadKv][kvCapacity][headDimV]
+// elements f32 or f16. Head-major so that one head's keys are contiguous for the dot products.
+//
+// Arithmetic follows llama.cpp without flash attention (llm_build_kqv): scores = (k . q) * scale,
+// causal mask, softmax (max subtracted, exp summed in double, rows multiplied by 1/sum), then the
+// probability-weighted sum of V rows. With an f16 cache ggml converts q and the probabilities to
+// f16 before the products (the vec_dot type of f16 is f16); we round them the same way.
+#pragma once
+
+#include <cstdint>
+
+namespace verdict::cpu {
+
+class ThreadPool;
+
+// In place: x[i] = exp(x[i]*scale - max) / sum   over n elements. Returns nothing; the sum of exps
+// is accumulated in double as ggml_vec_soft_max_f32 does.
+void softmaxRow(float* x, int64_t n, float scale);
+
+struct AttentionShape {
+    int64_t nHead = 0;       // query heads
+    int64_t nHeadKv = 0;     // key/value heads (nHead % nHeadKv == 0)
+    int64_t headDimK = 0;    // elements per query/key head
+    int64_t headDimV = 0;    // elements per value head
+    int64_t kvCapacity = 0;  // positions allocated per head in the cache (row stride of a head)
+    float scale = 1.0f;      // multiplier of q.k before softmax (usually 1/sqrt(headDimK))
+    bool f16 = false;        // cache elements are IEEE half
+};
+
+// Per-thread scratch floats attention() needs: scores of every position for the heads of one KV
+// group, plus their f16-rounded queries.
+int64_t attentionScratchFloats(const AttentionShape& s);
+
+// out[t][h*headDimV ..] = softmax_j(q[t,h] . K[g, j] * scale) . V[g, j]   for j = 0 .. pos0 + t,
+// where g = h / (nHead / nHeadKv). q: [nTok][nHead*headDimK], out: [nTok][nHead*headDimV].
+// The cache must already hold positions 0 .. pos0 + nTok - 1. scratch: pool.size() blocks of
+// attentionScratchFloats(s) floats. Heads and tokens are spread over the pool's threads.
+void attention(const AttentionShape& s, const float* q, const void* kCache, const void* vCache,
+               int64_t nTok, int64_t pos0, float* out, float* scratch, ThreadPool& pool);
+
+}  // namespace verdict::cpu

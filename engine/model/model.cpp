@@ -1,0 +1,137 @@
+#include "verdict/engine/model.h"
+
+#include "arch/arch_registry.h"
+#include "arch/decoder.h"
+#include "arch/tensor_binder.h"
+#include "model/model_impl.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+
+namespace verdict {
+namespace {
+
+bool cancelled(const ModelOptions& o, float fraction) {
+    if (o.cancel && o.cancel->load(std::memory_order_relaxed)) return true;
+    if (o.progress && !o.progress(fraction)) return true;
+    return false;
+}
+
+// Reads one byte of every page of the tensor data so that the weights are resident when the
+// first token is computed (load time is then measured here, not in the first forward pass), with
+// progress and cancellation between chunks. Like llama.cpp's MAP_POPULATE, nothing is copied.
+Result<void> pageIn(const gguf::GgufFile& file, const ModelOptions& o) {
+    const auto page = static_cast<uint64_t>(std::max(4096L, sysconf(_SC_PAGESIZE)));
+    uint64_t total = 0;
+    for (const auto& t : file.tensors()) total += t.nBytes;
+    uint64_t done = 0, nextReport = 0;
+    volatile uint8_t sink = 0;
+    for (const auto& t : file.tensors()) {
+        if (!t.data || t.nBytes == 0) continue;
+        const auto begin = reinterpret_cast<uintptr_t>(t.data);
+        const uintptr_t alignedBegin = begin / page * page;
+        madvise(reinterpret_cast<void*>(alignedBegin), t.nBytes + (begin - alignedBegin), MADV_WILLNEED);
+        uint8_t acc = 0;
+        for (uint64_t off = 0; off < t.nBytes; off += page) acc ^= t.data[off];
+        acc ^= t.data[t.nBytes - 1];
+        sink = sink ^ acc;
+        done += t.nBytes;
+        if (done >= nextReport) {
+            if (cancelled(o, total ? 0.1f + 0.85f * static_cast<float>(done) / static_cast<float>(total) : 0.95f))
+                return Error{file.path() + ": loading cancelled"};
+            nextReport = done + total / 100;
+        }
+    }
+    (void)sink;
+    return {};
+}
+
+}  // namespace
+
+Model::Model() : m_impl(std::make_unique<detail::ModelImpl>()) {}
+Model::~Model() = default;
+
+Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const ModelOptions& options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::shared_ptr<Model> model(new Model());
+    detail::ModelImpl& m = *model->m_impl;
+    m.path = path;
+    if (cancelled(options, 0.0f)) return Error{path + ": loading cancelled"};
+    // Created first: its workers start while the file is parsed.
+    m.pool = std::make_unique<cpu::ThreadPool>(options.threads);
+
+    auto file = gguf::GgufFile::open(path);
+    if (!file) return file.error();
+    m.file = std::move(file.value());
+
+    auto arch = arch::architectureFor(*m.file);
+    if (!arch) return arch.error();
+    m.arch = *arch;
+
+    auto cfg = m.arch->readConfig(*m.file);
+    if (!cfg) return cfg.error();
+    m.cfg = std::move(cfg.value());
+
+    arch::TensorBinder binder(*m.file);
+    auto weights = m.arch->bindWeights(m.cfg, binder);
+    if (!weights) return weights.error();
+    m.weights = std::move(weights.value());
+    m.weightsBytes = binder.boundBytes();
+    if (cancelled(options, 0.1f)) return Error{path + ": loading cancelled"};
+
+    auto tok = ModelTokenizer::load(*m.file);
+    if (tok) {
+        m.tokenizer = std::move(tok.value());
+    } else {
+        m.tokenizerError = tok.error().message;
+    }
+
+    if (auto r = pageIn(*m.file, options); !r) return r.error();
+
+    const arch::ArchConfig& c = m.cfg;
+    m.shape.arch = c.arch;
+    m.shape.nVocab = c.nVocab;
+    m.shape.nCtxTrain = c.nCtxTrain;
+    m.shape.nEmbd = c.nEmbd;
+    m.shape.nLayer = c.nLayer;
+    m.shape.nHead = c.nHead;
+    m.shape.nHeadKv = c.nHeadKv;
+    m.shape.nExpert = c.nExpert;
+    m.shape.nExpertUsed = c.nExpertUsed;
+    if (const auto* dw = dynamic_cast<const arch::DecoderWeights*>(m.weights.get())) m.shape.tiedOutput = dw->tiedOutput;
+
+    m.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (cancelled(options, 1.0f)) return Error{path + ": loading cancelled"};
+    return std::shared_ptr<const Model>(std::move(model));
+}
+
+const std::string& Model::path() const { return m_impl->path; }
+const ModelShape& Model::shape() const { return m_impl->shape; }
+int Model::threads() const { return m_impl->pool->size(); }
+double Model::loadMs() const { return m_impl->loadMs; }
+uint64_t Model::weightsBytes() const { return m_impl->weightsBytes; }
+
+bool Model::hasTokenizer() const { return m_impl->tokenizer != nullptr; }
+
+Result<std::vector<int32_t>> Model::tokenize(std::string_view text, bool addSpecial, bool parseSpecial) const {
+    if (!m_impl->tokenizer) return Error{"no tokenizer: " + m_impl->tokenizerError};
+    return m_impl->tokenizer->encode(text, addSpecial, parseSpecial);
+}
+
+std::string Model::tokenToPiece(int32_t token) const {
+    return m_impl->tokenizer ? m_impl->tokenizer->piece(token) : std::string();
+}
+
+std::string Model::detokenize(const std::vector<int32_t>& tokens) const {
+    return m_impl->tokenizer ? m_impl->tokenizer->decode(tokens) : std::string();
+}
+
+bool Model::isEog(int32_t token) const { return m_impl->tokenizer && m_impl->tokenizer->isEog(token); }
+int32_t Model::bos() const { return m_impl->tokenizer ? m_impl->tokenizer->bos() : -1; }
+int32_t Model::eos() const { return m_impl->tokenizer ? m_impl->tokenizer->eos() : -1; }
+
+}  // namespace verdict

@@ -1,0 +1,249 @@
+#include "verdict/engine/synthetic_model.h"
+
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+#include "tensor/quantize.h"
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace verdict {
+namespace {
+
+using gguf::Value;
+using tensor::TensorType;
+
+// llama_ftype values (llama.h) for general.file_type, so llama.cpp labels the file correctly.
+uint32_t fileTypeOf(TensorType t) {
+    switch (t) {
+        case TensorType::F32: return 0;
+        case TensorType::F16: return 1;
+        case TensorType::Q4_0: return 2;
+        case TensorType::Q4_1: return 3;
+        case TensorType::Q8_0: return 7;
+        case TensorType::Q5_0: return 8;
+        case TensorType::Q5_1: return 9;
+        case TensorType::Q2_K: return 10;
+        case TensorType::Q3_K: return 12;   // Q3_K_M
+        case TensorType::Q4_K: return 15;   // Q4_K_M
+        case TensorType::Q5_K: return 17;   // Q5_K_M
+        case TensorType::Q6_K: return 18;
+        case TensorType::BF16: return 32;
+        default: return 0;
+    }
+}
+
+// splitmix64: a seed per tensor name, so a tensor's values do not depend on the others.
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t seedFor(uint64_t seed, const std::string& name) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the name
+    for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+    return mix(seed ^ mix(h));
+}
+
+// Standard normal samples: xorshift128+ uniforms through Box-Muller (fast enough for 10^9 values).
+class Normal {
+public:
+    explicit Normal(uint64_t seed) : m_a(mix(seed) | 1), m_b(mix(seed + 1) | 2) {}
+    float next() {
+        if (m_have) { m_have = false; return m_spare; }
+        double u1 = uniform(), u2 = uniform();
+        double r = std::sqrt(-2.0 * std::log(u1));
+        m_spare = float(r * std::sin(6.283185307179586 * u2));
+        m_have = true;
+        return float(r * std::cos(6.283185307179586 * u2));
+    }
+
+private:
+    double uniform() {  // (0, 1]
+        uint64_t s1 = m_a;
+        const uint64_t s0 = m_b;
+        m_a = s0;
+        s1 ^= s1 << 23;
+        m_b = s1 ^ s0 ^ (s1 >> 17) ^ (s0 >> 26);
+        return double(((m_b + s0) >> 11) + 1) * (1.0 / 9007199254740992.0);
+    }
+    uint64_t m_a, m_b;
+    float m_spare = 0;
+    bool m_have = false;
+};
+
+enum class Init { Matrix, Norm, Bias };
+
+struct Plan {
+    std::string name;
+    TensorType type;
+    std::vector<uint64_t> ne;
+    Init init;
+};
+
+// A small SentencePiece-style vocabulary of the project's own: <unk>, <s>, </s>, the 256 byte
+// tokens, then letters, digits, punctuation and letter bigrams/trigrams with and without the
+// word-start marker U+2581, scored so shorter pieces merge first.
+void addGeneratedVocab(gguf::GgufWriter& w, uint32_t nVocab) {
+    std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
+    std::vector<int32_t> types = {2, 3, 3};  // UNKNOWN, CONTROL, CONTROL (llama_token_type)
+    for (int b = 0; b < 256; ++b) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+        tokens.push_back(buf);
+        types.push_back(6);  // BYTE
+    }
+    const std::string marker = "\xE2\x96\x81";  // U+2581
+    std::vector<std::string> pieces = {marker};
+    const std::string alphabet = "etaoinshrdlcumwfgypbvkjxqz";
+    for (char c : alphabet) pieces.push_back(std::string(1, c));
+    for (char c : alphabet) pieces.push_back(marker + c);
+    for (char c : std::string("ETAOINSHRDLCUMWFGYPBVKJXQZ0123456789.,!?'\"-:;()")) pieces.push_back(std::string(1, c));
+    for (char c : std::string("ETAOINSHRDLCUMWFGYPBVKJXQZ0123456789")) pieces.push_back(marker + c);
+    for (char a : alphabet)
+        for (char b : alphabet) pieces.push_back(std::string{a, b});
+    for (char a : alphabet)
+        for (char b : alphabet) pieces.push_back(marker + a + b);
+    for (char a : alphabet)
+        for (char b : alphabet)
+            for (char c : alphabet) {
+                pieces.push_back(std::string{a, b, c});
+                pieces.push_back(marker + a + b + c);
+            }
+    for (size_t i = 0; tokens.size() < nVocab; ++i) {
+        tokens.push_back(i < pieces.size() ? pieces[i] : "<extra_" + std::to_string(i - pieces.size()) + ">");
+        types.push_back(i < pieces.size() ? 1 : 4);  // NORMAL, or USER_DEFINED filler
+    }
+    tokens.resize(nVocab);
+    types.resize(nVocab);
+    std::vector<float> scores(nVocab, 0.0f);
+    for (uint32_t i = 259; i < nVocab; ++i) scores[i] = -float(i - 259);
+    w.set("tokenizer.ggml.model", Value::str("llama"));
+    w.set("tokenizer.ggml.tokens", Value::stringArray(tokens));
+    w.set("tokenizer.ggml.scores", Value::f32Array(scores));
+    w.set("tokenizer.ggml.token_type", Value::i32Array(types));
+    w.set("tokenizer.ggml.bos_token_id", Value::u32(1));
+    w.set("tokenizer.ggml.eos_token_id", Value::u32(2));
+    w.set("tokenizer.ggml.unknown_token_id", Value::u32(0));
+    w.set("tokenizer.ggml.add_bos_token", Value::boolean(true));
+    w.set("tokenizer.ggml.add_eos_token", Value::boolean(false));
+}
+
+}  // namespace
+
+Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string& path,
+                                 const std::function<void(size_t, size_t)>& progress) {
+    if (s.arch != "llama" && s.arch != "qwen2")
+        return Error{"make-model: --arch '" + s.arch + "' is not supported (supported: llama, qwen2)"};
+    auto type = tensor::typeFromName(s.type);
+    if (!type || !tensor::canQuantize(*type))
+        return Error{"make-model: --type '" + s.type + "' cannot be written (supported: f32, f16, bf16, q8_0, q4_0, q4_1, "
+                     "q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k)"};
+    if (s.nEmbd == 0 || s.nLayer == 0 || s.nHead == 0 || s.nHeadKv == 0 || s.nFf == 0 || s.nVocab == 0 || s.nCtx == 0)
+        return Error{"make-model: every size must be positive"};
+    if (s.nEmbd % s.nHead != 0) return Error{"make-model: --n-head " + std::to_string(s.nHead) + " does not divide --n-embd " + std::to_string(s.nEmbd)};
+    if (s.nHead % s.nHeadKv != 0) return Error{"make-model: --n-head-kv " + std::to_string(s.nHeadKv) + " does not divide --n-head " + std::to_string(s.nHead)};
+    if (s.nExpertUsed > s.nExpert) return Error{"make-model: --n-expert-used exceeds --n-expert"};
+    if (s.nExpert > 0 && s.nExpertUsed == 0) return Error{"make-model: --n-expert-used must be at least 1 with experts"};
+    if (s.vocabFrom.empty() && s.nVocab < 259) return Error{"make-model: --n-vocab must be at least 259 (3 special + 256 byte tokens)"};
+    const uint32_t block = tensor::traits(*type).blockElems;
+    if (s.nEmbd % block || s.nFf % block)
+        return Error{"make-model: --n-embd and --n-ff must be multiples of " + std::to_string(block) + " for type " + s.type};
+
+    const uint32_t headDim = s.nEmbd / s.nHead;
+    const uint32_t kvDim = headDim * s.nHeadKv;
+    gguf::GgufWriter w;
+    const std::string a = s.arch;
+    w.set("general.architecture", Value::str(a));
+    w.set("general.name", Value::str(s.name.empty() ? "synthetic-" + a : s.name));
+    w.set("general.file_type", Value::u32(fileTypeOf(*type)));
+    if (tensor::traits(*type).quantized) w.set("general.quantization_version", Value::u32(2));
+    w.set(a + ".vocab_size", Value::u32(s.nVocab));
+    w.set(a + ".context_length", Value::u32(s.nCtx));
+    w.set(a + ".embedding_length", Value::u32(s.nEmbd));
+    w.set(a + ".block_count", Value::u32(s.nLayer));
+    w.set(a + ".feed_forward_length", Value::u32(s.nFf));
+    w.set(a + ".attention.head_count", Value::u32(s.nHead));
+    w.set(a + ".attention.head_count_kv", Value::u32(s.nHeadKv));
+    w.set(a + ".rope.dimension_count", Value::u32(headDim));
+    w.set(a + ".rope.freq_base", Value::f32(s.ropeFreqBase));
+    w.set(a + ".attention.layer_norm_rms_epsilon", Value::f32(s.rmsEps));
+    if (s.nExpert > 0) {
+        w.set(a + ".expert_count", Value::u32(s.nExpert));
+        w.set(a + ".expert_used_count", Value::u32(s.nExpertUsed));
+    }
+
+    std::unique_ptr<gguf::GgufFile> vocabSource;
+    uint32_t nVocab = s.nVocab;
+    if (!s.vocabFrom.empty()) {
+        auto src = gguf::GgufFile::open(s.vocabFrom);
+        if (!src) return src.error();
+        vocabSource = std::move(*src);
+        for (const auto& [k, v] : vocabSource->metadata())
+            if (k.rfind("tokenizer.", 0) == 0) w.set(k, v);
+        const auto* tokens = vocabSource->getArray("tokenizer.ggml.tokens");
+        if (!tokens) return Error{s.vocabFrom + ": no tokenizer.ggml.tokens to copy"};
+        nVocab = static_cast<uint32_t>(tokens->size());
+        w.set(a + ".vocab_size", Value::u32(nVocab));
+    } else {
+        addGeneratedVocab(w, nVocab);
+    }
+
+    const TensorType t = *type, f32 = TensorType::F32;
+    std::vector<Plan> plans;
+    plans.push_back({"token_embd.weight", t, {s.nEmbd, nVocab}, Init::Matrix});
+    for (uint32_t i = 0; i < s.nLayer; ++i) {
+        const std::string p = "blk." + std::to_string(i) + ".";
+        plans.push_back({p + "attn_norm.weight", f32, {s.nEmbd}, Init::Norm});
+        plans.push_back({p + "attn_q.weight", t, {s.nEmbd, s.nEmbd}, Init::Matrix});
+        plans.push_back({p + "attn_k.weight", t, {s.nEmbd, kvDim}, Init::Matrix});
+        plans.push_back({p + "attn_v.weight", t, {s.nEmbd, kvDim}, Init::Matrix});
+        if (s.arch == "qwen2") {
+            plans.push_back({p + "attn_q.bias", f32, {s.nEmbd}, Init::Bias});
+            plans.push_back({p + "attn_k.bias", f32, {kvDim}, Init::Bias});
+            plans.push_back({p + "attn_v.bias", f32, {kvDim}, Init::Bias});
+        }
+        plans.push_back({p + "attn_output.weight", t, {s.nEmbd, s.nEmbd}, Init::Matrix});
+        plans.push_back({p + "ffn_norm.weight", f32, {s.nEmbd}, Init::Norm});
+        if (s.nExpert == 0) {
+            plans.push_back({p + "ffn_gate.weight", t, {s.nEmbd, s.nFf}, Init::Matrix});
+            plans.push_back({p + "ffn_down.weight", t, {s.nFf, s.nEmbd}, Init::Matrix});
+            plans.push_back({p + "ffn_up.weight", t, {s.nEmbd, s.nFf}, Init::Matrix});
+        } else {
+            plans.push_back({p + "ffn_gate_inp.weight", f32, {s.nEmbd, s.nExpert}, Init::Matrix});
+            plans.push_back({p + "ffn_gate_exps.weight", t, {s.nEmbd, s.nFf, s.nExpert}, Init::Matrix});
+            plans.push_back({p + "ffn_down_exps.weight", t, {s.nFf, s.nEmbd, s.nExpert}, Init::Matrix});
+            plans.push_back({p + "ffn_up_exps.weight", t, {s.nEmbd, s.nFf, s.nExpert}, Init::Matrix});
+        }
+    }
+    plans.push_back({"output_norm.weight", f32, {s.nEmbd}, Init::Norm});
+    if (!s.tiedOutput) plans.push_back({"output.weight", t, {s.nEmbd, nVocab}, Init::Matrix});
+
+    auto written = std::make_shared<size_t>(0);
+    const size_t total = plans.size();
+    for (const auto& plan : plans) {
+        w.addTensor(plan.name, plan.type, plan.ne,
+                    [plan, &s, written, total, &progress](std::vector<uint8_t>& out) -> Result<void> {
+                        uint64_t n = 1;
+                        for (auto d : plan.ne) n *= d;
+                        std::vector<float> values(n);
+                        Normal rng(seedFor(s.seed, plan.name));
+                        for (auto& v : values) {
+                            const float z = rng.next();
+                            v = plan.init == Init::Norm ? 1.0f + 0.02f * z : plan.init == Init::Bias ? 0.02f * z : s.weightStd * z;
+                        }
+                        const int64_t rowLen = int64_t(plan.ne[0]);
+                        const int64_t rows = int64_t(n) / rowLen;
+                        out.resize(*tensor::rowBytes(plan.type, rowLen) * rows);
+                        if (auto r = tensor::quantizeRows(plan.type, values.data(), out.data(), rows, rowLen); !r) return r;
+                        if (progress) progress(++*written, total);
+                        return okResult();
+                    });
+    }
+    return w.write(path);
+}
+
+}  // namespace verdict

@@ -1,0 +1,152 @@
+// Byte layouts of ggml's quantized blocks, as they appear in GGUF files (little-endian, packed).
+//
+// Source: ggml-common.h (block_q4_0 ... block_q8_K), llama.cpp commit c392e509. Scales marked
+// "f16" are IEEE half floats stored as raw bits. Element order inside a block is described per
+// struct because the nibble/bit packing is not the natural order for most formats.
+#pragma once
+
+#include <cstdint>
+
+namespace verdict::tensor {
+
+constexpr int kQK = 32;    // elements per block of the "legacy" formats (Q4_0 ... Q8_1)
+constexpr int kQKK = 256;  // elements per super-block of the K-quants
+constexpr int kKScaleBytes = 12;  // packed 6-bit scales and mins of Q4_K / Q5_K
+
+// Q4_0: x[j] = d * (nibble_j - 8). qs[j] low nibble = element j, high nibble = element j + 16.
+struct BlockQ4_0 {
+    uint16_t d;  // f16
+    uint8_t qs[kQK / 2];
+};
+
+// Q4_1: x[j] = d * nibble_j + m. Nibble order as Q4_0.
+struct BlockQ4_1 {
+    uint16_t d;  // f16
+    uint16_t m;  // f16
+    uint8_t qs[kQK / 2];
+};
+
+// Q5_0: x[j] = d * (q_j - 16), q_j = nibble_j | (bit j of qh) << 4. Nibble order as Q4_0.
+struct BlockQ5_0 {
+    uint16_t d;         // f16
+    uint8_t qh[4];      // bit j (little-endian u32) = 5th bit of element j
+    uint8_t qs[kQK / 2];
+};
+
+// Q5_1: x[j] = d * q_j + m, q_j as Q5_0.
+struct BlockQ5_1 {
+    uint16_t d;  // f16
+    uint16_t m;  // f16
+    uint8_t qh[4];
+    uint8_t qs[kQK / 2];
+};
+
+// Q8_0: x[j] = d * qs[j].
+struct BlockQ8_0 {
+    uint16_t d;  // f16
+    int8_t qs[kQK];
+};
+
+// Q8_1: x[j] = d * qs[j]; s = d * sum(qs) (f16), used by the Q4_1 / Q5_1 dot products.
+struct BlockQ8_1 {
+    uint16_t d;  // f16
+    uint16_t s;  // f16
+    int8_t qs[kQK];
+};
+
+// Q2_K: 16 sub-blocks of 16. scales[i] = 4-bit scale (low) | 4-bit min (high);
+// x = d * sc * q - dmin * m, q 2 bits. Element 128*h + 32*s + l (h < 2, s < 4, l < 32) is bits
+// 2s..2s+1 of qs[32*h + l]; sub-block = element / 16.
+struct BlockQ2_K {
+    uint8_t scales[kQKK / 16];
+    uint8_t qs[kQKK / 4];
+    uint16_t d;     // f16, scale of the scales
+    uint16_t dmin;  // f16, scale of the mins
+};
+
+// Q3_K: 16 sub-blocks of 16, x = d * (sc - 32) * (q - 4), q 3 bits: low 2 bits packed like Q2_K,
+// the high bit of element e is bit (e / 32) of hmask[e % 32], and a SET bit means "+4" (no -4).
+// scales: 16 6-bit values; low 4 bits in scales[0..7] (nibbles: j < 8 low, j >= 8 high nibble of
+// scales[j-8]), high 2 bits in scales[8 + j%4] at bit 2*(j/4).
+struct BlockQ3_K {
+    uint8_t hmask[kQKK / 8];
+    uint8_t qs[kQKK / 4];
+    uint8_t scales[12];
+    uint16_t d;  // f16
+};
+
+// Q4_K: 8 sub-blocks of 32, x = d * sc_j * q - dmin * m_j (sc, m 6 bits, packed in scales[12],
+// see scaleMinK4 below). Element 64*c + l (l < 32) = low nibble of qs[32c + l],
+// element 64*c + 32 + l = high nibble.
+struct BlockQ4_K {
+    uint16_t d;     // f16
+    uint16_t dmin;  // f16
+    uint8_t scales[kKScaleBytes];
+    uint8_t qs[kQKK / 2];
+};
+
+// Q5_K: as Q4_K plus a 5th bit: element 64*c + l has its high bit in qh[l] bit 2c, element
+// 64*c + 32 + l in qh[l] bit 2c + 1.
+struct BlockQ5_K {
+    uint16_t d;     // f16
+    uint16_t dmin;  // f16
+    uint8_t scales[kKScaleBytes];
+    uint8_t qh[kQKK / 8];
+    uint8_t qs[kQKK / 2];
+};
+
+// Q6_K: 16 sub-blocks of 16, x = d * scales[e/16] * (q - 32), q 6 bits. For half h (128 elements)
+// and l < 32: element 128h + l     = ql[64h + l] low nibble  | (qh[32h + l] bits 0-1) << 4
+//             element 128h + 32 + l = ql[64h + 32 + l] low    | (qh bits 2-3) << 4
+//             element 128h + 64 + l = ql[64h + l] high nibble | (qh bits 4-5) << 4
+//             element 128h + 96 + l = ql[64h + 32 + l] high   | (qh bits 6-7) << 4
+struct BlockQ6_K {
+    uint8_t ql[kQKK / 2];
+    uint8_t qh[kQKK / 4];
+    int8_t scales[kQKK / 16];
+    uint16_t d;  // f16
+};
+
+// Q8_K: the activation format of the K-quant dot products. x = d * qs; bsums = sums of 16.
+struct BlockQ8_K {
+    float d;
+    int8_t qs[kQKK];
+    int16_t bsums[kQKK / 16];
+};
+
+static_assert(sizeof(BlockQ4_0) == 18);
+static_assert(sizeof(BlockQ4_1) == 20);
+static_assert(sizeof(BlockQ5_0) == 22);
+static_assert(sizeof(BlockQ5_1) == 24);
+static_assert(sizeof(BlockQ8_0) == 34);
+static_assert(sizeof(BlockQ8_1) == 36);
+static_assert(sizeof(BlockQ2_K) == 84);
+static_assert(sizeof(BlockQ3_K) == 110);
+static_assert(sizeof(BlockQ4_K) == 144);
+static_assert(sizeof(BlockQ5_K) == 176);
+static_assert(sizeof(BlockQ6_K) == 210);
+static_assert(sizeof(BlockQ8_K) == 292);
+
+// Unpacks the 6-bit scale and min of sub-block j (0..7) of Q4_K / Q5_K.
+// Bytes 0-3: scale j (low 6 bits) for j < 4, bits 6-7 = high bits of scale j+4;
+// bytes 4-7: min j likewise; bytes 8-11: low nibble = scale j+4 low 4 bits, high nibble = min.
+inline void scaleMinK4(int j, const uint8_t* q, uint8_t& sc, uint8_t& m) {
+    if (j < 4) {
+        sc = q[j] & 63;
+        m = q[j + 4] & 63;
+    } else {
+        sc = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+// Unpacks the 16 6-bit scales of Q3_K into signed values (sc - 32).
+inline void unpackQ3KScales(const uint8_t* s, int8_t out[16]) {
+    for (int j = 0; j < 16; ++j) {
+        int low = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
+        int high = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
+        out[j] = static_cast<int8_t>((low | (high << 4)) - 32);
+    }
+}
+
+}  // namespace verdict::tensor

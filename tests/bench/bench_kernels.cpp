@@ -1,0 +1,239 @@
+// Kernel benchmark: matrix-vector (decode) bandwidth and matrix-matrix (prefill) throughput of
+// the CPU matmul kernels, per weight type and SIMD level, on the shapes of the project's
+// reference model (llama-like, n_embd 2048, n_ff 5632, 16 layers, vocab 32000).
+//
+// Prints one JSON object. Not a pass/fail test: compare runs on the same machine, as ratios
+// (the "stream_read_gbs" baseline is measured in the same run).
+//
+//   bench_kernels [--threads N] [--types q4_0,q8_0,f16] [--levels avx512,avx2,scalar]
+//                 [--seconds S] [--prefill-tokens N] [--no-model]
+#include "backend/cpu/matmul_kernel.h"
+#include "backend/cpu/thread_pool.h"
+#include "tensor/quantize.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace verdict;
+using namespace verdict::cpu;
+using tensor::TensorType;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    int threads = 0;
+    std::vector<std::string> types = {"q4_0", "q8_0", "f16"};
+    std::vector<std::string> levels = {"best"};
+    double seconds = 1.5;
+    int prefillTokens = 512;
+    bool model = true;
+};
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+struct Shape {
+    const char* name;
+    int64_t rows, K;
+    int perLayer;  // how many of this matrix a layer has
+};
+
+// The reference model's matrices (ggml orientation: rows = outputs, K = inputs).
+constexpr Shape kShapes[] = {
+    {"attn_q", 2048, 2048, 1}, {"attn_k", 512, 2048, 1},   {"attn_v", 512, 2048, 1},
+    {"attn_o", 2048, 2048, 1}, {"ffn_gate_up", 5632, 2048, 2}, {"ffn_down", 2048, 5632, 1},
+};
+constexpr int kLayers = 16;
+constexpr Shape kOutput{"output", 32000, 2048, 1};
+
+// Weights of one matrix: a quantized random block of rows repeated (speed does not depend on
+// the values, and quantizing 10^9 weights with the reference quantizers would take minutes).
+std::vector<uint8_t> makeWeights(TensorType t, int64_t rows, int64_t K, uint32_t seed) {
+    const uint64_t rb = *tensor::rowBytes(t, static_cast<uint64_t>(K));
+    const int64_t seedRows = std::min<int64_t>(rows, 16);
+    std::vector<float> wf(static_cast<size_t>(seedRows * K));
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 0.02f);
+    for (auto& v : wf) v = nd(rng);
+    std::vector<uint8_t> w(rb * static_cast<uint64_t>(rows));
+    (void)tensor::quantizeRows(t, wf.data(), w.data(), seedRows, K);
+    for (int64_t r = seedRows; r < rows; ++r) std::memcpy(w.data() + r * rb, w.data() + (r % seedRows) * rb, rb);
+    return w;
+}
+
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Single-pass read bandwidth over `bytes` (sum of 64-bit words), all threads.
+double streamReadGbs(ThreadPool& pool, double seconds) {
+    const size_t n = size_t{512} << 20;  // 512 MiB, far beyond any cache
+    std::vector<uint64_t> buf(n / 8, 1);
+    std::vector<uint64_t> sums(static_cast<size_t>(pool.size()) * 8, 0);
+    double best = 0;
+    const auto t0 = Clock::now();
+    while (secondsSince(t0) < seconds) {
+        const auto t1 = Clock::now();
+        pool.parallelFor(static_cast<int64_t>(buf.size()), 1 << 16, [&](int64_t b, int64_t e, int th) {
+            uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            for (int64_t i = b; i + 4 <= e; i += 4) {
+                s0 += buf[i];
+                s1 += buf[i + 1];
+                s2 += buf[i + 2];
+                s3 += buf[i + 3];
+            }
+            sums[static_cast<size_t>(th) * 8] += s0 + s1 + s2 + s3;
+        });
+        best = std::max(best, static_cast<double>(n) / secondsSince(t1) / 1e9);
+    }
+    return best;
+}
+
+struct BenchResult {
+    std::string type, level;
+    double matvecGbs = 0, matvecUs = 0;  // one 5632 x 2048 matrix, weights from memory
+    double matmulGflops = 0;             // same matrix, prefillTokens tokens
+    double decodeTokS = 0;               // all matvecs of the 16-layer model + output
+    double prefillTokS = 0;              // all matmuls of the model at prefillTokens tokens
+};
+
+BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const Options& o) {
+    BenchResult res;
+    res.type = std::string(tensor::typeName(t));
+    res.level = std::string(simdLevelName(k.level));
+    const int64_t rows = 5632, K = 2048;
+    // Several copies so that the matvec streams from memory, not from the L3 cache.
+    const uint64_t rb = *tensor::rowBytes(t, K);
+    const int copies = static_cast<int>(std::clamp<uint64_t>((256ull << 20) / (rb * rows), 2, 64));
+    std::vector<std::vector<uint8_t>> ws;
+    ws.push_back(makeWeights(t, rows, K, 1));
+    for (int c = 1; c < copies; ++c) ws.push_back(ws[0]);
+    std::vector<float> x(static_cast<size_t>(o.prefillTokens) * 5632);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.001f * static_cast<float>(i));
+    std::vector<float> y(static_cast<size_t>(o.prefillTokens) * 32000);
+
+    int iters = 0;
+    auto t0 = Clock::now();
+    while (secondsSince(t0) < o.seconds || iters < 3) {
+        matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), 1, y.data(), rows, pool);
+        ++iters;
+    }
+    double sec = secondsSince(t0);
+    res.matvecUs = sec / iters * 1e6;
+    res.matvecGbs = static_cast<double>(rb * rows) * iters / sec / 1e9;
+
+    iters = 0;
+    t0 = Clock::now();
+    while (secondsSince(t0) < o.seconds || iters < 2) {
+        matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), o.prefillTokens, y.data(), rows, pool);
+        ++iters;
+    }
+    sec = secondsSince(t0);
+    res.matmulGflops = 2.0 * rows * K * o.prefillTokens * iters / sec / 1e9;
+    ws.clear();
+
+    if (o.model) {
+        // The whole model's matrices, each in its own memory: one decode step = every matvec once.
+        std::vector<const Shape*> layerShapes;
+        for (const Shape& s : kShapes)
+            for (int c = 0; c < s.perLayer; ++c) layerShapes.push_back(&s);
+        std::vector<std::vector<uint8_t>> w;
+        std::vector<const Shape*> order;
+        for (int l = 0; l < kLayers; ++l)
+            for (size_t i = 0; i < layerShapes.size(); ++i) {
+                const Shape& s = *layerShapes[i];
+                w.push_back(l == 0 ? makeWeights(t, s.rows, s.K, static_cast<uint32_t>(2 + i)) : w[i]);
+                order.push_back(&s);
+            }
+        w.push_back(makeWeights(t, kOutput.rows, kOutput.K, 99));
+        order.push_back(&kOutput);
+        auto run = [&](size_t i, int nTok) {
+            matmulWithKernel(k, w[i].data(), order[i]->rows, order[i]->K, x.data(), nTok, y.data(), order[i]->rows, pool);
+        };
+        for (size_t i = 0; i < order.size(); ++i) run(i, 1);  // warm up (page faults)
+        iters = 0;
+        t0 = Clock::now();
+        while (secondsSince(t0) < o.seconds || iters < 3) {
+            for (size_t i = 0; i < order.size(); ++i) run(i, 1);
+            ++iters;
+        }
+        res.decodeTokS = iters / secondsSince(t0);
+        // Prefill is compute bound: time one layer's matmuls, times 16, plus the output matrix
+        // for the last token only (llama.cpp computes logits only where they are asked for).
+        iters = 0;
+        t0 = Clock::now();
+        while (secondsSince(t0) < o.seconds || iters < 2) {
+            for (size_t i = 0; i < layerShapes.size(); ++i) run(i, o.prefillTokens);
+            ++iters;
+        }
+        const double layerSec = secondsSince(t0) / iters;
+        t0 = Clock::now();
+        run(order.size() - 1, 1);
+        res.prefillTokS = o.prefillTokens / (layerSec * kLayers + secondsSince(t0));
+    }
+    return res;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "--threads") o.threads = std::atoi(next().c_str());
+        else if (a == "--types") o.types = split(next());
+        else if (a == "--levels") o.levels = split(next());
+        else if (a == "--seconds") o.seconds = std::atof(next().c_str());
+        else if (a == "--prefill-tokens") o.prefillTokens = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--no-model") o.model = false;
+        else {
+            std::fprintf(stderr, "usage: %s [--threads N] [--types q4_0,q8_0,f16] [--levels best,avx512,avx2,scalar] "
+                                 "[--seconds S] [--prefill-tokens N] [--no-model]\n", argv[0]);
+            return 2;
+        }
+    }
+    ThreadPool pool(o.threads);
+    std::printf("{\n  \"threads\": %d,\n  \"cpu_simd\": \"%s\",\n  \"prefill_tokens\": %d,\n", pool.size(),
+                std::string(simdLevelName(maxSimdLevel())).c_str(), o.prefillTokens);
+    std::printf("  \"stream_read_gbs\": %.2f,\n  \"results\": [", streamReadGbs(pool, 1.0));
+    std::fflush(stdout);
+    bool first = true;
+    for (const auto& name : o.types) {
+        const auto t = tensor::typeFromName(name);
+        if (!t || !referenceKernel(*t)) {
+            std::fprintf(stderr, "unknown or not computable type: %s\n", name.c_str());
+            continue;
+        }
+        for (const auto& lv : o.levels) {
+            const MatmulKernel* k = nullptr;
+            if (lv == "best") k = selectKernel(*t, maxSimdLevel());
+            else if (lv == "avx512") k = avx512Kernel(*t);
+            else if (lv == "avx2") k = avx2Kernel(*t);
+            else if (lv == "scalar") k = referenceKernel(*t);
+            if (!k) continue;
+            const BenchResult r = bench(*t, *k, pool, o);
+            std::printf("%s\n    {\"type\": \"%s\", \"level\": \"%s\", \"matvec_5632x2048_us\": %.1f, \"matvec_gbs\": %.2f, "
+                        "\"matmul_gflops\": %.1f, \"model_decode_tok_s\": %.1f, \"model_prefill_tok_s\": %.1f}",
+                        first ? "" : ",", r.type.c_str(), r.level.c_str(), r.matvecUs, r.matvecGbs, r.matmulGflops,
+                        r.decodeTokS, r.prefillTokS);
+            std::fflush(stdout);
+            first = false;
+        }
+    }
+    std::printf("\n  ]\n}\n");
+    return 0;
+}

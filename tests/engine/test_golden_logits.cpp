@@ -1,0 +1,228 @@
+// Golden test of the forward pass against llama.cpp (commit c392e509) on every llama / qwen2 /
+// llama-MoE fixture model: reference/<model>.json holds llama.cpp's logits for three prompts.
+//
+// Per fixture and prompt:
+//   1. teacher forcing, one token at a time: evaluate prompt_ids (one batch), then each gen_id;
+//      the logits after each call must match the reference step within the tolerance;
+//   2. teacher forcing, one batch: prompt_ids + gen_ids in a single evaluate(allLogits) must give
+//      the same logits at every step (checks the batched prompt path at every position);
+//   3. free-running greedy generation must reproduce gen_ids up to the first step where the
+//      reference's top-1/top-2 gap is below the tolerance (there the order may legitimately flip).
+// Tolerance |ours - ref| <= abs + rel * |ref|, per weight type (see tolerances() below and
+// docs in the report). Max |Δ| per fixture is printed.
+#include "fixtures.h"
+#include "verdict/engine/model.h"
+#include "verdict/engine/session.h"
+
+#include <QtTest/QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace verdict;
+
+namespace {
+
+struct Tolerance {
+    double abs;
+    double rel;
+};
+
+// Tolerances, chosen from measurements against the references (table in the report of the
+// engine issue; max |d| per fixture is printed by this test):
+//  * F32 weights: 1e-4 + 1e-4 |ref| (the README's figure: 5-digit rounding + summation order).
+//    Measured: synth-llama-f32 5.0e-5, stories260K 5.0e-4 (logits up to ~22).
+//  * F16 weights: 1e-3 absolute. The engine rounds activations to f16 as llama.cpp does, so the
+//    logits agree to ~4e-5 except where an activation's last-bit difference (summation order)
+//    flips its f16 rounding; measured max 4.6e-4.
+//  * BF16 weights: 5e-3 absolute. Same mechanism with 8x coarser rounding: one flip at an exact
+//    bf16 tie moves the logits by ~1e-3; measured 2.9e-3 (llama.cpp itself moves by 5e-3 when
+//    only its KV cache type changes).
+//  * Quantized weights: 5e-2 absolute (README). Activations are quantized to Q8_0/Q8_1/Q8_K as
+//    llama.cpp does; most steps agree to ~4e-5 and rare rounding flips of one activation reach
+//    1-2e-2 (llama.cpp's own KV f32 -> f16 change moves these files by 1.5-2.5e-2).
+struct Case {
+    std::string stem;
+    Tolerance tol;
+};
+
+struct StepRef {
+    int pos = 0;
+    std::vector<float> logits;                    // full vector, when present
+    std::vector<std::pair<int, float>> top;       // (id, logit) top-64, when the vector is not stored
+    double margin = 0;                            // top-1 minus top-2 logit
+    double top1 = 0;                              // largest logit
+};
+
+struct PromptRef {
+    std::vector<int32_t> promptIds;
+    std::vector<int32_t> genIds;
+    std::vector<StepRef> steps;
+};
+
+std::vector<PromptRef> loadReference(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    std::vector<PromptRef> out;
+    for (const auto& c : j.at("cases")) {
+        PromptRef p;
+        p.promptIds = c.at("prompt_ids").get<std::vector<int32_t>>();
+        p.genIds = c.at("gen_ids").get<std::vector<int32_t>>();
+        for (const auto& s : c.at("steps")) {
+            StepRef r;
+            r.pos = s.at("pos").get<int>();
+            if (s.contains("logits")) r.logits = s.at("logits").get<std::vector<float>>();
+            if (s.contains("top_logits"))
+                for (const auto& e : s.at("top_logits")) r.top.emplace_back(e.at(0).get<int>(), e.at(1).get<float>());
+            std::vector<float> v = r.logits;
+            if (v.empty())
+                for (const auto& [id, l] : r.top) v.push_back(l);
+            std::partial_sort(v.begin(), v.begin() + 2, v.end(), std::greater<float>());
+            r.margin = static_cast<double>(v[0]) - v[1];
+            r.top1 = v[0];
+            p.steps.push_back(std::move(r));
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+// Max |Δ| of one step; sets `ok` false when any element is out of tolerance.
+double compareStep(const StepRef& ref, std::span<const float> ours, const Tolerance& tol, bool& ok, int& badId) {
+    double maxd = 0;
+    auto check = [&](int id, float r) {
+        const double d = std::fabs(static_cast<double>(ours[static_cast<size_t>(id)]) - r);
+        maxd = std::max(maxd, d);
+        if (d > tol.abs + tol.rel * std::fabs(r) && ok) {
+            ok = false;
+            badId = id;
+        }
+    };
+    if (!ref.logits.empty()) {
+        for (size_t i = 0; i < ref.logits.size(); ++i) check(static_cast<int>(i), ref.logits[i]);
+    } else {
+        for (const auto& [id, l] : ref.top) check(id, l);
+    }
+    return maxd;
+}
+
+}  // namespace
+
+Q_DECLARE_METATYPE(Case)
+
+class TestGoldenLogits : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { qInfo("fixture | max|d| step-by-step | max|d| batched | greedy tokens matched / compared"); }
+
+    void matchesLlamaCpp_data() {
+        QTest::addColumn<Case>("c");
+        const Tolerance f32{1e-4, 1e-4};
+        const Tolerance f16{1e-3, 0};
+        const Tolerance bf16{5e-3, 0};
+        const Tolerance quant{5e-2, 0};
+        const std::vector<Case> cases = {
+            {"stories260K", f32},
+            {"llama-2-tiny-random", f16},
+            {"synth-llama-f32", f32},
+            {"synth-llama-f16", f16},
+            {"synth-llama-bf16", bf16},
+            {"synth-llama-q8_0", quant},
+            {"synth-llama-q4_0", quant},
+            {"synth-llama-q4_1", quant},
+            {"synth-llama-q5_0", quant},
+            {"synth-llama-q5_1", quant},
+            {"synth-llama-q2_k", quant},
+            {"synth-llama-q3_k", quant},
+            {"synth-llama-q4_k", quant},
+            {"synth-llama-q5_k", quant},
+            {"synth-llama-q6_k", quant},
+            {"synth-llama-moe-f16", f16},
+            {"synth-llama-moe-q8_0", quant},
+            {"synth-qwen2-f16", f16},
+        };
+        for (const auto& c : cases) QTest::addRow("%s", c.stem.c_str()) << c;
+    }
+
+    void matchesLlamaCpp() {
+        QFETCH(Case, c);
+        const auto modelPath = verdict::test::fixture("models/" + c.stem + ".gguf");
+        const auto refPath = verdict::test::fixture("reference/" + c.stem + ".json");
+        VERDICT_NEED_FIXTURE(modelPath);
+        VERDICT_NEED_FIXTURE(refPath);
+        const auto refs = loadReference(refPath);
+        QVERIFY(!refs.empty());
+
+        auto model = Model::open(modelPath.string());
+        QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
+        SessionOptions so;
+        so.nCtx = 128;  // as the references
+        auto session = Session::create(*model, so);
+        QVERIFY2(session.ok(), session.ok() ? "" : session.error().message.c_str());
+        Session& s = **session;
+
+        double maxStep = 0, maxBatch = 0;
+        int matched = 0, compared = 0;
+        for (size_t pi = 0; pi < refs.size(); ++pi) {
+            const PromptRef& p = refs[pi];
+            QCOMPARE(p.steps.size(), p.genIds.size() + 1);
+
+            // 1. step by step
+            s.clear();
+            for (size_t k = 0; k < p.steps.size(); ++k) {
+                auto r = k == 0 ? s.evaluate(p.promptIds)
+                                : s.evaluate(std::span<const int32_t>(&p.genIds[k - 1], 1));
+                QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+                QCOMPARE(s.nPast() - 1, int64_t(p.steps[k].pos));
+                bool ok = true;
+                int badId = -1;
+                maxStep = std::max(maxStep, compareStep(p.steps[k], r->last(), c.tol, ok, badId));
+                if (!ok) {
+                    const auto msg = QString("prompt %1 step %2: logit of token %3 is off by more than the tolerance "
+                                             "(max |d| so far %4)")
+                                         .arg(pi).arg(k).arg(badId).arg(maxStep);
+                    QFAIL(qPrintable(msg));
+                }
+            }
+
+            // 2. one batch, logits at every position
+            s.clear();
+            std::vector<int32_t> all = p.promptIds;
+            all.insert(all.end(), p.genIds.begin(), p.genIds.end() - 1);
+            auto view = s.evaluate(all, true);
+            QVERIFY2(view.ok(), view.ok() ? "" : view.error().message.c_str());
+            for (size_t k = 0; k < p.steps.size() - 1; ++k) {
+                bool ok = true;
+                int badId = -1;
+                maxBatch = std::max(maxBatch, compareStep(p.steps[k], view->row(p.steps[k].pos), c.tol, ok, badId));
+                if (!ok) QFAIL(qPrintable(QString("batched: prompt %1 step %2 token %3 out of tolerance").arg(pi).arg(k).arg(badId)));
+            }
+
+            // 3. free-running greedy
+            s.clear();
+            GenerateConfig g;
+            g.maxTokens = static_cast<int32_t>(p.genIds.size());
+            g.sampling = SamplingParams::greedy();
+            g.stopAtEos = false;
+            auto gen = s.generate(p.promptIds, g);
+            QVERIFY2(gen.ok(), gen.ok() ? "" : gen.error().message.c_str());
+            QCOMPARE(gen->tokens.size(), p.genIds.size());
+            for (size_t k = 0; k < p.genIds.size(); ++k) {
+                if (p.steps[k].margin < c.tol.abs + c.tol.rel * std::fabs(p.steps[k].top1))
+                    break;  // near tie in the reference: order may flip, the paths may part here
+                ++compared;
+                if (gen->tokens[k] != p.genIds[k])
+                    QFAIL(qPrintable(QString("greedy: prompt %1 step %2: got %3, llama.cpp %4 (gap %5)")
+                                         .arg(pi).arg(k).arg(gen->tokens[k]).arg(p.genIds[k]).arg(p.steps[k].margin)));
+                ++matched;
+            }
+        }
+        qInfo("%s | %.3g | %.3g | %d/%d", c.stem.c_str(), maxStep, maxBatch, matched, compared);
+        if (c.stem == "stories260K") QCOMPARE(matched, 72);  // all 24 tokens of all three prompts
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGoldenLogits)
+#include "test_golden_logits.moc"

@@ -1,0 +1,250 @@
+// CPU matmul kernels: every SIMD kernel this CPU runs against the scalar reference over many
+// shapes, misalignments and token counts; the reference against plain float math on the
+// dequantized weights; determinism across thread counts; the public entry points.
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/matmul_kernel.h"
+#include "backend/cpu/thread_pool.h"
+#include "tensor/half.h"
+#include "tensor/quantize.h"
+
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace verdict;
+using namespace verdict::cpu;
+using tensor::TensorType;
+
+namespace {
+
+const TensorType kComputable[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
+                                  TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
+                                  TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
+                                  TensorType::Q6_K};
+
+std::vector<int64_t> kSizes(TensorType t) {
+    switch (tensor::traits(t).blockElems) {
+        case 1: return {1, 7, 16, 33, 100, 256, 1000};
+        case 32: return {32, 96, 256, 416, 2048};
+        default: return {256, 512, 1280};
+    }
+}
+
+// A problem: weights quantized from N(0,1) (rows start 1 byte off alignment), activations
+// N(0,1) with a few outliers (1 float off alignment).
+struct Problem {
+    TensorType type;
+    int64_t nRows, K, nTok, ldy;
+    std::vector<uint8_t> wBuf;
+    std::vector<float> xBuf;
+    const uint8_t* W() const { return wBuf.data() + 1; }
+    const float* X() const { return xBuf.data() + 1; }
+
+    Problem(TensorType t, int64_t rows, int64_t k, int64_t tok, uint32_t seed)
+        : type(t), nRows(rows), K(k), nTok(tok), ldy(rows + 3) {
+        std::mt19937 rng(seed);
+        std::normal_distribution<float> nd(0.0f, 1.0f);
+        std::vector<float> wf(static_cast<size_t>(rows * k));
+        for (auto& v : wf) v = nd(rng);
+        const uint64_t rb = *tensor::rowBytes(t, static_cast<uint64_t>(k));
+        wBuf.assign(rb * static_cast<uint64_t>(rows) + 1, 0);
+        QVERIFY(tensor::quantizeRows(t, wf.data(), wBuf.data() + 1, rows, k).ok());
+        xBuf.assign(static_cast<size_t>(tok * k) + 1, 0.0f);
+        for (size_t i = 1; i < xBuf.size(); ++i) xBuf[i] = (i % 97 == 0) ? 8.0f * nd(rng) : nd(rng);
+    }
+
+    std::vector<float> run(const MatmulKernel& k, ThreadPool& pool) const {
+        std::vector<float> y(static_cast<size_t>(nTok * ldy), -12345.0f);
+        matmulWithKernel(k, W(), nRows, K, X(), nTok, y.data(), ldy, pool);
+        return y;
+    }
+
+    // sum_k |w x| per output, from the dequantized weights.
+    std::vector<double> magnitude() const {
+        std::vector<double> m(static_cast<size_t>(nTok * ldy), 0.0);
+        std::vector<float> w(static_cast<size_t>(K));
+        const uint64_t rb = *tensor::rowBytes(type, static_cast<uint64_t>(K));
+        for (int64_t r = 0; r < nRows; ++r) {
+            tensor::dequantizeRow(type, W() + r * rb, w.data(), K);
+            for (int64_t t = 0; t < nTok; ++t) {
+                double s = 0;
+                for (int64_t k = 0; k < K; ++k) s += std::fabs(double(w[k]) * X()[t * K + k]);
+                m[t * ldy + r] = s;
+            }
+        }
+        return m;
+    }
+};
+
+QString where(const Problem& p, const MatmulKernel& k, int64_t t, int64_t r) {
+    return QString("%1 %2 rows %3 K %4 tok %5: y[%6][%7]")
+        .arg(std::string(tensor::typeName(p.type)).c_str(), std::string(simdLevelName(k.level)).c_str())
+        .arg(p.nRows).arg(p.K).arg(p.nTok).arg(t).arg(r);
+}
+
+}  // namespace
+
+class TestKernels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void publicEntryPoints() {
+        for (TensorType t : kComputable) QVERIFY(canCompute(t));
+        QVERIFY(!canCompute(TensorType::IQ2_XS));
+        QVERIFY(!canCompute(TensorType::Q8_K));
+        QVERIFY(!canCompute(TensorType::I32));
+        // dequantizeRow is the reference one.
+        std::vector<float> x(256);
+        for (int i = 0; i < 256; ++i) x[i] = std::sin(0.1f * i);
+        std::vector<uint8_t> q(*tensor::rowBytes(TensorType::Q6_K, 256));
+        tensor::quantizeRow(TensorType::Q6_K, x.data(), q.data(), 256);
+        std::vector<float> a(256), b(256);
+        cpu::dequantizeRow(TensorType::Q6_K, q.data(), a.data(), 256);
+        tensor::dequantizeRow(TensorType::Q6_K, q.data(), b.data(), 256);
+        QCOMPARE(a, b);
+        // matmul() runs the active level's kernel and writes only the first nRows of each ldy.
+        Problem p(TensorType::Q4_0, 5, 64, 2, 7);
+        ThreadPool pool(2);
+        std::vector<float> y(static_cast<size_t>(p.nTok * p.ldy), -1.0f);
+        cpu::matmul(p.type, p.W(), p.nRows, p.K, p.X(), p.nTok, y.data(), p.ldy, pool);
+        const auto ref = p.run(*referenceKernel(p.type), pool);
+        for (int64_t t = 0; t < p.nTok; ++t) {
+            for (int64_t r = 0; r < p.nRows; ++r) QVERIFY(std::fabs(y[t * p.ldy + r] - ref[t * p.ldy + r]) < 1e-3);
+            for (int64_t r = p.nRows; r < p.ldy; ++r) QCOMPARE(y[t * p.ldy + r], -1.0f);
+        }
+        qInfo("CPU SIMD level: %s", std::string(simdLevelName(activeSimdLevel())).c_str());
+    }
+
+    // Every kernel against the reference, same prepared activations: differences are float
+    // summation order only. Tolerance: 4e-6 * sum|w x| (observed ~2e-7; a wrong block is ~1).
+    void simdMatchesReference_data() {
+        QTest::addColumn<int>("type");
+        for (TensorType t : kComputable)
+            QTest::addRow("%s", std::string(tensor::typeName(t)).c_str()) << static_cast<int>(t);
+    }
+
+    void simdMatchesReference() {
+        QFETCH(int, type);
+        const auto t = static_cast<TensorType>(type);
+        const auto kernels = availableKernels(t);
+        QVERIFY(!kernels.empty() && kernels[0]->level == SimdLevel::Scalar);
+        if (kernels.size() == 1) QSKIP("no SIMD kernel for this type on this CPU");
+        ThreadPool pool(2);
+        uint32_t seed = 1;
+        int compared = 0;
+        for (int64_t K : kSizes(t))
+            for (int64_t nRows : {1, 3, 5, 8, 17, 67})
+                for (int64_t nTok : {1, 2, 3, 7, 16, 33}) {
+                    if (K * nRows * nTok > 3'000'000) continue;
+                    const Problem p(t, nRows, K, nTok, seed++);
+                    const auto ref = p.run(*kernels[0], pool);
+                    const auto mag = p.magnitude();
+                    for (size_t ki = 1; ki < kernels.size(); ++ki) {
+                        const auto y = p.run(*kernels[ki], pool);
+                        for (int64_t tk = 0; tk < nTok; ++tk) {
+                            for (int64_t r = 0; r < nRows; ++r) {
+                                const size_t i = static_cast<size_t>(tk * p.ldy + r);
+                                const double tol = 4e-6 * mag[i] + 1e-6;
+                                if (!(std::fabs(double(y[i]) - ref[i]) <= tol))
+                                    QFAIL(qPrintable(where(p, *kernels[ki], tk, r) +
+                                                     QString(" = %1, reference %2").arg(y[i]).arg(ref[i])));
+                            }
+                            for (int64_t r = nRows; r < p.ldy; ++r)
+                                QCOMPARE(y[static_cast<size_t>(tk * p.ldy + r)], -12345.0f);
+                        }
+                        ++compared;
+                    }
+                }
+        QVERIFY(compared > 0);
+    }
+
+    // The reference against float math on dequantized weights and unquantized activations:
+    // they may differ only by the activation rounding (Q8: half a step of amax/127 per element,
+    // plus the f16 rounding of the block scale; f16 / bf16 activations: 2^-11 / 2^-8 relative).
+    void referenceMatchesFloatMath_data() { simdMatchesReference_data(); }
+
+    void referenceMatchesFloatMath() {
+        QFETCH(int, type);
+        const auto t = static_cast<TensorType>(type);
+        ThreadPool pool(1);
+        const int64_t block = tensor::traits(t).blockElems;
+        const int64_t actBlock = block == 1 ? 1 : block == 32 ? 32 : 256;
+        for (int64_t K : kSizes(t)) {
+            const Problem p(t, 9, K, 3, 99);
+            const auto y = p.run(*referenceKernel(t), pool);
+            const uint64_t rb = *tensor::rowBytes(t, static_cast<uint64_t>(K));
+            std::vector<float> w(static_cast<size_t>(K));
+            for (int64_t r = 0; r < p.nRows; ++r) {
+                tensor::dequantizeRow(t, p.W() + r * rb, w.data(), K);
+                for (int64_t tk = 0; tk < p.nTok; ++tk) {
+                    const float* x = p.X() + tk * K;
+                    double exact = 0, bound = 0, mag = 0;
+                    for (int64_t k0 = 0; k0 < K; k0 += actBlock) {
+                        double amax = 0;
+                        for (int64_t k = k0; k < k0 + actBlock; ++k) amax = std::max(amax, double(std::fabs(x[k])));
+                        for (int64_t k = k0; k < k0 + actBlock; ++k) {
+                            const double aw = std::fabs(double(w[k])), ax = std::fabs(double(x[k]));
+                            exact += double(w[k]) * x[k];
+                            mag += aw * ax;
+                            if (t == TensorType::F16) bound += aw * ax * 0x1p-11;
+                            else if (t == TensorType::BF16) bound += aw * ax * 0x1p-8;
+                            else if (t != TensorType::F32) bound += aw * (amax / 254.0 * 1.001 + ax * 0x1p-10);
+                        }
+                    }
+                    const double err = std::fabs(y[static_cast<size_t>(tk * p.ldy + r)] - exact);
+                    if (!(err <= bound + 2e-6 * mag + 1e-6))
+                        QFAIL(qPrintable(QString("%1 K %2 row %3 tok %4: |ref - exact| = %5 > bound %6")
+                                             .arg(std::string(tensor::typeName(t)).c_str()).arg(K).arg(r).arg(tk)
+                                             .arg(err).arg(bound)));
+                }
+            }
+        }
+    }
+
+    // Each output is computed by exactly one task with the same operation order, so the result
+    // must not depend on the number of threads or on how rows/tokens are split.
+    void deterministicAcrossThreadCounts() {
+        ThreadPool one(1), two(2), three(3);
+        for (TensorType t : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K, TensorType::F16,
+                             TensorType::BF16}) {
+            const int64_t K = tensor::traits(t).blockElems == 1 ? 512 : 1024;
+            for (int64_t nTok : {1, 40}) {
+                const Problem p(t, 301, K, nTok, 5);
+                for (const MatmulKernel* k : availableKernels(t)) {
+                    const auto a = p.run(*k, one), b = p.run(*k, two), c = p.run(*k, three);
+                    QVERIFY2(std::memcmp(a.data(), b.data(), a.size() * 4) == 0, std::string(tensor::typeName(t)).c_str());
+                    QVERIFY2(std::memcmp(a.data(), c.data(), a.size() * 4) == 0, std::string(tensor::typeName(t)).c_str());
+                }
+            }
+        }
+    }
+
+    // The activation quantizers of the SIMD kernels produce the reference's values: a weight row
+    // that is a unit vector picks out one quantized activation exactly.
+    void activationQuantizationMatchesReference() {
+        for (TensorType t : {TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K}) {
+            const int64_t K = 512;
+            std::vector<float> wf(static_cast<size_t>(K * 4), 0.0f);
+            const int64_t picks[4] = {0, 37, 300, 511};
+            for (int i = 0; i < 4; ++i) wf[static_cast<size_t>(i * K + picks[i])] = 1.0f;
+            std::vector<uint8_t> W(*tensor::rowBytes(t, K) * 4);
+            QVERIFY(tensor::quantizeRows(t, wf.data(), W.data(), 4, K).ok());
+            std::vector<float> x(static_cast<size_t>(K));
+            for (int64_t k = 0; k < K; ++k) x[static_cast<size_t>(k)] = std::cos(0.37f * k) * (k % 5 + 1);
+            ThreadPool pool(1);
+            std::vector<float> ref(4), y(4);
+            matmulWithKernel(*referenceKernel(t), W.data(), 4, K, x.data(), 1, ref.data(), 4, pool);
+            for (const MatmulKernel* k : availableKernels(t)) {
+                matmulWithKernel(*k, W.data(), 4, K, x.data(), 1, y.data(), 4, pool);
+                for (int i = 0; i < 4; ++i) QCOMPARE(y[i], ref[i]);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernels)
+#include "test_kernels.moc"
