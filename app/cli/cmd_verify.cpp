@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <iostream>
 
 namespace verdict::cli {
@@ -34,7 +35,9 @@ int runVerify(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("verify", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
-    auto db = core::openStore(args->value("db"));
+    const std::string path = core::resolveDatabasePath(args->value("db"));
+    if (!std::filesystem::exists(path)) return fail("verify", "no database at " + path, kExitBadInput);
+    auto db = core::openStore(path);
     if (!db) return fail("verify", db.error().message, kExitBadInput);
     auto report = core::verifyChain(*db);
     if (!report) return fail("verify", report.error().message, kExitRuntime);

@@ -65,7 +65,9 @@ QString writeStorySuite(const QTemporaryDir& dir, int n, const QString& name = "
     const char* openings[] = {"Once upon a time", "One day, a little girl", "The cat", "Tom and his dog",
                               "There was a big tree", "Lily wanted to"};
     for (int i = 0; i < n; ++i) {
-        nlohmann::json line = {{"id", "s" + std::to_string(i)},
+        std::string id = "s";  // appended, not "s" + ...: GCC 12 warns falsely (-Wrestrict) on that
+        id += std::to_string(i);
+        nlohmann::json line = {{"id", id},
                                {"prompt", std::string(openings[i % 6]) + " (" + std::to_string(i) + ")"},
                                {"reference", "there"},
                                {"category", i % 2 ? "odd" : "even"}};
@@ -239,6 +241,10 @@ private slots:
         QCOMPARE(runVerdict({"run", "--resume", "42"}, db).exitCode, 2);
         QCOMPARE(runVerdict({"diff", "1"}, db).exitCode, 1);
         QCOMPARE(runVerdict({"verify", "extra"}, db).exitCode, 1);
+        Run absent = runVerdict({"verify", "--db", dir.filePath("nothing-here.db")}, db);
+        QCOMPARE(absent.exitCode, 2);
+        QVERIFY(absent.err.contains("no database at"));
+        QVERIFY(!QFile::exists(dir.filePath("nothing-here.db")));
         QCOMPARE(runVerdict({"export", "abc", "--format", "csv"}, db).exitCode, 1);
     }
 

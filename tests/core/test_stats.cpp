@@ -22,7 +22,11 @@ std::vector<PairedOutcome> pairsOf(int bothRight, int aOnly, int bOnly, int both
     std::vector<PairedOutcome> v;
     int id = 0;
     auto add = [&](int count, bool a, bool b) {
-        for (int i = 0; i < count; ++i) v.push_back({"i" + std::to_string(id++), a, b});
+        for (int i = 0; i < count; ++i) {
+            std::string name = "i";  // appended, not "i" + ...: GCC 12 warns falsely (-Wrestrict) on that
+            name += std::to_string(id++);
+            v.push_back({name, a, b});
+        }
     };
     add(bothRight, true, true);
     add(aOnly, true, false);

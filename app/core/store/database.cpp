@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <utility>
 
 namespace verdict::core {
@@ -35,14 +37,31 @@ Result<Database> Database::open(const std::string& path, const Options& options)
     sqlite3_busy_timeout(raw, options.busyTimeoutMs);
 
     // journal_mode answers with the mode in effect; anything but "wal" (e.g. a read-only medium)
-    // is refused because the concurrency guarantees above depend on it.
-    auto mode = db.prepare("PRAGMA journal_mode=WAL");
-    if (!mode) return mode.error();
-    auto row = mode->step();
-    if (!row) return row.error();
-    if (!*row || mode->columnText(0) != "wal")
-        return Error{"database " + path + ": cannot enable WAL journal mode (got '" +
-                     (*row ? mode->columnText(0) : std::string()) + "')"};
+    // is refused because the concurrency guarantees above depend on it. Switching a new file to
+    // WAL while another connection opens it can answer SQLITE_BUSY without consulting the busy
+    // handler, so that case is retried here until the busy timeout has passed.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busyTimeoutMs);
+    std::string mode;
+    for (;;) {
+        mode.clear();
+        char* err = nullptr;
+        const int prc = sqlite3_exec(
+            raw, "PRAGMA journal_mode=WAL",
+            [](void* out, int n, char** values, char**) {
+                if (n > 0 && values[0]) *static_cast<std::string*>(out) = values[0];
+                return 0;
+            },
+            &mode, &err);
+        const std::string msg = err ? err : sqlite3_errstr(prc);
+        sqlite3_free(err);
+        if (prc == SQLITE_OK) break;
+        const int primary = prc & 0xff;
+        if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline)
+            return Error{"database " + path + ": cannot enable WAL journal mode: " + msg};
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (mode != "wal")
+        return Error{"database " + path + ": cannot enable WAL journal mode (got '" + mode + "')"};
     if (auto r = db.exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;"); !r) return r.error();
     return db;
 }
