@@ -2,10 +2,6 @@
 #include "tokenizer/chat_template.h"
 #include "util/sha256.h"
 
-#include <array>
-#include <cstdint>
-#include <cstdio>
-
 namespace verdict::tok {
 
 std::string detectTemplateFamily(std::string_view source) {

@@ -56,6 +56,7 @@ struct ArgsExpr {
 struct Expr {
     ExprKind kind = ExprKind::Literal;
     std::size_t offset = 0;
+    int depth = 1;  // longest path to a leaf (bounded by the parser)
     Value literal;
     std::string name;
     std::vector<ExprPtr> items;

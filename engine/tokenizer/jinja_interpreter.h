@@ -28,7 +28,7 @@ struct RenderLimits {
     std::uint64_t maxLoopIterations = 1'000'000;         // for-loop iterations, summed over the render
     std::uint64_t maxWorkBytes = std::uint64_t{2} << 30;  // bytes produced by string operations
     int maxCallDepth = 200;                               // nested macro calls
-    int maxNativeDepth = 3000;                            // nested evaluation frames
+    int maxNativeDepth = 1000;                            // nested evaluation frames (~0.5 MB of stack)
 };
 
 // Wall-clock time as strftime_now() sees it (local time, no zone).

@@ -27,7 +27,7 @@ struct JsonDumpOptions {
 // Converts JSON input (messages, tools, extra variables). Throws JinjaError(Limit) past
 // kMaxJsonDepth levels of nesting.
 Value valueFromJson(const nlohmann::ordered_json& json);
-inline constexpr int kMaxJsonDepth = 256;
+inline constexpr int kMaxJsonDepth = 256;  // below kMaxValueDepth
 
 // json.dumps; throws JinjaError(Type) for values JSON cannot hold (generators, Undefined, ...).
 std::string dumpJson(const Value& value, const JsonDumpOptions& options);

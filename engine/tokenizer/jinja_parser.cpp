@@ -93,6 +93,28 @@ private:
         Parser& parser;
     };
 
+    // Records the depth of a finished node and bounds it: long left-nested chains (a.b.c...,
+    // x|f|g..., 1+1+...) are built by loops, not recursion, but are walked recursively later.
+    ExprPtr finish(ExprPtr e) const {
+        int depth = 0;
+        auto see = [&depth](const ExprPtr& child) {
+            if (child && child->depth > depth) depth = child->depth;
+        };
+        see(e->a);
+        see(e->b);
+        see(e->c);
+        see(e->d);
+        for (const auto& item : e->items) see(item);
+        for (const auto& arg : e->args.positional) see(arg);
+        for (const auto& [name, arg] : e->args.keyword) see(arg);
+        see(e->args.starArgs);
+        see(e->args.starKwargs);
+        e->depth = depth + 1;
+        if (e->depth > kMaxExprDepth)
+            error("expression nested too deeply (limit " + std::to_string(kMaxExprDepth) + ")", e->offset);
+        return e;
+    }
+
     static ExprPtr node(ExprKind kind, std::size_t offset) {
         auto e = std::make_unique<Expr>();
         e->kind = kind;
@@ -392,7 +414,7 @@ private:
         }
         auto e = node(ExprKind::Tuple, offset);
         e->items = std::move(items);
-        return e;
+        return finish(std::move(e));
     }
 
     ExprPtr parseExpression(bool withCondExpr) {
@@ -403,7 +425,7 @@ private:
             e->b = parseOr();
             if (skipName("else")) e->c = parseExpression(true);
             e->a = std::move(expr);
-            expr = std::move(e);
+            expr = finish(std::move(e));
         }
         return expr;
     }
@@ -414,7 +436,7 @@ private:
             auto e = node(ExprKind::Or, advance().offset);
             e->a = std::move(left);
             e->b = parseAnd();
-            left = std::move(e);
+            left = finish(std::move(e));
         }
         return left;
     }
@@ -425,7 +447,7 @@ private:
             auto e = node(ExprKind::And, advance().offset);
             e->a = std::move(left);
             e->b = parseNot();
-            left = std::move(e);
+            left = finish(std::move(e));
         }
         return left;
     }
@@ -435,7 +457,7 @@ private:
             DepthGuard guard(*this);
             auto e = node(ExprKind::Not, advance().offset);
             e->a = parseNot();
-            return e;
+            return finish(std::move(e));
         }
         return parseCompare();
     }
@@ -467,7 +489,7 @@ private:
         e->items.push_back(std::move(first));
         for (auto& o : operands) e->items.push_back(std::move(o));
         e->ops = std::move(ops);
-        return e;
+        return finish(std::move(e));
     }
 
     ExprPtr binary(BinaryOp op, ExprPtr left, ExprPtr right, std::size_t offset) {
@@ -475,7 +497,7 @@ private:
         e->binaryOp = op;
         e->a = std::move(left);
         e->b = std::move(right);
-        return e;
+        return finish(std::move(e));
     }
 
     ExprPtr parseMath1() {
@@ -526,6 +548,7 @@ private:
             const Token& t = advance();
             e = node(t.value == "-" ? ExprKind::Negate : ExprKind::Plus, t.offset);
             e->a = parseUnary(false);
+            e = finish(std::move(e));
         } else {
             e = parsePrimary();
         }
@@ -591,7 +614,7 @@ private:
                 e->items.push_back(parseExpression(true));
             }
             expectOp("]");
-            return e;
+            return finish(std::move(e));
         }
         if (isOp("{")) {
             advance();
@@ -604,7 +627,7 @@ private:
                 e->items.push_back(parseExpression(true));
             }
             expectOp("}");
-            return e;
+            return finish(std::move(e));
         }
         unexpected("an expression");
     }
@@ -617,13 +640,13 @@ private:
                     auto a = node(ExprKind::Attribute, offset);
                     a->name = advance().value;
                     a->a = std::move(e);
-                    e = std::move(a);
+                    e = finish(std::move(a));
                 } else if (cur().type == TokenType::Integer) {
                     // foo.0 is foo[0]
                     auto a = node(ExprKind::Subscript, offset);
                     a->a = std::move(e);
                     a->b = parsePrimary();
-                    e = std::move(a);
+                    e = finish(std::move(a));
                 } else {
                     unexpected("an attribute name");
                 }
@@ -646,7 +669,7 @@ private:
                 auto e = node(ExprKind::Subscript, offset);
                 e->a = std::move(target);
                 e->b = std::move(start);
-                return e;
+                return finish(std::move(e));
             }
         }
         auto e = node(ExprKind::Slice, offset);
@@ -656,7 +679,7 @@ private:
         if (!isOp("]") && !isOp(":")) e->c = parseExpression(true);
         if (skipOp(":") && !isOp("]")) e->d = parseExpression(true);
         expectOp("]");
-        return e;
+        return finish(std::move(e));
     }
 
     void parseArgs(ArgsExpr& args) {
@@ -688,7 +711,7 @@ private:
         auto e = node(ExprKind::Call, cur().offset);
         parseArgs(e->args);
         e->a = std::move(callee);
-        return e;
+        return finish(std::move(e));
     }
 
     FilterCall parseFilterCall() {
@@ -712,7 +735,7 @@ private:
                 n->name = std::move(f.name);
                 n->args = std::move(f.args);
                 n->a = std::move(e);
-                e = std::move(n);
+                e = finish(std::move(n));
             } else if (isName("is")) {
                 e = parseTest(std::move(e));
             } else if (isOp("(")) {
@@ -752,7 +775,7 @@ private:
             e->args.positional.push_back(parsePostfix(parsePrimary()));
         }
         e->a = std::move(subject);
-        return e;
+        return finish(std::move(e));
     }
 
     LexedTemplate m_lx;

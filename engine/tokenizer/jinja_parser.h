@@ -19,6 +19,8 @@ namespace verdict::tok::jinja {
 // deeper input is a syntax error instead of a stack overflow. jinja2 itself stops near 80
 // nested parentheses (Python's recursion limit), so real templates stay far below.
 inline constexpr int kMaxParseDepth = 400;
+// Deepest expression tree accepted (nodes from root to leaf), e.g. a chain a.b.c... of 300.
+inline constexpr int kMaxExprDepth = 300;
 
 // Throws JinjaError(ErrorKind::Syntax) with the byte offset of the offending token.
 std::shared_ptr<const Program> parseTemplate(std::string_view source);

@@ -4,6 +4,7 @@
 #include "tokenizer/jinja_error.h"
 #include "tokenizer/jinja_string.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace verdict::tok::jinja {
@@ -78,10 +79,27 @@ Value Value::markup(std::string s) {
     return v;
 }
 
+namespace {
+int containerDepth(const Value& v) {
+    if (v.isList()) return v.listData().depth;
+    if (v.isDict()) return v.dictData().depth;
+    return 0;
+}
+
+int checkedDepth(int childDepth) {
+    if (childDepth + 1 > kMaxValueDepth)
+        fail(ErrorKind::Limit, "list or dict nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
+    return childDepth + 1;
+}
+}  // namespace
+
 Value Value::list(std::vector<Value> items, ListKind kind) {
     Value v;
     v.m_kind = Kind::List;
     auto data = std::make_shared<ListData>();
+    int deepest = 0;
+    for (const auto& item : items) deepest = std::max(deepest, containerDepth(item));
+    data->depth = checkedDepth(deepest);
     data->items = std::move(items);
     data->kind = kind;
     v.m_ptr = std::move(data);
@@ -89,6 +107,9 @@ Value Value::list(std::vector<Value> items, ListKind kind) {
 }
 
 Value Value::dict(DictData data) {
+    int deepest = 0;
+    for (const auto& [k, item] : data.entries) deepest = std::max({deepest, containerDepth(k), containerDepth(item)});
+    data.depth = checkedDepth(deepest);
     Value v;
     v.m_kind = Kind::Dict;
     v.m_ptr = std::make_shared<DictData>(std::move(data));

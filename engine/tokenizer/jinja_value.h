@@ -35,11 +35,17 @@ enum class ListKind : std::uint8_t {
 struct ListData {
     std::vector<Value> items;
     ListKind kind = ListKind::List;
+    int depth = 1;  // container nesting (1 + deepest item), bounded by kMaxValueDepth
 };
+
+// Deepest nesting of lists/dicts a render may build. Deeper values would make destruction,
+// comparison and printing recurse without bound; building one fails with LimitError instead.
+inline constexpr int kMaxValueDepth = 512;
 
 // Insertion-ordered mapping with Python key equality (1 == 1.0 == True).
 struct DictData {
     std::vector<std::pair<Value, Value>> entries;
+    int depth = 1;  // set by Value::dict()
 
     const Value* find(const Value& key) const;
     const Value* find(std::string_view key) const;

@@ -22,9 +22,9 @@ public:
     void encode(std::string_view text, std::vector<int32_t>& out) const;
 
 private:
-    // Per-call memo of character -> token id (direct-mapped, keyed by the packed bytes).
+    // Per-call memo of character -> token id (direct-mapped, keyed by length and bytes).
     struct ChunkCache {
-        std::vector<uint32_t> keys = std::vector<uint32_t>(4096, 0);
+        std::vector<uint64_t> keys = std::vector<uint64_t>(4096, 0);
         std::vector<int32_t> ids = std::vector<int32_t>(4096, kNoToken);
     };
     void encodeSegment(std::string_view text, size_t begin, size_t end, std::vector<int32_t>& out,

@@ -74,8 +74,8 @@ SpmModel::SpmModel(const Vocab& vocab) : m_vocab(vocab) {
 
 int32_t SpmModel::chunkId(std::string_view chunk, ChunkCache& cache) const {
     if (chunk.size() == 1 && uint8_t(chunk[0]) < 128) return m_asciiIds[uint8_t(chunk[0])];
-    const uint32_t key = packChunk(chunk.data(), chunk.size());  // never 0: the lead byte is >= 0x80
-    const size_t slot = (key * 0x9E3779B1u) >> 20;
+    const uint64_t key = (uint64_t(chunk.size()) << 32) | packChunk(chunk.data(), chunk.size());  // never 0
+    const size_t slot = size_t((key * 0x9E3779B97F4A7C15ull) >> 52);
     if (cache.keys[slot] == key) return cache.ids[slot];
     const int32_t id = m_vocab.find(chunk);
     cache.keys[slot] = key;

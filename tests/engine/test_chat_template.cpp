@@ -302,6 +302,15 @@ void TestChatTemplate::familyDetection() {
     }
     QCOMPARE(qb(detectTemplateFamily(readFile(fixtureDir() / "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja"))),
              qb("command-r7b"));
+    // Every family detected among the fixtures has a built-in fallback (except Command R7B).
+    const std::vector<std::string> families = builtinTemplateFamilies();
+    for (const auto& e : std::filesystem::directory_iterator(fixtureDir())) {
+        if (e.path().extension() != ".jinja") continue;
+        const std::string family = detectTemplateFamily(readFile(e.path()));
+        if (family == "unknown" || family == "command-r7b") continue;
+        QVERIFY2(std::find(families.begin(), families.end(), family) != families.end(),
+                 (e.path().filename().string() + " -> " + family).c_str());
+    }
     QCOMPARE(qb(detectTemplateFamily("{{ messages[0]['content'] }}")), qb("unknown"));
     QCOMPARE(qb(detectTemplateFamily("")), qb("unknown"));
     auto r = renderBuiltinTemplate("no-such-family", userTurn("x"));
