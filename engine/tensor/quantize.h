@@ -21,7 +21,8 @@ bool canDequantize(TensorType t);
 // Types with a reference quantizer: the same set.
 bool canQuantize(TensorType t);
 
-// n elements (a multiple of the block size) starting at a block boundary.
+// n elements (a multiple of the block size) starting at a block boundary. Block data must have
+// its natural alignment: 2 bytes for the f16-scaled blocks, 4 for Q8_K and F32.
 // Preconditions (asserted, not checked in release): can*(t) and n % blockElems == 0.
 void dequantizeRow(TensorType t, const void* src, float* dst, int64_t n);
 void quantizeRow(TensorType t, const float* src, void* dst, int64_t n);

@@ -3,9 +3,12 @@
 // reference model (llama-like, n_embd 2048, n_ff 5632, 16 layers, vocab 32000).
 //
 // Prints one JSON object. Not a pass/fail test: compare runs on the same machine, as ratios
-// (the "stream_read_gbs" baseline is measured in the same run).
+// (the "stream_read_gbs" baseline is measured in the same run; "matmul_gflops_per_core" divides
+// by process CPU time, which other load on a shared machine disturbs less than wall time).
+// model_decode_tok_s / model_prefill_tok_s time only the model's matrix products (no attention,
+// norms or sampling): an upper bound for the engine's tokens per second.
 //
-//   bench_kernels [--threads N] [--types q4_0,q8_0,f16] [--levels avx512,avx2,scalar]
+//   bench_kernels [--threads N] [--types q4_0,q8_0,f16] [--levels best|all|avx512,avx2,scalar]
 //                 [--seconds S] [--prefill-tokens N] [--no-model]
 #include "backend/cpu/matmul_kernel.h"
 #include "backend/cpu/thread_pool.h"
@@ -17,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <sstream>
 #include <string>
@@ -78,6 +82,14 @@ std::vector<uint8_t> makeWeights(TensorType t, int64_t rows, int64_t K, uint32_t
 
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+// CPU time of the whole process (all threads): on a shared machine, work per core-second is a
+// steadier figure than wall time.
+double processCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 // Single-pass read bandwidth over `bytes` (sum of 64-bit words), all threads.
 double streamReadGbs(ThreadPool& pool, double seconds) {
     const size_t n = size_t{512} << 20;  // 512 MiB, far beyond any cache
@@ -106,6 +118,7 @@ struct BenchResult {
     std::string type, level;
     double matvecGbs = 0, matvecUs = 0;  // one 5632 x 2048 matrix, weights from memory
     double matmulGflops = 0;             // same matrix, prefillTokens tokens
+    double matmulGflopsPerCore = 0;      // the same per second of process CPU time
     double decodeTokS = 0;               // all matvecs of the 16-layer model + output
     double prefillTokS = 0;              // all matmuls of the model at prefillTokens tokens
 };
@@ -137,12 +150,15 @@ BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const O
 
     iters = 0;
     t0 = Clock::now();
+    const double cpu0 = processCpuSeconds();
     while (secondsSince(t0) < o.seconds || iters < 2) {
         matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), o.prefillTokens, y.data(), rows, pool);
         ++iters;
     }
     sec = secondsSince(t0);
-    res.matmulGflops = 2.0 * rows * K * o.prefillTokens * iters / sec / 1e9;
+    const double flops = 2.0 * rows * K * o.prefillTokens * iters;
+    res.matmulGflops = flops / sec / 1e9;
+    res.matmulGflopsPerCore = flops / (processCpuSeconds() - cpu0) / 1e9;
     ws.clear();
 
     if (o.model) {
@@ -201,7 +217,7 @@ int main(int argc, char** argv) {
         else if (a == "--prefill-tokens") o.prefillTokens = std::max(1, std::atoi(next().c_str()));
         else if (a == "--no-model") o.model = false;
         else {
-            std::fprintf(stderr, "usage: %s [--threads N] [--types q4_0,q8_0,f16] [--levels best,avx512,avx2,scalar] "
+            std::fprintf(stderr, "usage: %s [--threads N] [--types q4_0,q8_0,f16] [--levels best|all|avx512,avx2,scalar] "
                                  "[--seconds S] [--prefill-tokens N] [--no-model]\n", argv[0]);
             return 2;
         }
@@ -218,17 +234,25 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "unknown or not computable type: %s\n", name.c_str());
             continue;
         }
+        std::vector<const MatmulKernel*> kernels;
         for (const auto& lv : o.levels) {
+            if (lv == "all") {
+                for (const MatmulKernel* k : availableKernels(*t)) kernels.push_back(k);
+                continue;
+            }
             const MatmulKernel* k = nullptr;
             if (lv == "best") k = selectKernel(*t, maxSimdLevel());
             else if (lv == "avx512") k = avx512Kernel(*t);
             else if (lv == "avx2") k = avx2Kernel(*t);
             else if (lv == "scalar") k = referenceKernel(*t);
-            if (!k) continue;
+            if (k) kernels.push_back(k);
+        }
+        for (const MatmulKernel* k : kernels) {
             const BenchResult r = bench(*t, *k, pool, o);
             std::printf("%s\n    {\"type\": \"%s\", \"level\": \"%s\", \"matvec_5632x2048_us\": %.1f, \"matvec_gbs\": %.2f, "
-                        "\"matmul_gflops\": %.1f, \"model_decode_tok_s\": %.1f, \"model_prefill_tok_s\": %.1f}",
-                        first ? "" : ",", r.type.c_str(), r.level.c_str(), r.matvecUs, r.matvecGbs, r.matmulGflops,
+                        "\"matmul_gflops\": %.1f, \"matmul_gflops_per_core\": %.1f, \"model_decode_tok_s\": %.1f, "
+                        "\"model_prefill_tok_s\": %.1f}",
+                        first ? "" : ",", r.type.c_str(), r.level.c_str(), r.matvecUs, r.matvecGbs, r.matmulGflops, r.matmulGflopsPerCore,
                         r.decodeTokS, r.prefillTokS);
             std::fflush(stdout);
             first = false;

@@ -134,6 +134,14 @@ private slots:
         const auto a = allLogits(*big, ids), b = allLogits(*small, ids);
         QVERIFY(!a.empty());
         QVERIFY2(maxAbsDiff(a, b) < 1e-4, qPrintable(QString::number(maxAbsDiff(a, b))));
+        // last-row only (chunks before the last skip the output head and the last layer's tail)
+        small->clear();
+        auto last = small->evaluate(ids);
+        QVERIFY(last.ok());
+        QCOMPARE(last->rows, int64_t(1));
+        const std::vector<float> lastRow(last->data, last->data + last->nVocab);
+        const std::vector<float> refLast(a.end() - last->nVocab, a.end());
+        QVERIFY(maxAbsDiff(lastRow, refLast) < 1e-4);
         // token by token
         big->clear();
         std::vector<float> c;

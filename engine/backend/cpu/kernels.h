@@ -14,16 +14,27 @@ namespace verdict::cpu {
 
 class ThreadPool;
 
-// True if the engine can compute with weights of this type.
+// True if the engine can compute with weights of this type: F32, F16, BF16, Q4_0, Q4_1, Q5_0,
+// Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (Q8_1 / Q8_K are activation formats only).
 bool canCompute(tensor::TensorType type);
 
-// Dequantizes n elements (a multiple of the block size) starting at a block boundary.
+// Dequantizes n elements (a multiple of the block size) starting at a block boundary (the
+// reference dequantizer of tensor/quantize.h; also F32 / F16 / BF16 rows). Thread-safe.
 void dequantizeRow(tensor::TensorType type, const void* src, float* dst, int64_t n);
 
 // Y[t, r] = sum_k W[r, k] * X[t, k]
-//   W: nRows rows of K elements of `type`, rows contiguous (row stride = rowBytes(type, K))
-//   X: [nTok, K] f32, row-major;  Y: [nTok, nRows] f32, row-major (row stride ldy, >= nRows)
-// Work is split over the pool's threads; nTok == 1 is the decode (matrix-vector) case.
+//   W: nRows rows of K elements of `type`, rows contiguous (row stride = rowBytes(type, K)),
+//      straight from the mmap'd file: 2-byte aligned is enough (4 for F32; GGUF gives 32)
+//   X: [nTok, K] f32, row-major;  Y: [nTok, nRows] f32, row-major (row stride ldy, >= nRows);
+//      only Y[t, 0..nRows) is written
+// Preconditions (asserted): canCompute(type), K a multiple of the type's block size.
+// Numerics follow llama.cpp's CPU path: X is quantized once per call to Q8_0 (Q4_0, Q5_0, Q8_0
+// weights), Q8_1 (Q4_1, Q5_1) or Q8_K (K-quants), rounded to f16 for F16 weights and to bf16 for
+// BF16 weights, then dot products run in integer (quantized) or f32 (float types).
+// The SIMD level is chosen once per process (cpu_features.h; VERDICT_CPU_SIMD can lower it).
+// Work is split over the pool's threads (the caller takes part); nTok == 1 is the decode
+// (matrix-vector) case. The result does not depend on the pool's size. Safe to call from
+// several threads at once (with the same or different pools); uses a per-thread scratch buffer.
 void matmul(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, const float* X,
             int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool);
 

@@ -1,5 +1,5 @@
-// AVX-512 kernels for float weights: F32, F16 (F16C conversion + FMA) and BF16 (vdpbf16ps when
-// the CPU has AVX512_BF16, else conversion + FMA).
+// AVX-512 kernels for float weights: F32, F16 (F16C conversion + FMA) and BF16 (widened to f32
+// + FMA; a vdpbf16ps variant for CPUs with AVX512_BF16 exists too, see kernel_registry.cpp).
 //
 // Activations: F32 as is; F16 weights see activations rounded to f16 and BF16 weights rounded to
 // bf16, as llama.cpp computes them (values stored as f32, or as bf16 pairs for vdpbf16ps).
@@ -104,7 +104,7 @@ void computeTiles(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64
     }
 }
 
-constexpr int kR = 4, kT = 6, kRDec = 8;
+constexpr int kR = 6, kT = 4, kRDec = 8;
 
 template <class Wt>
 void computeFma(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {

@@ -32,14 +32,6 @@ using namespace verdict::cpu::simd;
 constexpr uint32_t kM1 = 0x3f3f3f3f, kM2 = 0x0f0f0f0f, kM3 = 0x03030303;
 
 // Word-index tables for vpermw: which sub-block scale each 16-bit lane of q[z] needs.
-alignas(64) constexpr uint16_t kIdxK4[4][32] = {  // Q4_K / Q5_K: q[z] = sub-blocks (z/2)*4 + z%2, +2
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},
-    {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3},
-    {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6},
-    {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7},
-};
-alignas(64) constexpr uint16_t kIdxMinK4[32] = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
-                                                8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
 alignas(64) constexpr uint16_t kIdxK6[4][32] = {  // Q6_K: q[z] = elements 64z.., sub-blocks 4z..4z+3
     {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
     {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7},
@@ -69,15 +61,33 @@ static inline void halves(const uint8_t* p, float& a, float& b) {
     b = _mm_cvtss_f32(_mm_movehdup_ps(f));
 }
 
+// vpshufb controls for Q4_K / Q5_K (the 8 scale bytes broadcast to every 128-bit lane): word w
+// of sc[z] = the scale of the sub-block its quants belong to, high byte zero. q[z] holds
+// sub-blocks (z/2)*4 + z%2 (words 0-15) and that + 2 (words 16-31).
+alignas(64) constexpr uint8_t kShufK4[4][64] = {
+#define W(a) a, 0x80
+#define L8(a) W(a), W(a), W(a), W(a), W(a), W(a), W(a), W(a)
+    {L8(0), L8(0), L8(2), L8(2)},
+    {L8(1), L8(1), L8(3), L8(3)},
+    {L8(4), L8(4), L8(6), L8(6)},
+    {L8(5), L8(5), L8(7), L8(7)},
+};
+alignas(64) constexpr uint8_t kShufMinK4[64] = {W(0), W(0), W(1), W(1), W(2), W(2), W(3), W(3),
+                                                W(4), W(4), W(5), W(5), W(6), W(6), W(7), W(7),
+                                                W(0), W(0), W(1), W(1), W(2), W(2), W(3), W(3),
+                                                W(4), W(4), W(5), W(5), W(6), W(6), W(7), W(7)};
+#undef L8
+#undef W
+
 // 8 6-bit scales and mins of Q4_K / Q5_K -> sc[z] and the mins words (m_j twice, for bsums pairs).
 static inline void scalesK4(const uint8_t* s, Unpacked& u) {
     const uint32_t w0 = loadU32(s), w1 = loadU32(s + 4), w2 = loadU32(s + 8);
     const uint64_t sc8 = (w0 & kM1) | static_cast<uint64_t>((w2 & kM2) | (((w0 >> 6) & kM3) << 4)) << 32;
     const uint64_t m8 = (w1 & kM1) | static_cast<uint64_t>(((w2 >> 4) & kM2) | (((w1 >> 6) & kM3) << 4)) << 32;
-    const __m512i scw = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_cvtsi64_si128(static_cast<long long>(sc8))));
-    const __m512i mw = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_cvtsi64_si128(static_cast<long long>(m8))));
-    for (int z = 0; z < 4; ++z) u.sc[z] = _mm512_permutexvar_epi16(loadIdx(kIdxK4[z]), scw);
-    u.extra = _mm512_permutexvar_epi16(loadIdx(kIdxMinK4), mw);
+    const __m512i scb = _mm512_set1_epi64(static_cast<long long>(sc8));
+    for (int z = 0; z < 4; ++z) u.sc[z] = _mm512_shuffle_epi8(scb, _mm512_load_si512(kShufK4[z]));
+    // Only the first 16 words meet bsums (the upper 16 bsums words are zero).
+    u.extra = _mm512_shuffle_epi8(_mm512_set1_epi64(static_cast<long long>(m8)), _mm512_load_si512(kShufMinK4));
 }
 
 struct DecQ4_K {

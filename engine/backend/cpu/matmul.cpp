@@ -17,6 +17,12 @@ namespace {
 constexpr size_t kPrefillChunkBytes = 256 * 1024;  // weights of one prefill task (L2: 1 MB)
 constexpr int64_t kSerialMacs = 1 << 18;  // below this a call is not worth waking the workers
 constexpr int64_t kDecodeMaxTokens = 4;
+// Task edges fall on multiples of these so the kernels' register tiles (rows: 2, 3, 4, 6, 8;
+// tokens: 2, 3, 4) divide every task except the matrix's last one.
+constexpr int64_t kRowQuantum = 48;
+constexpr int64_t kTokQuantum = 24;
+
+int64_t roundUpTo(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 
 // A 64-byte aligned scratch buffer per calling thread, grown on demand, never shrunk.
 uint8_t* scratch(size_t bytes) {
@@ -79,16 +85,14 @@ void matmulWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, 
     const int64_t nThreads = serial ? 1 : pool.size();
     int64_t rowChunk, tokChunk = nTok;
     if (nTok <= kDecodeMaxTokens) {
-        rowChunk = serial ? nRows : (nRows + nThreads * 4 - 1) / (nThreads * 4);
-        rowChunk = std::max<int64_t>(16, (rowChunk + 15) / 16 * 16);
+        rowChunk = serial ? nRows : roundUpTo((nRows + nThreads * 4 - 1) / (nThreads * 4), kRowQuantum);
     } else {
-        rowChunk = static_cast<int64_t>(kPrefillChunkBytes / a.rowBytes) / 16 * 16;
-        rowChunk = std::clamp<int64_t>(rowChunk, 16, 512);
+        rowChunk = static_cast<int64_t>(kPrefillChunkBytes / a.rowBytes) / kRowQuantum * kRowQuantum;
+        rowChunk = std::clamp<int64_t>(rowChunk, kRowQuantum, 10 * kRowQuantum);
         const int64_t rowTasks = (nRows + rowChunk - 1) / rowChunk;
         if (!serial && rowTasks < nThreads * 4) {
-            const int64_t tokSplits = std::min<int64_t>((nThreads * 4 + rowTasks - 1) / rowTasks, nTok / 8 + 1);
-            tokChunk = (nTok + tokSplits - 1) / tokSplits;
-            tokChunk = (tokChunk + 7) / 8 * 8;
+            const int64_t tokSplits = std::min<int64_t>((nThreads * 4 + rowTasks - 1) / rowTasks, nTok / kTokQuantum + 1);
+            tokChunk = roundUpTo((nTok + tokSplits - 1) / tokSplits, kTokQuantum);
         }
     }
     const int64_t nRowTasks = (nRows + rowChunk - 1) / rowChunk;
