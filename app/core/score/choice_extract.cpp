@@ -80,7 +80,19 @@ ChoicePick extractChoice(std::string_view output, size_t numChoices, const std::
         }
     }
 
-    // 2. A letter at the very start: "B", "B.", "(B)", "B) Paris", "B: because ...".
+    // Standalone capital letters in range (not the article "A" or the pronoun "I").
+    std::set<int> seen;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (!isUpper(s[i])) continue;
+        if (i > 0 && isAlpha(s[i - 1])) continue;
+        if (i + 1 < s.size() && isAlpha(s[i + 1])) continue;
+        if (looksLikeWord(s, i)) continue;
+        const int idx = letterIndex(s[i], numChoices);
+        if (idx >= 0) seen.insert(idx);
+    }
+
+    // 2. A letter at the very start: "B", "B.", "(B)", "B) Paris", "B: because ...". Followed by
+    // a space it counts only when no other option letter appears ("B or C" is not an answer).
     {
         size_t i = 0;
         while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '"')) ++i;
@@ -88,10 +100,11 @@ ChoicePick extractChoice(std::string_view output, size_t numChoices, const std::
         if (paren) ++i;
         if (i < s.size() && isUpper(s[i]) && !looksLikeWord(s, i)) {
             const size_t after = i + 1;
-            const bool ends = after >= s.size() || s[after] == '.' || s[after] == ')' || s[after] == ']' ||
-                              s[after] == ':' || s[after] == ',' || s[after] == ' ' || s[after] == '\n';
+            const bool delimited = after >= s.size() || s[after] == '.' || s[after] == ')' || s[after] == ']' ||
+                                   s[after] == ':' || s[after] == ',' || s[after] == '\n';
+            const bool spaced = after < s.size() && s[after] == ' ';
             const int idx = letterIndex(s[i], numChoices);
-            if (ends && idx >= 0) {
+            if (idx >= 0 && (delimited || (spaced && seen.size() == 1))) {
                 pick.index = idx;
                 pick.how = "leading letter";
                 return pick;
@@ -111,16 +124,7 @@ ChoicePick extractChoice(std::string_view output, size_t numChoices, const std::
             }
     }
 
-    // 4. Standalone capital letters in range; only if they all agree.
-    std::set<int> seen;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (!isUpper(s[i])) continue;
-        if (i > 0 && isAlpha(s[i - 1])) continue;
-        if (i + 1 < s.size() && isAlpha(s[i + 1])) continue;
-        if (looksLikeWord(s, i)) continue;
-        const int idx = letterIndex(s[i], numChoices);
-        if (idx >= 0) seen.insert(idx);
-    }
+    // 4. The standalone letters, only if they all agree.
     if (seen.size() == 1) {
         pick.index = *seen.begin();
         pick.how = "single letter";

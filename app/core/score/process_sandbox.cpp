@@ -110,7 +110,7 @@ std::string resolveExecutable(const std::string& name) {
     for (;;) {
         const size_t colon = dirs.find(':', start);
         std::string candidate = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-        if (candidate.empty()) candidate = ".";
+        if (candidate.empty()) candidate.push_back('.');  // an empty PATH entry means the current directory
         candidate += '/';
         candidate += name;
         if (::access(candidate.c_str(), X_OK) == 0) return candidate;

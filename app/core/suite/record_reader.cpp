@@ -545,6 +545,31 @@ Result<bool> RecordReader::readCsvRow(std::vector<std::string>& fields, int& sta
                 break;
             }
         }
+        // Copy runs of ordinary bytes at once; only quotes, delimiters and line ends need a look.
+        {
+            const char* p = m_buf.data() + m_pos;
+            const char* end = m_buf.data() + m_len;
+            const char* q = p;
+            if (inQuotes) {
+                while (q < end && *q != '"') {
+                    if (*q == '\n') ++m_line;
+                    ++q;
+                }
+            } else if (!field.empty() || quoted) {
+                while (q < end && *q != m_delim && *q != '\n' && *q != '\r') ++q;
+            } else {
+                while (q < end && *q != m_delim && *q != '\n' && *q != '\r' && *q != '"') ++q;
+                if (q > p && q < end && *q == '"') {  // a quote after field text is literal
+                    while (q < end && *q != m_delim && *q != '\n' && *q != '\r') ++q;
+                }
+            }
+            if (q > p) {
+                field.append(p, size_t(q - p));
+                m_pos += size_t(q - p);
+                if (field.size() > kMaxRecordBytes) return Error{m_path + ": a CSV field longer than 256 MiB"};
+                continue;
+            }
+        }
         const char ch = m_buf[m_pos++];
         if (inQuotes) {
             if (ch == '"') {
@@ -619,9 +644,12 @@ Result<bool> RecordReader::nextCsv(RawRecord& out) {
         out.error = "CSV row has " + std::to_string(row.size()) + " fields, the header has " + std::to_string(m_header.size());
         return true;
     }
+    if (!m_csvHasHeader)
+        while (m_colNames.size() < row.size()) m_colNames.push_back("col" + std::to_string(m_colNames.size() + 1));
+    const std::vector<std::string>& names = m_csvHasHeader ? m_header : m_colNames;
     nlohmann::json obj = nlohmann::json::object();
-    for (size_t i = 0; i < row.size(); ++i)
-        obj[m_csvHasHeader ? m_header[i] : "col" + std::to_string(i + 1)] = std::move(row[i]);
+    auto& members = obj.get_ref<nlohmann::json::object_t&>();
+    for (size_t i = 0; i < row.size(); ++i) members.insert_or_assign(names[i], std::move(row[i]));
     out.value = std::move(obj);
     return true;
 }

@@ -102,6 +102,7 @@ private:
     char m_delim = ',';
     bool m_csvHasHeader = false;
     std::vector<std::string> m_header;
+    std::vector<std::string> m_colNames;  // "col1", "col2", ... for headerless files
     bool m_havePendingRow = false;
     std::vector<std::string> m_pendingRow;
     int m_pendingLine = 0;
