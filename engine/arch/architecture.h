@@ -40,12 +40,20 @@ struct ArchScratch {
 // for tensors outside the blocks. For comparing with a reference layer by layer.
 using DebugHook = std::function<void(std::string_view name, int layer, const float* data, int64_t rows, int64_t cols)>;
 
+// One forward pass. By default its rows are consecutive positions pos0 .. pos0+nTok-1 of one
+// sequence whose cache is ForwardContext::kv. With `caches` and `positions` set (architectures
+// with sequenceRows only), row t belongs to the sequence of caches[t] at position positions[t]:
+// several sequences share one pass, so each weight matrix is read once for all of them. That
+// cache must hold positions < positions[t] of its sequence; rows of one sequence, if several,
+// are consecutive positions in order. ctx.kv and pos0 are then ignored.
 struct ForwardBatch {
     const int32_t* tokens = nullptr;  // [nTok] token ids, already checked to be < nVocab
     int64_t nTok = 0;                 // <= the nBatch the scratch was created for
     int64_t pos0 = 0;                 // position of tokens[0]; the cache holds positions < pos0
     bool allLogits = false;           // logits for every token, else for the last one only
     float* logits = nullptr;          // [allLogits ? nTok : 1][nVocab]; null: no output needed
+    const int64_t* positions = nullptr;         // [nTok] per-row position, or null (see above)
+    session::KvCache* const* caches = nullptr;  // [nTok] per-row cache (capacity <= the scratch's nCtx)
 };
 
 struct ForwardContext {
@@ -63,6 +71,7 @@ struct Architecture {
                                                           int nThreads);
     void (*forward)(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx,
                     const ForwardBatch& batch);
+    bool sequenceRows = false;  // forward honours ForwardBatch::caches / positions (batched decode)
 };
 
 }  // namespace verdict::arch

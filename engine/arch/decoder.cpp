@@ -101,7 +101,8 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, i
         s->ffnOut.allocate(B * E);
         s->ropeTable.allocate(B * static_cast<size_t>(std::max(c.nRot, 2)));
         cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, nCtx, 1.0f, false};
-        s->attnWork.allocate(static_cast<size_t>(nThreads * cpu::attentionScratchFloats(shape)));
+        s->attnStride = cpu::attentionScratchFloats(shape);
+        s->attnWork.allocate(static_cast<size_t>(nThreads * s->attnStride));
         if (c.nExpert > 0) {
             const auto X = static_cast<size_t>(c.nExpert), U = static_cast<size_t>(c.nExpertUsed);
             s->routerLogits.allocate(B * X);
@@ -141,6 +142,17 @@ void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos
     for (int64_t t = 0; t < nTok; ++t) cpu::ropeTable(p, static_cast<int32_t>(pos0 + t), table + t * cfg.nRot);
 }
 
+void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, const ForwardBatch& b, float* table) {
+    if (!b.positions) {
+        ropeTables(cfg, freqFactors, b.pos0, b.nTok, table);
+        return;
+    }
+    if (cfg.nRot == 0) return;
+    const cpu::RopeParams p = cfg.ropeParams(freqFactors.present() ? freqFactors.data : nullptr);
+    for (int64_t t = 0; t < b.nTok; ++t)
+        cpu::ropeTable(p, static_cast<int32_t>(b.positions[t]), table + t * cfg.nRot);
+}
+
 void ropeRows(const ArchConfig& cfg, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table) {
     if (cfg.nRot == 0) return;
     for (int64_t t = 0; t < nTok; ++t)
@@ -166,6 +178,32 @@ void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int6
                    s.attnWork.data(), ctx.pool);
 }
 
+void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b,
+                       int64_t rowBegin) {
+    const ArchConfig& c = ctx.cfg;
+    const int64_t qDim = c.nHead * c.headDimK, oDim = c.nHead * c.headDimV;
+    auto attendRow = [&](int64_t t, float* work, cpu::ThreadPool& pool) {
+        const session::KvCache& kv = *b.caches[t];
+        const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, kv.capacity(), c.kqScale(),
+                                        kv.f16()};
+        cpu::attention(shape, s.q.data() + t * qDim, kv.k(layer), kv.v(layer), 1, b.positions[t],
+                       s.kqv.data() + t * oDim, work, pool);
+    };
+    const int64_t rows = b.nTok - rowBegin;
+    if (rows < ctx.pool.size()) {
+        // Few rows: one after the other, each spreading its heads over the pool.
+        for (int64_t t = rowBegin; t < b.nTok; ++t) attendRow(t, s.attnWork.data(), ctx.pool);
+        return;
+    }
+    // Many rows: each thread takes whole rows, with its own block of attnWork. The inner call gets a
+    // one-thread pool, so attention() runs that row serially and uses exactly one scratch block.
+    static cpu::ThreadPool serial(1);
+    ctx.pool.parallelFor(rows, 1, [&](int64_t r0, int64_t r1, int thread) {
+        float* work = s.attnWork.data() + thread * s.attnStride;
+        for (int64_t t = rowBegin + r0; t < rowBegin + r1; ++t) attendRow(t, work, serial);
+    });
+}
+
 void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, int layer,
                     const ForwardBatch& b, int64_t rowBegin) {
     const ArchConfig& c = ctx.cfg;
@@ -180,7 +218,12 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
     ropeRows(c, s.k.data(), n, c.nHeadKv, c.headDimK, s.ropeTable.data());
     dump(ctx, "Kcur", layer, s.k.data(), n, kDim);
     dump(ctx, "Vcur", layer, s.v.data(), n, vDim);
-    ctx.kv.store(layer, b.pos0, n, s.k.data(), s.v.data());
+    if (b.caches) {
+        for (int64_t t = 0; t < n; ++t)
+            b.caches[t]->store(layer, b.positions[t], 1, s.k.data() + t * kDim, s.v.data() + t * vDim);
+    } else {
+        ctx.kv.store(layer, b.pos0, n, s.k.data(), s.v.data());
+    }
     if (rowBegin >= n) return;
 
     const int64_t rows = n - rowBegin;
@@ -189,7 +232,10 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
     ropeRows(c, q, rows, c.nHead, c.headDimK, s.ropeTable.data() + rowBegin * c.nRot);
     dump(ctx, "Qcur", layer, q, rows, qDim);
 
-    selfAttention(ctx, s, layer, b.pos0, rowBegin, n);
+    if (b.caches)
+        selfAttentionRows(ctx, s, layer, b, rowBegin);
+    else
+        selfAttention(ctx, s, layer, b.pos0, rowBegin, n);
     dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * oDim, rows, oDim);
     project(L.wo, &L.bo, s.kqv.data() + rowBegin * oDim, rows, s.attnOut.data() + rowBegin * E, ctx.pool);
     dump(ctx, "attn_out", layer, s.attnOut.data() + rowBegin * E, rows, E);

@@ -88,7 +88,8 @@ struct DecoderScratch : ArchScratch {
     ScratchBuffer<float> ffnUp;     // [nBatch][max(n_ff, n_ff_exp)]
     ScratchBuffer<float> ffnOut;    // [nBatch][n_embd]
     ScratchBuffer<float> ropeTable; // [nBatch][n_rot]    (cos, sin) per position
-    ScratchBuffer<float> attnWork;  // [nThreads][attentionScratchFloats]
+    ScratchBuffer<float> attnWork;  // [nThreads][attnStride]
+    int64_t attnStride = 0;         // attentionScratchFloats at the nCtx the scratch was made for
     // MoE routing and per-expert gathers
     ScratchBuffer<float> routerLogits;    // [nBatch][n_expert]   ffn_moe_logits -> probs
     ScratchBuffer<int32_t> selected;      // [nBatch][n_expert_used] expert ids, best first
@@ -119,6 +120,8 @@ void project(const Weight& w, const VecWeight* bias, const float* x, int64_t nTo
 
 // (cos, sin) tables for positions pos0 .. pos0+nTok-1 into table [nTok][n_rot].
 void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos0, int64_t nTok, float* table);
+// The same for the rows of a batch: b.positions[t] per row when set, else b.pos0 + t.
+void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, const ForwardBatch& b, float* table);
 
 // Rotates x [nTok][nHead*headDim] in place with the tables.
 void ropeRows(const ArchConfig& cfg, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table);
@@ -130,6 +133,11 @@ void addRows(const float* a, const float* b, float* y, int64_t n);
 // batch's keys and values): s.q -> s.kqv rows rowBegin ..
 void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int64_t pos0, int64_t rowBegin,
                    int64_t nTok);
+// The same for a batch of several sequences (b.caches set): row t attends to positions
+// 0 .. b.positions[t] of b.caches[t]. Rows are spread over the threads when there are enough of
+// them, else each row's heads are.
+void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b,
+                       int64_t rowBegin);
 
 // Dense SwiGLU: out = down(silu(gate x) * up x).   x, out: [nTok][n_embd]
 void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
@@ -148,7 +156,7 @@ void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScrat
 // The attention half of a pre-norm block, llama.cpp's names in brackets:
 //   cur = rmsnorm(inpL) * attn_norm                 [attn_norm]
 //   q, k, v = wq cur (+bq), wk cur (+bk), wv cur (+bv)   [Qcur, Kcur, Vcur]
-//   q, k = rope(q), rope(k); cache <- k, v
+//   q, k = rope(q), rope(k); cache <- k, v       (each row's own cache and position when b.caches)
 //   kqv = attention(q, cache)                      [kqv_out]
 //   attnOut = wo kqv (+bo)                         [attn_out]
 // Keys and values are computed for every row; queries and everything after only for rows

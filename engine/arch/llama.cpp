@@ -37,7 +37,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
     embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
     dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
-    ropeTables(c, w.ropeFreqs, b.pos0, n, s.ropeTable.data());
+    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
     for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
@@ -66,7 +66,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 }  // namespace
 
 const Architecture& llamaArchitecture() {
-    static const Architecture kArch{"llama", readConfig, bindWeights, createDecoderScratch, forward};
+    static const Architecture kArch{"llama", readConfig, bindWeights, createDecoderScratch, forward, true};
     return kArch;
 }
 

@@ -10,18 +10,11 @@
 #include <string>
 
 namespace verdict {
+namespace detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-Result<void> checkFits(const detail::SessionImpl& d, size_t n, const char* what) {
-    if (n == 0) return Error{std::string(what) + " is empty"};
-    if (static_cast<int64_t>(n) > d.nCtx)
-        return Error{std::string(what) + " of " + std::to_string(n) + " tokens does not fit in the context of "
-                     + std::to_string(d.nCtx) + " tokens"};
-    return {};
-}
 
 // Where a stop string occurs in text[from..], or npos.
 size_t findStop(const std::string& text, size_t from, const std::vector<std::string>& stops, size_t& stopLen) {
@@ -38,9 +31,99 @@ size_t findStop(const std::string& text, size_t from, const std::vector<std::str
     return best;
 }
 
+SamplingParams withSeed(SamplingParams p, uint64_t seed) {
+    p.seed = seed;
+    return p;
+}
+
 }  // namespace
 
+Result<void> checkFits(const SessionImpl& d, size_t n, const char* what) {
+    if (n == 0) return Error{std::string(what) + " is empty"};
+    if (static_cast<int64_t>(n) > d.nCtx)
+        return Error{std::string(what) + " of " + std::to_string(n) + " tokens does not fit in the context of "
+                     + std::to_string(d.nCtx) + " tokens"};
+    return {};
+}
+
+SequenceGenerator::SequenceGenerator(const Model& model, const GenerateConfig& cfg, std::span<const int32_t> prompt,
+                                     uint64_t seed)
+    : m_model(model), m_cfg(cfg), m_sampler(withSeed(cfg.sampling, seed)) {
+    for (int32_t t : prompt) m_sampler.accept(t);
+    for (const auto& s : cfg.stopStrings) m_maxStop = std::max(m_maxStop, s.size());
+    m_out.stopReason = StopReason::MaxTokens;
+    m_done = cfg.maxTokens <= 0;
+}
+
+void SequenceGenerator::setPrefill(int64_t promptTokens, double promptMs) {
+    Timings& tm = m_out.timings;
+    tm.promptTokens = promptTokens;
+    tm.promptMs = promptMs;
+    tm.prefillTps = promptMs > 0 ? 1000.0 * static_cast<double>(promptTokens) / promptMs : 0.0;
+}
+
+int32_t SequenceGenerator::sampleNext(std::span<const float> logits, Clock::time_point since) {
+    const int32_t tok = m_sampler.sample(logits);
+    m_sampler.accept(tok);
+    if (m_out.tokens.empty())
+        m_out.timings.ttftMs = msSince(since);
+    else
+        m_out.timings.stepMs.push_back(msSince(since));
+    return tok;
+}
+
+bool SequenceGenerator::accept(int32_t tok, const std::function<bool(std::string_view piece)>& onPiece) {
+    m_out.tokens.push_back(tok);
+    const bool eog = m_model.isEog(tok);
+    const std::string piece = m_model.tokenToPiece(tok);
+    if (eog && m_cfg.stopAtEos) {
+        stop(StopReason::Eos);
+        return false;
+    }
+    const size_t before = m_out.text.size();
+    m_out.text += piece;
+    if (onPiece && !onPiece(piece)) {
+        stop(StopReason::Callback);
+        return false;
+    }
+    if (m_maxStop > 0) {
+        size_t stopLen = 0;
+        const size_t at = findStop(m_out.text, before, m_cfg.stopStrings, stopLen);
+        if (at != std::string::npos) {
+            m_out.text.resize(at);
+            stop(StopReason::StopString);
+            return false;
+        }
+    }
+    if (static_cast<int64_t>(m_out.tokens.size()) >= m_cfg.maxTokens) {
+        stop(StopReason::MaxTokens);
+        return false;
+    }
+    return true;
+}
+
+void SequenceGenerator::stop(StopReason reason) {
+    m_out.stopReason = reason;
+    m_done = true;
+}
+
+GenerateResult SequenceGenerator::finish() {
+    Timings& tm = m_out.timings;
+    tm.loadMs = m_model.impl().loadMs;
+    tm.decodeTokens = static_cast<int64_t>(tm.stepMs.size());
+    tm.decodeMs = 0;
+    for (double ms : tm.stepMs) tm.decodeMs += ms;
+    tm.decodeTps = tm.decodeMs > 0 ? 1000.0 * static_cast<double>(tm.decodeTokens) / tm.decodeMs : 0.0;
+    m_done = true;
+    return std::move(m_out);
+}
+
+}  // namespace detail
+
+using detail::checkFits;
+
 Result<GenerateResult> Session::generate(std::span<const int32_t> prompt, const GenerateConfig& cfg) {
+    using Clock = detail::SequenceGenerator::Clock;
     detail::SessionImpl& d = *m_impl;
     if (auto r = checkFits(d, prompt.size(), "prompt"); !r) return r.error();
     const auto t0 = Clock::now();
@@ -52,68 +135,31 @@ Result<GenerateResult> Session::generate(std::span<const int32_t> prompt, const 
     auto first = d.evaluate(prompt.subspan(static_cast<size_t>(keep)), false);
     if (!first) return first.error();
 
-    GenerateResult out;
-    Timings& tm = out.timings;
-    tm.loadMs = d.m->loadMs;
-    tm.promptTokens = static_cast<int64_t>(prompt.size()) - keep;
-    tm.promptMs = msSince(t0);
-    tm.prefillTps = tm.promptMs > 0 ? 1000.0 * static_cast<double>(tm.promptTokens) / tm.promptMs : 0.0;
-
-    sampling::Sampler sampler(cfg.sampling);
-    for (int32_t t : prompt) sampler.accept(t);
-    size_t maxStop = 0;
-    for (const auto& s : cfg.stopStrings) maxStop = std::max(maxStop, s.size());
+    detail::SequenceGenerator gen(*d.model, cfg, prompt, cfg.sampling.seed);
+    gen.setPrefill(static_cast<int64_t>(prompt.size()) - keep,
+                   std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    std::function<bool(std::string_view)> onPiece;
+    int32_t tok = 0;
+    if (cfg.onToken) onPiece = [&cfg, &tok](std::string_view piece) { return cfg.onToken(tok, piece); };
 
     std::span<const float> logits = first->last();
     const int64_t nVocab = d.m->cfg.nVocab;
-    out.stopReason = StopReason::MaxTokens;
-    auto stepStart = Clock::now();
-    for (int32_t i = 0; i < cfg.maxTokens; ++i) {
-        const int32_t tok = sampler.sample(logits);
-        sampler.accept(tok);
-        if (i == 0) {
-            tm.ttftMs = msSince(t0);
-        } else {
-            tm.stepMs.push_back(msSince(stepStart));
-        }
-        out.tokens.push_back(tok);
-
-        const bool eog = d.model->isEog(tok);
-        const std::string piece = d.model->tokenToPiece(tok);
-        if (eog && cfg.stopAtEos) {
-            out.stopReason = StopReason::Eos;
-            break;
-        }
-        const size_t before = out.text.size();
-        out.text += piece;
-        if (cfg.onToken && !cfg.onToken(tok, piece)) {
-            out.stopReason = StopReason::Callback;
-            break;
-        }
-        if (maxStop > 0) {
-            size_t stopLen = 0;
-            const size_t at = findStop(out.text, before, cfg.stopStrings, stopLen);
-            if (at != std::string::npos) {
-                out.text.resize(at);
-                out.stopReason = StopReason::StopString;
-                break;
-            }
-        }
-        if (i + 1 == cfg.maxTokens) break;
+    auto since = t0;
+    while (!gen.done()) {
+        tok = gen.sampleNext(logits, since);
+        if (!gen.accept(tok, onPiece)) break;
         if (static_cast<int64_t>(d.tokens.size()) >= d.nCtx) {
-            out.stopReason = StopReason::ContextFull;
+            gen.stop(StopReason::ContextFull);
             break;
         }
-        stepStart = Clock::now();
+        since = Clock::now();
         const int32_t one[1] = {tok};
         auto next = d.evaluate(std::span<const int32_t>(one, 1), false);
         if (!next) return next.error();
         logits = std::span<const float>(next->data, static_cast<size_t>(nVocab));
     }
-    tm.decodeTokens = static_cast<int64_t>(tm.stepMs.size());
-    for (double ms : tm.stepMs) tm.decodeMs += ms;
-    tm.decodeTps = tm.decodeMs > 0 ? 1000.0 * static_cast<double>(tm.decodeTokens) / tm.decodeMs : 0.0;
-    d.timings = tm;
+    GenerateResult out = gen.finish();
+    d.timings = out.timings;
     return out;
 }
 

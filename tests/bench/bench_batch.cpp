@@ -1,0 +1,157 @@
+// Batched decode benchmark: aggregate decode tokens per second of decodeBatch at several batch
+// sizes on one model. Each batch size gets fresh sessions whose prompts (of slightly different
+// lengths) are prefilled first; then `steps` decode steps are timed, each one forward pass over
+// all sequences, feeding every sequence its own greedy token.
+//
+// Prints one JSON object. Not a pass/fail test: on a CPU, weights are read once per step for the
+// whole batch, so aggregate tok/s should grow with the batch until compute (not memory
+// bandwidth) limits it; per-sequence tok/s falls.
+//
+//   bench_batch MODEL.gguf [--threads N] [--batches 1,2,4,8,16,32] [--steps S] [--prompt N]
+//
+// A model of the fixtures README's "perf" shape: verdict make-model --n-embd 2048 --n-layer 16
+// --n-head 32 --n-head-kv 8 --n-ff 5632 --n-vocab 32000 --ctx 2048 --type q4_0 perf-q4_0.gguf
+#include "sampling/sampler.h"
+#include "verdict/engine/batch.h"
+#include "verdict/engine/model.h"
+#include "verdict/engine/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace verdict;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    std::string model;
+    int threads = 0;
+    std::vector<int> batches = {1, 2, 4, 8, 16, 32};
+    int steps = 16;
+    int prompt = 32;
+};
+
+int usage(const char* why) {
+    std::fprintf(stderr, "bench_batch: %s\nusage: bench_batch MODEL.gguf [--threads N] [--batches 1,2,4] "
+                         "[--steps S] [--prompt N]\n", why);
+    return 3;
+}
+
+bool parseInts(const char* s, std::vector<int>& out) {
+    out.clear();
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const int v = std::atoi(item.c_str());
+        if (v <= 0) return false;
+        out.push_back(v);
+    }
+    return !out.empty();
+}
+
+struct Figures {
+    int batch = 0;
+    double prefillMs = 0;   // all prompts, one after the other
+    double decodeMs = 0;    // `steps` batched steps
+    double aggregateTps = 0;
+    double perSeqTps = 0;
+    double stepMsMean = 0;
+};
+
+Result<Figures> runBatch(const std::shared_ptr<const Model>& model, const Options& o, int batch) {
+    std::vector<std::unique_ptr<Session>> sessions;
+    std::vector<Session*> ptrs;
+    SessionOptions so;
+    so.nCtx = o.prompt + batch + o.steps + 8;
+    const auto nVocab = static_cast<int32_t>(model->shape().nVocab);
+    Figures f;
+    f.batch = batch;
+    std::vector<int32_t> next;
+    const auto p0 = Clock::now();
+    for (int i = 0; i < batch; ++i) {
+        auto s = Session::create(model, so);
+        if (!s) return s.error();
+        std::vector<int32_t> prompt{model->bos() >= 0 ? model->bos() : 1};
+        for (int j = 1; j < o.prompt + i % 8; ++j) prompt.push_back((7 + 131 * j + 17 * i) % nVocab);
+        auto l = (*s)->evaluate(prompt);
+        if (!l) return l.error();
+        next.push_back(sampling::argmax(l->last().data(), nVocab));
+        ptrs.push_back(s->get());
+        sessions.push_back(std::move(*s));
+    }
+    f.prefillMs = std::chrono::duration<double, std::milli>(Clock::now() - p0).count();
+    const auto t0 = Clock::now();
+    for (int step = 0; step < o.steps; ++step) {
+        auto views = decodeBatch(ptrs, next);
+        if (!views) return views.error();
+        for (int i = 0; i < batch; ++i) next[static_cast<size_t>(i)] = sampling::argmax((*views)[static_cast<size_t>(i)].last().data(), nVocab);
+    }
+    f.decodeMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    f.aggregateTps = 1000.0 * batch * o.steps / f.decodeMs;
+    f.perSeqTps = f.aggregateTps / batch;
+    f.stepMsMean = f.decodeMs / o.steps;
+    return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const bool hasValue = i + 1 < argc;
+        if (a == "--help" || a == "-h") return usage("batched decode throughput"), 0;
+        if (a == "--threads" && hasValue) {
+            o.threads = std::atoi(argv[++i]);
+        } else if (a == "--batches" && hasValue) {
+            if (!parseInts(argv[++i], o.batches)) return usage("--batches wants positive integers, e.g. 1,2,4");
+        } else if (a == "--steps" && hasValue) {
+            o.steps = std::max(1, std::atoi(argv[++i]));
+        } else if (a == "--prompt" && hasValue) {
+            o.prompt = std::max(1, std::atoi(argv[++i]));
+        } else if (!a.empty() && a[0] != '-' && o.model.empty()) {
+            o.model = a;
+        } else {
+            return usage(("unknown or incomplete option " + a).c_str());
+        }
+    }
+    if (o.model.empty()) return usage("no model given");
+    ModelOptions mo;
+    mo.threads = o.threads;
+    auto model = Model::open(o.model, mo);
+    if (!model) {
+        std::fprintf(stderr, "bench_batch: %s\n", model.error().message.c_str());
+        return 2;
+    }
+    // Warm-up: page the weights in and grow the buffers once.
+    if (auto w = runBatch(*model, Options{o.model, o.threads, {}, 2, 4}, 1); !w) {
+        std::fprintf(stderr, "bench_batch: %s\n", w.error().message.c_str());
+        return 1;
+    }
+    std::printf("{\n  \"model\": \"%s\",\n  \"threads\": %d,\n  \"steps\": %d,\n  \"prompt_tokens\": %d,\n  \"runs\": [\n",
+                o.model.c_str(), (*model)->threads(), o.steps, o.prompt);
+    double base = 0;
+    for (size_t k = 0; k < o.batches.size(); ++k) {
+        auto f = runBatch(*model, o, o.batches[k]);
+        if (!f) {
+            std::fprintf(stderr, "bench_batch: batch %d: %s\n", o.batches[k], f.error().message.c_str());
+            return 1;
+        }
+        if (k == 0) base = f->aggregateTps / f->batch;
+        std::printf("    {\"batch\": %d, \"decode_tok_s\": %.2f, \"per_sequence_tok_s\": %.2f, \"step_ms\": %.3f, "
+                    "\"speedup_vs_batch1\": %.2f, \"prefill_ms\": %.1f}%s\n",
+                    f->batch, f->aggregateTps, f->perSeqTps, f->stepMsMean, base > 0 ? f->aggregateTps / base : 0.0,
+                    f->prefillMs, k + 1 < o.batches.size() ? "," : "");
+        std::fflush(stdout);
+    }
+    std::printf("  ]\n}\n");
+    return 0;
+}
