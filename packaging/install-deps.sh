@@ -7,12 +7,14 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev qt6-charts-dev libgl-dev
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev fonts-noto-cjk   # svg: HTML report charts; CJK font for reports and the window
   libsqlite3-dev nlohmann-json3-dev zlib1g-dev
   clang libclang-rt-14-dev          # libFuzzer target (tests/fuzz)
   dpkg-dev file                     # .deb packaging test
   xvfb xauth poppler-utils          # headless GUI checks and PDF report previews
 )
+# --train: also what tools/train_demo_models.py needs (CPU PyTorch; OpenBLAS: the reference BLAS is ~10x slower).
+if [ "${1:-}" = "--train" ]; then packages+=(python3-torch python3-numpy libopenblas0-pthread); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -17,16 +17,6 @@
 namespace verdict::cli {
 namespace {
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
 std::string numberText(const std::optional<double>& v) {
     if (!v) return "";
     return nlohmann::json(*v).dump();  // shortest round-trip form

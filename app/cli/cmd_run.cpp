@@ -9,6 +9,8 @@
 // Progress (items/s, ETA) goes to stderr when it is a terminal. JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/signal_stop.h"
+#include "core/run/endpoint_backend.h"
 #include "core/run/engine_backend.h"
 #include "core/run/suite_bindings.h"
 #include "core/run/suite_runner.h"
@@ -20,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -32,43 +35,6 @@
 
 namespace verdict::cli {
 namespace {
-
-// Turns SIGINT/SIGTERM into a stop request. The signals are blocked in every thread (so it must
-// be constructed before any other thread starts) and collected by one watcher thread with
-// sigtimedwait, so no code runs in a signal handler.
-class SignalStop {
-public:
-    SignalStop() {
-        sigemptyset(&m_set);
-        sigaddset(&m_set, SIGINT);
-        sigaddset(&m_set, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &m_set, &m_old);
-        m_thread = std::jthread([this](std::stop_token self) {
-            while (!self.stop_requested()) {
-                timespec wait{0, 200'000'000};
-                if (sigtimedwait(&m_set, nullptr, &wait) <= 0) continue;
-                if (m_source.stop_requested()) _exit(130);  // second signal: leave now
-                m_cancelLoad = true;
-                m_source.request_stop();
-                static const char kMsg[] = "\nverdict run: stopping (Ctrl-C again to quit at once)\n";
-                (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
-            }
-        });
-    }
-    ~SignalStop() {
-        m_thread.request_stop();
-        m_thread.join();
-        pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
-    }
-    std::stop_token token() const { return m_source.get_token(); }
-    const std::atomic<bool>* cancelFlag() const { return &m_cancelLoad; }
-
-private:
-    sigset_t m_set{}, m_old{};
-    std::stop_source m_source;
-    std::atomic<bool> m_cancelLoad{false};
-    std::jthread m_thread;
-};
 
 std::string formatEta(double secs) {
     char buf[32];
@@ -102,6 +68,8 @@ int runRun(const std::vector<std::string>& argv) {
         {"resume", true, "RUN", "continue this run with its stored settings"},
         {"new", false, "", "start a new run even if an unfinished one with the same settings exists"},
         {"allow-code-exec", false, "", "let code_exec scorers run the generated programs (HumanEval, MBPP)"},
+        {"model", true, "NAME", "endpoint runs: the served model (default: the first of GET /v1/models)", false, 'm'},
+        {"api-key-env", true, "VAR", "endpoint runs: environment variable with the API key (default VERDICT_API_KEY)"},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"ctx", true, "N", "context size in tokens (default: min(training context, 4096))", false, 'c'},
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
@@ -172,16 +140,30 @@ int runRun(const std::vector<std::string>& argv) {
     auto items = suites.items(suite->id);
     if (!items) return fail("run", items.error().message, kExitRuntime);
 
-    SignalStop signals;  // before the engine starts its threads
-    core::EngineBackendOptions eo;
-    eo.threads = static_cast<int>(*threads);
-    eo.nCtx = *ctx;
-    eo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
-    eo.cancelLoad = signals.cancelFlag();
-    auto backend = core::EngineBackend::open(modelPath, eo);
-    if (!backend) {
-        if (signals.token().stop_requested()) return fail("run", "cancelled while loading the model", 130);
-        return fail("run", backend.error().message, kExitBadInput);
+    SignalStop signals("run");  // before the engine starts its threads
+    std::unique_ptr<core::ModelBackend> backend;
+    if (modelPath.rfind("http://", 0) == 0 || modelPath.rfind("https://", 0) == 0) {
+        // An endpoint: "URL" from the command line, or "URL MODEL" as a run stores it.
+        core::EndpointConfig ep;
+        ep.baseUrl = modelPath.substr(0, modelPath.find(' '));
+        ep.model = args->value("model").value_or(modelPath.find(' ') == std::string::npos ? std::string()
+                                                                                           : modelPath.substr(modelPath.find(' ') + 1));
+        if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) ep.apiKey = k;
+        auto eb = core::EndpointBackend::open(ep, std::string("verdict ") + VERDICT_VERSION);
+        if (!eb) return fail("run", eb.error().message, kExitBadInput);
+        backend = std::move(*eb);
+    } else {
+        core::EngineBackendOptions eo;
+        eo.threads = static_cast<int>(*threads);
+        eo.nCtx = *ctx;
+        eo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+        eo.cancelLoad = signals.cancelFlag();
+        auto eb = core::EngineBackend::open(modelPath, eo);
+        if (!eb) {
+            if (signals.token().stop_requested()) return fail("run", "cancelled while loading the model", 130);
+            return fail("run", eb.error().message, kExitBadInput);
+        }
+        backend = std::move(*eb);
     }
 
     core::RunRequest req;
@@ -207,7 +189,7 @@ int runRun(const std::vector<std::string>& argv) {
 
     core::ScorerOptions so;
     so.allowCodeExecution = args->has("allow-code-exec");
-    core::SuiteRunner runner(*db, **backend, core::makeSuitePromptRenderer(), core::makeRegistryScorer(so));
+    core::SuiteRunner runner(*db, *backend, core::makeSuitePromptRenderer(), core::makeRegistryScorer(so));
     auto prepared = runner.prepare(req);
     if (!prepared) return fail("run", prepared.error().message, kExitBadInput);
     const int64_t runId = prepared->run.id;

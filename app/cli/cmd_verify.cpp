@@ -16,6 +16,9 @@ namespace {
 
 std::string describe(const core::ChainBreak& b) {
     if (b.table == "runs") return "run " + std::to_string(b.runId) + ": " + b.reason;
+    if (b.table == "sweeps") return "sweep " + std::to_string(b.runId) + ": " + b.reason;
+    if (b.table == "sweep_points")
+        return "sweep_points seq " + std::to_string(b.seq) + " (sweep " + std::to_string(b.runId) + "): " + b.reason;
     return "run_items seq " + std::to_string(b.seq) + " (run " + std::to_string(b.runId) + ", item " +
            std::to_string(b.itemIdx) + "): " + b.reason;
 }
@@ -50,12 +53,14 @@ int runVerify(const std::vector<std::string>& argv) {
                               {"reason", b.reason}});
         nlohmann::json j = {{"database", db->path()},       {"ok", report->ok()},
                             {"runs_checked", report->runsChecked}, {"rows_checked", report->rowsChecked},
+                            {"sweeps_checked", report->sweepsChecked}, {"points_checked", report->pointsChecked},
                             {"first_broken", report->ok() ? nlohmann::json(nullptr) : breaks.front()},
                             {"breaks", breaks}};
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (report->ok()) {
-        std::cout << "ok: " << report->runsChecked << " runs, " << report->rowsChecked
-                  << " result rows; hash chain intact (" << db->path() << ")\n";
+        std::cout << "ok: " << report->runsChecked << " runs, " << report->rowsChecked << " result rows, "
+                  << report->sweepsChecked << " sweeps, " << report->pointsChecked
+                  << " sweep points; hash chains intact (" << db->path() << ")\n";
     } else {
         std::cout << "BROKEN: first broken row: " << describe(report->breaks.front()) << "\n";
         if (report->breaks.size() > 1)

@@ -20,6 +20,15 @@ const std::vector<Command>& commands() {
         {"diff", "paired comparison of two runs of one suite (McNemar, bootstrap)", runDiff},
         {"export", "a run's items as CSV or JSON", runExport},
         {"verify", "check the results database's tamper-evident hash chain", runVerify},
+        {"bench", "llama-bench's pp/tg speed tests on the built-in engine", runBench},
+        {"perplexity", "perplexity over a text file; KL-divergence against a base model", runPerplexity},
+        {"sweep", "latency sweep (TTFT, TPOT, ITL, P50/P99, batch 1-32); sweep list/show/export", runSweep},
+        {"serve", "OpenAI-compatible server over the engine with continuous batching", runServe},
+        {"demo", "the bundled two-model comparison: suites, runs, sweeps and the decision report", runDemo},
+        {"load", "load test an OpenAI-compatible endpoint (TTFT, ITL, P99, goodput)", runLoad},
+        {"tco", "cost per 1M tokens, monthly and 3-year TCO, payback vs an API, from measured throughput", runTco},
+        {"hardware", "the hardware catalog with sources (hardware list, hardware show ID)", runHardware},
+        {"report", "the decision report of two runs as PDF, HTML or Markdown (accuracy, speed, cost, checklist)", runReport},
     };
     return kCommands;
 }
@@ -33,6 +42,16 @@ const Command* findCommand(const std::string& name) {
 int fail(const std::string& command, const std::string& message, int exitCode) {
     std::cerr << "verdict " << command << ": " << message << "\n";
     return exitCode;
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
 }
 
 void printHelp(const std::string& usage, const std::string& optionsText) {

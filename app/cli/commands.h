@@ -26,6 +26,9 @@ const Command* findCommand(const std::string& name);
 // Prints "verdict CMD: message" to stderr and returns the exit code (helper for commands).
 int fail(const std::string& command, const std::string& message, int exitCode);
 
+// One CSV field (RFC 4180): quoted when it holds a comma, quote or line end; quotes doubled.
+std::string csvField(const std::string& s);
+
 // Shared by commands: --help text (usage line + option table) to stdout.
 void printHelp(const std::string& usage, const std::string& optionsText);
 
@@ -43,5 +46,14 @@ int runResults(const std::vector<std::string>& args);
 int runDiff(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runVerify(const std::vector<std::string>& args);
+int runBench(const std::vector<std::string>& args);
+int runPerplexity(const std::vector<std::string>& args);
+int runSweep(const std::vector<std::string>& args);
+int runServe(const std::vector<std::string>& args);
+int runLoad(const std::vector<std::string>& args);
+int runDemo(const std::vector<std::string>& args);
+int runTco(const std::vector<std::string>& args);
+int runHardware(const std::vector<std::string>& args);
+int runReport(const std::vector<std::string>& args);
 
 }  // namespace verdict::cli

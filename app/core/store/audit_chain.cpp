@@ -1,6 +1,7 @@
 #include "core/store/audit_chain.h"
 
 #include "core/store/run_repository.h"
+#include "core/store/sweep_repository.h"
 #include "util/sha256.h"
 
 #include <map>
@@ -51,6 +52,22 @@ std::string runItemContent(const RunItemRecord& it, std::string_view headerHash)
                               it.error,
                               compact(it.details),
                               it.createdAt};
+    return compact(a);
+}
+
+std::string sweepHeaderContent(const SweepRecord& s) {
+    const nlohmann::json a = {"sweep/v1",       s.id,           s.name,          compact(s.spec),
+                              s.createdAt,      s.backend,      s.modelPath,     s.modelSha256,
+                              s.modelBytes,     s.device,       s.engineVersion, compact(s.environment)};
+    return compact(a);
+}
+
+std::string sweepHeaderHash(const SweepRecord& sweep) { return util::sha256Hex(sweepHeaderContent(sweep)); }
+
+std::string sweepPointContent(const SweepPointRecord& p, std::string_view headerHash) {
+    const nlohmann::json a = {"point/v1", std::string(headerHash), p.sweepId,          p.promptTokens,
+                              p.genTokens, p.batch,                 p.rate,             compact(p.metrics),
+                              compact(p.requests), p.error,         p.createdAt};
     return compact(a);
 }
 
@@ -105,6 +122,43 @@ Result<ChainReport> verifyChain(Database& db) {
         }
         expectedPrev = it.rowHash;
         prevSeq = it.seq;
+    }
+
+    SweepRepository sweeps(db);
+    auto allSweeps = sweeps.list();
+    if (!allSweeps) return allSweeps.error();
+    std::map<int64_t, std::string> sweepHeaders;
+    for (const SweepRecord& s : *allSweeps) {
+        ++report.sweepsChecked;
+        sweepHeaders[s.id] = s.headerHash;
+        if (sweepHeaderHash(s) != s.headerHash)
+            note({"sweeps", 0, s.id, -1, "sweep header does not match its header_hash (a column of the sweep was edited)"});
+    }
+    auto sp = db.prepare(std::string("SELECT ") + kSweepPointColumns + " FROM sweep_points ORDER BY seq");
+    if (!sp) return sp.error();
+    expectedPrev = std::string(kGenesisHash);
+    prevSeq = 0;
+    for (;;) {
+        auto row = sp->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        ++report.pointsChecked;
+        std::string parseError;
+        SweepPointRecord p = readSweepPoint(*sp, &parseError);
+        const auto where = [&](std::string reason) { return ChainBreak{"sweep_points", p.seq, p.sweepId, -1, std::move(reason)}; };
+        if (!parseError.empty()) {
+            note(where(parseError));
+        } else if (p.prevHash != expectedPrev) {
+            note(where(prevSeq == 0 ? "prev_hash is not the genesis hash (earlier points were removed)"
+                                    : "prev_hash does not match the row_hash of point seq " + std::to_string(prevSeq) +
+                                          " (that point was edited with its hash recomputed, or points between were removed)"));
+        } else if (auto h = sweepHeaders.find(p.sweepId); h == sweepHeaders.end()) {
+            note(where("its sweep " + std::to_string(p.sweepId) + " is missing"));
+        } else if (chainHash(sweepPointContent(p, h->second), p.prevHash) != p.rowHash) {
+            note(where("content does not match row_hash (the point was edited)"));
+        }
+        expectedPrev = p.rowHash;
+        prevSeq = p.seq;
     }
     return report;
 }

@@ -15,6 +15,7 @@
 
 #include "core/store/database.h"
 #include "core/store/run_record.h"
+#include "core/store/sweep_record.h"
 
 #include <optional>
 #include <string>
@@ -33,13 +34,19 @@ std::string runHeaderHash(const RunRecord& run);
 // Canonical text of one result row, bound to its run's header hash.
 std::string runItemContent(const RunItemRecord& item, std::string_view runHeaderHash);
 
+// The same for latency sweeps: sweep_points form a second chain, in seq order, bound to their
+// sweep's header hash (the sweep's identity, spec and environment).
+std::string sweepHeaderContent(const SweepRecord& sweep);
+std::string sweepHeaderHash(const SweepRecord& sweep);
+std::string sweepPointContent(const SweepPointRecord& point, std::string_view sweepHeaderHash);
+
 // SHA-256(content + prevHash), 64 lower-case hex digits.
 std::string chainHash(std::string_view content, std::string_view prevHash);
 
 struct ChainBreak {
-    std::string table;     // "runs" or "run_items"
-    int64_t seq = 0;       // run_items.seq (0 for a run header)
-    int64_t runId = 0;
+    std::string table;     // "runs", "run_items", "sweeps" or "sweep_points"
+    int64_t seq = 0;       // run_items.seq / sweep_points.seq (0 for a header)
+    int64_t runId = 0;     // the run's or the sweep's id
     int64_t itemIdx = -1;  // -1 for a run header
     std::string reason;
 };
@@ -47,11 +54,13 @@ struct ChainBreak {
 struct ChainReport {
     int64_t runsChecked = 0;
     int64_t rowsChecked = 0;
+    int64_t sweepsChecked = 0;
+    int64_t pointsChecked = 0;
     std::vector<ChainBreak> breaks;  // in walk order (run headers first, then rows by seq); at most 100
     bool ok() const { return breaks.empty(); }
 };
 
-// Recomputes every run header hash and walks run_items by seq. Database errors are returned as
+// Recomputes every run and sweep header hash and walks run_items and sweep_points by seq. Database errors are returned as
 // errors; broken rows are findings in the report.
 Result<ChainReport> verifyChain(Database& db);
 

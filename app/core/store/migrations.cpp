@@ -99,6 +99,39 @@ CREATE TABLE run_items (
 )sql");
 }
 
+// v2: latency sweeps. v1's sweeps table gains the identity of what was measured and a header
+// hash; each measured grid point is one hash-chained sweep_points row (its own chain, see
+// audit_chain.h), appended in its own transaction.
+Result<void> migrateToV2(Database& db) {
+    return db.exec(R"sql(
+ALTER TABLE sweeps ADD COLUMN backend        TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN model_path     TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN model_sha256   TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN model_bytes    INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sweeps ADD COLUMN device         TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN engine_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN environment    TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE sweeps ADD COLUMN header_hash    TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN finished_at    TEXT;
+ALTER TABLE sweeps ADD COLUMN error          TEXT NOT NULL DEFAULT '';
+CREATE TABLE sweep_points (
+    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    sweep_id       INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+    prompt_tokens  INTEGER NOT NULL,
+    gen_tokens     INTEGER NOT NULL,
+    batch          INTEGER NOT NULL,
+    rate           REAL NOT NULL DEFAULT 0,
+    metrics        TEXT NOT NULL,
+    requests       TEXT NOT NULL,
+    error          TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    prev_hash      TEXT NOT NULL,
+    row_hash       TEXT NOT NULL UNIQUE,
+    UNIQUE (sweep_id, prompt_tokens, gen_tokens, batch, rate)
+);
+)sql");
+}
+
 struct MigrationStep {
     int version;             // the version this step produces
     const char* what;        // one line, for error messages and docs/schema.md
@@ -109,6 +142,7 @@ struct MigrationStep {
 const std::vector<MigrationStep>& steps() {
     static const std::vector<MigrationStep> kSteps = {
         {1, "initial schema: suites, runs, hash-chained run_items", migrateToV1},
+        {2, "latency sweeps: sweep identity columns, hash-chained sweep_points", migrateToV2},
     };
     return kSteps;
 }

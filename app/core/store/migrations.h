@@ -4,18 +4,20 @@
 //   v0  empty file (fresh database)
 //   v1  suites, suite_items, models, sweeps (room for issue 7), runs, run_items with the SHA-256
 //       hash chain (prev_hash, row_hash) and runs.header_hash
+//   v2  latency sweeps: sweeps gains backend, model, device, environment, header_hash,
+//       finished_at, error; new table sweep_points (its own hash chain)
 //
-// Adding v2: write `Result<void> migrateToV2(Database&)` in migrations.cpp (DDL/data changes
-// from v1 only), append {2, "what changed", migrateToV2} to the step table there, bump
+// Adding v3: write `Result<void> migrateToV3(Database&)` in migrations.cpp (DDL/data changes
+// from v2 only), append {3, "what changed", migrateToV3} to the step table there, bump
 // kSchemaVersion, document the step in docs/schema.md, and extend test_store_migrations with
-// a v1 fixture row set. Never edit an earlier step: databases in the field already ran it.
+// a v2 fixture row set. Never edit an earlier step: databases in the field already ran it.
 #pragma once
 
 #include "core/store/database.h"
 
 namespace verdict::core {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // PRAGMA user_version of an open database (0 for a new file).
 Result<int> schemaVersion(Database& db);

@@ -1,0 +1,220 @@
+// verdict load URL [--concurrency 1,8,32] [--rate 2,5] [--duration 60s | --requests N] [--json]
+// Load test of an OpenAI-compatible endpoint (core/perf/load_runner.h); every level is stored as
+// a point of a sweep with backend "endpoint" (docs/schema.md), so `verdict sweep show/export`
+// and the report read it like a local sweep. The API key comes from an environment variable
+// (--api-key-env, default VERDICT_API_KEY) and is never stored. Shapes: docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/signal_stop.h"
+#include "core/perf/load_runner.h"
+#include "core/store/store.h"
+#include "core/store/sweep_repository.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <iostream>
+#include <unistd.h>
+
+#ifndef VERDICT_VERSION
+#define VERDICT_VERSION "dev"
+#endif
+
+namespace verdict::cli {
+namespace {
+
+// "60s", "90", "2m", "500ms" -> seconds
+Result<double> parseDuration(const std::string& text, const char* option) {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    const std::string unit = end ? end : "";
+    if (end == text.c_str() || !(v > 0)) return Error{std::string("--") + option + ": '" + text + "' is not a duration"};
+    if (unit == "ms") v /= 1000;
+    else if (unit == "m") v *= 60;
+    else if (!unit.empty() && unit != "s") return Error{std::string("--") + option + ": unknown unit '" + unit + "'"};
+    return v;
+}
+
+}  // namespace
+
+int runLoad(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"model", true, "NAME", "model name (default: the first of GET /v1/models)", false, 'm'},
+        {"api-key-env", true, "VAR", "environment variable holding the API key (default VERDICT_API_KEY)"},
+        {"header", true, "K:V", "extra request header (repeatable)", true},
+        {"concurrency", true, "N,N", "closed-loop levels: concurrent clients (default 1,8 unless --rate)", false, 'c'},
+        {"rate", true, "R,R", "open-loop levels: requests/s with Poisson arrivals"},
+        {"duration", true, "T", "per level: 60s, 2m, 500ms (default 60s)", false, 'd'},
+        {"requests", true, "N", "per level: this many requests instead of a duration", false, 'n'},
+        {"prompt-words", true, "N", "prompt length in words (default 64)"},
+        {"max-tokens", true, "N", "tokens per request (default 128; ignore_eos is sent)"},
+        {"completions", false, "", "use /v1/completions instead of /v1/chat/completions"},
+        {"no-stream", false, "", "non-streaming requests (TTFT = E2E)"},
+        {"slo", true, "SPEC", "goodput bounds, e.g. ttft=500ms,tpot=50ms"},
+        {"retries", true, "N", "retries for 429/5xx/timeouts (default 3; other 4xx never retried)"},
+        {"timeout", true, "T", "per request read timeout (default 60s)"},
+        {"seed", true, "N", "seed of prompts and arrivals (default 1)"},
+        {"name", true, "NAME", "name of the stored sweep (default: the URL)"},
+        {"no-store", false, "", "do not store the results"},
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("load", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict load URL [--concurrency 1,8,32,100] [--rate R,R] [--duration 60s | --requests N] "
+                  "[--slo ttft=500ms,tpot=50ms] [--json]",
+                  formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail("load", "expected one endpoint URL (http://host:port)", kExitUsage);
+
+    core::EndpointConfig ep;
+    ep.baseUrl = args->positionals()[0];
+    ep.model = args->value("model").value_or("");
+    const std::string keyVar = args->value("api-key-env").value_or("VERDICT_API_KEY");
+    if (const char* k = std::getenv(keyVar.c_str())) ep.apiKey = k;
+    for (const std::string& h : args->values("header")) {
+        const size_t colon = h.find(':');
+        if (colon == std::string::npos || colon == 0) return fail("load", "--header '" + h + "' is not K:V", kExitUsage);
+        std::string v = h.substr(colon + 1);
+        while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+        ep.headers[h.substr(0, colon)] = v;
+    }
+    ep.chat = !args->has("completions");
+    ep.stream = !args->has("no-stream");
+
+    core::LoadSpec spec;
+    auto conc = args->integerList("concurrency", {});
+    if (!conc) return fail("load", conc.error().message, kExitUsage);
+    for (long long c : *conc) spec.concurrency.push_back(static_cast<int>(c));
+    if (auto r = args->value("rate")) {
+        size_t pos = 0;
+        while (pos <= r->size()) {
+            const size_t comma = r->find(',', pos);
+            const std::string part = r->substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            char* end = nullptr;
+            const double v = std::strtod(part.c_str(), &end);
+            if (part.empty() || *end != '\0') return fail("load", "--rate: '" + part + "' is not a number", kExitUsage);
+            spec.rates.push_back(v);
+            if (comma == std::string::npos) break;
+            pos = comma + 1;
+        }
+    }
+    if (spec.concurrency.empty() && spec.rates.empty()) spec.concurrency = {1, 8};
+    auto duration = parseDuration(args->value("duration").value_or("60s"), "duration");
+    if (!duration) return fail("load", duration.error().message, kExitUsage);
+    spec.durationS = *duration;
+    auto timeout = parseDuration(args->value("timeout").value_or("60s"), "timeout");
+    if (!timeout) return fail("load", timeout.error().message, kExitUsage);
+    ep.timeoutMs = static_cast<int>(*timeout * 1000);
+    auto requests = args->integer("requests", 0);
+    auto words = args->integer("prompt-words", 64);
+    auto maxTokens = args->integer("max-tokens", 128);
+    auto retries = args->integer("retries", 3);
+    auto seed = args->integer("seed", 1);
+    for (const auto* r : {&requests, &words, &maxTokens, &retries, &seed})
+        if (!*r) return fail("load", r->error().message, kExitUsage);
+    if (*requests < 0 || *words < 1 || *maxTokens < 1 || *retries < 0)
+        return fail("load", "--requests, --prompt-words, --max-tokens and --retries must be positive", kExitUsage);
+    spec.requests = *requests;
+    spec.promptWords = static_cast<int>(*words);
+    spec.maxTokens = static_cast<int>(*maxTokens);
+    spec.maxRetries = static_cast<int>(*retries);
+    spec.seed = static_cast<uint64_t>(*seed);
+    if (auto slo = args->value("slo"))
+        if (auto r = core::parseSlo(*slo, spec); !r) return fail("load", r.error().message, kExitUsage);
+
+    auto resolved = core::resolveEndpoint(ep);
+    if (!resolved) return fail("load", resolved.error().message, kExitBadInput);
+    ep = *resolved;
+
+    std::optional<core::Database> db;
+    if (!args->has("no-store")) {
+        auto opened = core::openStore(args->value("db"));
+        if (!opened) return fail("load", opened.error().message, kExitBadInput);
+        db.emplace(std::move(*opened));
+    }
+
+    SignalStop signals("load");
+    const bool tty = isatty(STDERR_FILENO);
+    auto results = core::runLoad(ep, spec, [tty](const core::LoadProgress& p) {
+        if (!tty) return;
+        std::fprintf(stderr, "\r[load] %s %g: %lld done, %lld failed, %.0fs   ", p.mode.c_str(), p.level,
+                     static_cast<long long>(p.completed), static_cast<long long>(p.failed), p.elapsedS);
+        std::fflush(stderr);
+    }, signals.cancelFlag());
+    if (tty) std::fprintf(stderr, "\n");
+    if (!results) return fail("load", results.error().message, kExitUsage);
+
+    nlohmann::json levels = nlohmann::json::array();
+    for (const auto& r : *results) levels.push_back(core::toJson(r, false));
+    nlohmann::json out = {{"endpoint", ep.baseUrl}, {"model", ep.model},   {"api", ep.chat ? "chat" : "completions"},
+                          {"stream", ep.stream},    {"slo", {{"ttft_ms", spec.sloTtftMs}, {"tpot_ms", spec.sloTpotMs}}},
+                          {"sweep_id", nullptr},    {"levels", levels}};
+    if (db) {
+        core::SweepRepository repo(*db);
+        core::SweepRecord s;
+        s.name = args->value("name").value_or(ep.baseUrl + " " + ep.model);
+        s.spec = {{"kind", "load"},
+                  {"concurrency", spec.concurrency},
+                  {"rates", spec.rates},
+                  {"duration_s", spec.requests > 0 ? nlohmann::json(nullptr) : nlohmann::json(spec.durationS)},
+                  {"requests", spec.requests},
+                  {"prompt_words", spec.promptWords},
+                  {"max_tokens", spec.maxTokens},
+                  {"api", ep.chat ? "chat" : "completions"},
+                  {"stream", ep.stream},
+                  {"slo", {{"ttft_ms", spec.sloTtftMs}, {"tpot_ms", spec.sloTpotMs}}},
+                  {"seed", spec.seed}};
+        s.backend = "endpoint";
+        s.modelPath = ep.baseUrl + " " + ep.model;
+        s.device = "endpoint";
+        s.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+        auto created = repo.create(s);
+        if (!created) return fail("load", created.error().message, kExitRuntime);
+        for (const auto& r : *results) {
+            core::SweepPointRecord p;
+            p.sweepId = created->id;
+            p.promptTokens = r.metrics.requests > 0 ? r.metrics.promptTokens / r.metrics.requests : spec.promptWords;
+            p.genTokens = spec.maxTokens;
+            p.batch = r.mode == "concurrency" ? static_cast<int64_t>(r.level) : spec.maxInFlight;
+            p.rate = r.mode == "rate" ? r.level : 0;
+            p.metrics = core::toJson(r, false);
+            nlohmann::json reqs = nlohmann::json::array();
+            for (const auto& t : r.requests) reqs.push_back(core::toJson(t));
+            p.requests = std::move(reqs);
+            if (auto st = repo.appendPoint(std::move(p)); !st) return fail("load", st.error().message, kExitRuntime);
+        }
+        if (auto f = repo.finish(created->id, signals.cancelFlag()->load() ? "cancelled" : "completed", ""); !f)
+            return fail("load", f.error().message, kExitRuntime);
+        out["sweep_id"] = created->id;
+    }
+
+    if (args->has("json")) {
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+        std::printf("%s  model %s  (%s, %s)\n", ep.baseUrl.c_str(), ep.model.c_str(), ep.chat ? "chat" : "completions",
+                    ep.stream ? "streaming" : "not streaming");
+        std::printf("%-12s %6s %6s | %8s %8s | %8s %8s | %8s %8s | %9s %7s | %s\n", "level", "done", "failed", "TTFT p50",
+                    "TTFT p99", "ITL p50", "ITL p99", "E2E p50", "E2E p99", "out tok/s", "good/s", "errors");
+        for (const auto& r : *results) {
+            const auto& m = r.metrics;
+            std::string errs;
+            for (const auto& [k, n] : r.errors) errs += (errs.empty() ? "" : ",") + k + "=" + std::to_string(n);
+            char level[32];
+            std::snprintf(level, sizeof level, "%s %g", r.mode == "rate" ? "rate" : "conc", r.level);
+            std::printf("%-12s %6lld %6lld | %6.0fms %6.0fms | %6.1fms %6.1fms | %6.0fms %6.0fms | %9.1f %7.2f | %s\n", level,
+                        static_cast<long long>(m.requests), static_cast<long long>(m.failed), m.ttftMs.p50, m.ttftMs.p99,
+                        m.itlMs.p50, m.itlMs.p99, m.e2eMs.p50, m.e2eMs.p99, m.outputTokPerS, r.goodputPerS,
+                        errs.empty() ? "-" : errs.c_str());
+        }
+        if (db) std::printf("stored as sweep %lld\n", static_cast<long long>(out["sweep_id"].get<int64_t>()));
+    }
+    return kExitOk;
+}
+
+}  // namespace verdict::cli

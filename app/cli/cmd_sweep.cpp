@@ -1,0 +1,307 @@
+// verdict sweep MODEL --prompt 128,512 --gen 128 --batch 1,4,16 [--reps 3] [--warmup 1] [--json]
+//   a latency sweep on the built-in engine, every point stored in the results database
+// verdict sweep list | show ID | export ID --format csv|json
+//   stored sweeps. Metric definitions: docs/metrics.md; JSON shapes: docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/signal_stop.h"
+#include "core/perf/engine_sweep_target.h"
+#include "core/perf/sweep_runner.h"
+#include "core/store/model_repository.h"
+#include "core/store/store.h"
+#include "core/store/sweep_repository.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#ifndef VERDICT_VERSION
+#define VERDICT_VERSION "dev"
+#endif
+
+namespace verdict::cli {
+namespace {
+
+std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+double num(const nlohmann::json& j, std::initializer_list<const char*> path) {
+    const nlohmann::json* cur = &j;
+    for (const char* k : path) {
+        if (!cur->is_object() || !cur->contains(k)) return 0;
+        cur = &(*cur)[k];
+    }
+    return cur->is_number() ? cur->get<double>() : 0;
+}
+
+nlohmann::json sweepJson(const core::SweepRecord& s, const std::vector<core::SweepPointRecord>& points, bool withRequests) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& p : points) {
+        nlohmann::json j = {{"prompt_tokens", p.promptTokens}, {"gen_tokens", p.genTokens}, {"batch", p.batch},
+                            {"error", p.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.error)},
+                            {"metrics", p.metrics},            {"created_at", p.createdAt}};
+        if (withRequests) {
+            j["requests"] = p.requests;
+            j["seq"] = p.seq;
+            j["row_hash"] = p.rowHash;
+        }
+        list.push_back(std::move(j));
+    }
+    nlohmann::json cold = nullptr;
+    for (const auto& p : points)
+        if (p.metrics.is_object() && p.metrics.contains("cold_start")) cold = p.metrics["cold_start"];
+    return {{"sweep_id", s.id},
+            {"name", s.name},
+            {"status", s.status},
+            {"backend", s.backend},
+            {"model_path", s.modelPath},
+            {"model_sha256", s.modelSha256},
+            {"model_bytes", s.modelBytes},
+            {"device", s.device},
+            {"engine_version", s.engineVersion},
+            {"spec", s.spec},
+            {"environment", s.environment},
+            {"cold_start", cold},
+            {"created_at", s.createdAt},
+            {"finished_at", s.finishedAt.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.finishedAt)},
+            {"header_hash", s.headerHash},
+            {"points", list}};
+}
+
+void printTable(const core::SweepRecord& s, const std::vector<core::SweepPointRecord>& points) {
+    std::printf("sweep %lld  %s  %s  [%s]\n", static_cast<long long>(s.id), s.name.c_str(), s.device.c_str(),
+                s.status.c_str());
+    std::printf("%7s %5s %5s | %9s %9s | %8s %8s | %9s %9s | %9s %9s | %6s\n", "prompt", "gen", "batch", "TTFT p50",
+                "TTFT p99", "TPOT p50", "ITL p99", "E2E p50", "E2E p99", "out tok/s", "req/s", "roof%");
+    for (const auto& p : points) {
+        if (!p.error.empty()) {
+            std::printf("%7lld %5lld %5lld | error: %s\n", static_cast<long long>(p.promptTokens),
+                        static_cast<long long>(p.genTokens), static_cast<long long>(p.batch), p.error.c_str());
+            continue;
+        }
+        const auto& m = p.metrics;
+        std::printf("%7lld %5lld %5lld | %7.1fms %7.1fms | %6.1fms %6.1fms | %7.0fms %7.0fms | %9.1f %9.2f | %5.0f%%\n",
+                    static_cast<long long>(p.promptTokens), static_cast<long long>(p.genTokens),
+                    static_cast<long long>(p.batch), num(m, {"ttft_ms", "p50"}), num(m, {"ttft_ms", "p99"}),
+                    num(m, {"tpot_ms", "p50"}), num(m, {"itl_ms", "p99"}), num(m, {"e2e_ms", "p50"}),
+                    num(m, {"e2e_ms", "p99"}), num(m, {"output_tok_per_s"}), num(m, {"requests_per_s"}),
+                    100.0 * num(m, {"roofline", "fraction"}));
+    }
+    for (const auto& p : points)
+        if (p.metrics.is_object() && p.metrics.contains("cold_start")) {
+            const auto& c = p.metrics["cold_start"];
+            std::printf("cold start: load %.0f ms, first request %.0f ms vs warm median %.0f ms (%.2fx)\n",
+                        num(c, {"load_ms"}), num(c, {"first_request_ms"}), num(c, {"warm_median_ms"}),
+                        num(c, {"first_vs_warm"}));
+        }
+}
+
+Result<int64_t> parseId(const std::string& text) {
+    int64_t id = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size() || id <= 0) return Error{"'" + text + "' is not a sweep id"};
+    return id;
+}
+
+std::string exportCsv(const core::SweepRecord& s, const std::vector<core::SweepPointRecord>& points) {
+    std::ostringstream out;
+    out << "sweep_id,prompt_tokens,gen_tokens,batch,requests,failed,duration_s,requests_per_s,output_tok_per_s,"
+           "prefill_tok_per_s,decode_tok_per_s,ttft_ms_mean,ttft_ms_p50,ttft_ms_p90,ttft_ms_p99,tpot_ms_mean,"
+           "tpot_ms_p50,tpot_ms_p99,itl_ms_mean,itl_ms_p50,itl_ms_p99,e2e_ms_mean,e2e_ms_p50,e2e_ms_p90,e2e_ms_p95,"
+           "e2e_ms_p99,roofline_decode_tok_per_s,roofline_fraction,kv_bytes,peak_rss_bytes,error,row_hash\r\n";
+    auto f = [](double v) { return nlohmann::json(v).dump(); };
+    for (const auto& p : points) {
+        const auto& m = p.metrics;
+        out << s.id << ',' << p.promptTokens << ',' << p.genTokens << ',' << p.batch << ','
+            << f(num(m, {"requests"})) << ',' << f(num(m, {"failed"})) << ',' << f(num(m, {"duration_s"})) << ','
+            << f(num(m, {"requests_per_s"})) << ',' << f(num(m, {"output_tok_per_s"})) << ','
+            << f(num(m, {"prefill_tok_per_s"})) << ',' << f(num(m, {"decode_tok_per_s"})) << ',';
+        for (const char* d : {"ttft_ms"})
+            out << f(num(m, {d, "mean"})) << ',' << f(num(m, {d, "p50"})) << ',' << f(num(m, {d, "p90"})) << ','
+                << f(num(m, {d, "p99"})) << ',';
+        for (const char* d : {"tpot_ms", "itl_ms"})
+            out << f(num(m, {d, "mean"})) << ',' << f(num(m, {d, "p50"})) << ',' << f(num(m, {d, "p99"})) << ',';
+        out << f(num(m, {"e2e_ms", "mean"})) << ',' << f(num(m, {"e2e_ms", "p50"})) << ','
+            << f(num(m, {"e2e_ms", "p90"})) << ',' << f(num(m, {"e2e_ms", "p95"})) << ','
+            << f(num(m, {"e2e_ms", "p99"})) << ',' << f(num(m, {"roofline", "decode_tok_per_s_bound"})) << ','
+            << f(num(m, {"roofline", "fraction"})) << ',' << f(num(m, {"memory", "kv_bytes"})) << ','
+            << f(num(m, {"memory", "peak_rss_bytes"})) << ',' << csvField(p.error) << ',' << p.rowHash << "\r\n";
+    }
+    return out.str();
+}
+
+const std::vector<OptionSpec>& storedSpecs() {
+    static const std::vector<OptionSpec> specs = {
+        {"format", true, "F", "export: csv or json"},
+        {"output", true, "FILE", "export: write to FILE instead of stdout", false, 'o'},
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print JSON (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    return specs;
+}
+
+int runStored(const std::string& sub, const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, storedSpecs());
+    if (!args) return fail("sweep", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict sweep list | show ID | export ID --format csv|json [-o FILE]", formatOptions(storedSpecs()));
+        return kExitOk;
+    }
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("sweep", db.error().message, kExitBadInput);
+    core::SweepRepository repo(*db);
+    if (sub == "list") {
+        if (!args->positionals().empty()) return fail("sweep", "list takes no arguments", kExitUsage);
+        auto all = repo.list();
+        if (!all) return fail("sweep", all.error().message, kExitRuntime);
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& s : *all) {
+            auto pts = repo.points(s.id);
+            if (!pts) return fail("sweep", pts.error().message, kExitRuntime);
+            if (args->has("json")) {
+                list.push_back({{"sweep_id", s.id}, {"name", s.name}, {"status", s.status}, {"model_path", s.modelPath},
+                                {"device", s.device}, {"created_at", s.createdAt}, {"n_points", pts->size()}});
+            } else {
+                std::printf("%4lld  %-10s %-24s %3zu points  %s  %s\n", static_cast<long long>(s.id), s.status.c_str(),
+                            s.name.c_str(), pts->size(), s.createdAt.c_str(), s.device.c_str());
+            }
+        }
+        if (args->has("json")) std::cout << dump({{"sweeps", list}}) << "\n";
+        else if (all->empty()) std::printf("no sweeps in %s\n", db->path().c_str());
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail("sweep", sub + " expects one sweep id", kExitUsage);
+    auto id = parseId(args->positionals()[0]);
+    if (!id) return fail("sweep", id.error().message, kExitUsage);
+    auto s = repo.find(*id);
+    if (!s) return fail("sweep", s.error().message, kExitRuntime);
+    if (!*s) return fail("sweep", "sweep " + std::to_string(*id) + " does not exist in " + db->path(), kExitBadInput);
+    auto pts = repo.points(*id);
+    if (!pts) return fail("sweep", pts.error().message, kExitRuntime);
+    if (sub == "show") {
+        if (args->has("json")) std::cout << dump(sweepJson(**s, *pts, false)) << "\n";
+        else printTable(**s, *pts);
+        return kExitOk;
+    }
+    const std::string format = args->value("format").value_or("");
+    if (format != "csv" && format != "json") return fail("sweep", "export needs --format csv or json", kExitUsage);
+    const std::string text = format == "json" ? dump(sweepJson(**s, *pts, true)) + "\n" : exportCsv(**s, *pts);
+    if (auto file = args->value("output")) {
+        std::ofstream f(*file, std::ios::binary);
+        f << text;
+        if (!f) return fail("sweep", *file + ": cannot write", kExitRuntime);
+    } else {
+        std::cout << text;
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+int runSweep(const std::vector<std::string>& argv) {
+    if (!argv.empty() && (argv[0] == "list" || argv[0] == "show" || argv[0] == "export") &&
+        !std::filesystem::exists(argv[0]))
+        return runStored(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
+
+    const std::vector<OptionSpec> specs = {
+        {"prompt", true, "N,N", "prompt lengths in tokens (default 128,512)", false, 'p'},
+        {"gen", true, "N,N", "output lengths in tokens, >= 2 (default 128)", false, 'n'},
+        {"batch", true, "N,N", "concurrent sequences, 1..32 (default 1)", false, 'b'},
+        {"reps", true, "N", "measured repetitions per point (default 3)", false, 'r'},
+        {"warmup", true, "N", "unmeasured warm-up batches per point (default 1)"},
+        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
+        {"seed", true, "N", "seed of the random prompt tokens (default 1)"},
+        {"name", true, "NAME", "name of the sweep (default: the model file name)"},
+        {"bandwidth", true, "GB/S", "memory bandwidth for the roofline (default: measured)"},
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("sweep", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict sweep MODEL [--prompt 128,512] [--gen 128] [--batch 1,4,16] [--reps 3] [--json]\n"
+                  "       verdict sweep list | show ID | export ID --format csv|json",
+                  formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail("sweep", "expected one MODEL file (see --help)", kExitUsage);
+    const std::string modelPath = args->positionals()[0];
+
+    core::SweepSpec spec;
+    auto toVec = [](const std::vector<long long>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+    auto prompt = args->integerList("prompt", {128, 512});
+    auto gen = args->integerList("gen", {128});
+    auto batch = args->integerList("batch", {1});
+    auto reps = args->integer("reps", 3);
+    auto warm = args->integer("warmup", 1);
+    auto threads = args->integer("threads", 0);
+    auto seed = args->integer("seed", 1);
+    auto bw = args->number("bandwidth", 0);
+    for (const Error* e : {prompt ? nullptr : &prompt.error(), gen ? nullptr : &gen.error(),
+                           batch ? nullptr : &batch.error(), reps ? nullptr : &reps.error(),
+                           warm ? nullptr : &warm.error(), threads ? nullptr : &threads.error(),
+                           seed ? nullptr : &seed.error(), bw ? nullptr : &bw.error()})
+        if (e) return fail("sweep", e->message, kExitUsage);
+    spec.promptTokens = toVec(*prompt);
+    spec.genTokens = toVec(*gen);
+    spec.batches = toVec(*batch);
+    spec.reps = static_cast<int>(*reps);
+    spec.warmups = static_cast<int>(*warm);
+    spec.seed = static_cast<uint64_t>(*seed);
+    constexpr int kMaxBatch = 32;
+    if (auto r = core::validateSweepSpec(spec, kMaxBatch); !r) return fail("sweep", r.error().message, kExitUsage);
+
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("sweep", db.error().message, kExitBadInput);
+    core::ModelRepository models(*db);
+    auto identity = models.identifyFile({modelPath});
+    if (!identity) return fail("sweep", identity.error().message, kExitBadInput);
+
+    SignalStop signals("sweep");  // before the engine starts its threads
+    core::EngineSweepTargetOptions to;
+    to.threads = static_cast<int>(*threads);
+    to.maxBatch = kMaxBatch;
+    to.cancelLoad = signals.cancelFlag();
+    auto target = core::EngineSweepTarget::open(modelPath, to);
+    if (!target) return fail("sweep", target.error().message, kExitBadInput);
+
+    core::SweepOptions so;
+    so.name = args->value("name").value_or("");
+    so.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+    so.modelSha256 = identity->sha256;
+    so.modelBytes = identity->bytes;
+    so.bandwidthGbPerS = *bw;
+    so.cancel = signals.cancelFlag();
+    const bool tty = isatty(STDERR_FILENO);
+    so.progress = [tty](const core::SweepProgress& p) {
+        if (!tty && p.phase != "stored") return;
+        std::fprintf(stderr, "%s[sweep] point %d/%d  prompt %lld gen %lld batch %lld  %s  %.0fs elapsed%s",
+                     tty ? "\r" : "", p.pointIndex + (p.phase == "stored" ? 0 : 1), p.pointCount,
+                     static_cast<long long>(p.promptTokens), static_cast<long long>(p.genTokens),
+                     static_cast<long long>(p.batch), p.phase.c_str(), p.elapsedS,
+                     p.etaS >= 0 ? (", ETA " + std::to_string(static_cast<int>(p.etaS)) + "s   ").c_str() : "   ");
+        if (!tty) std::fprintf(stderr, "\n");
+        std::fflush(stderr);
+    };
+    auto outcome = core::runSweep(*db, **target, spec, so);
+    if (tty) std::fprintf(stderr, "\n");
+    if (!outcome) return fail("sweep", outcome.error().message, kExitRuntime);
+
+    if (args->has("json")) std::cout << dump(sweepJson(outcome->sweep, outcome->points, false)) << "\n";
+    else printTable(outcome->sweep, outcome->points);
+    if (outcome->cancelled) {
+        std::cerr << "verdict sweep: cancelled; " << outcome->points.size() << " finished point(s) are stored as sweep "
+                  << outcome->sweep.id << "\n";
+        return 130;
+    }
+    return kExitOk;
+}
+
+}  // namespace verdict::cli

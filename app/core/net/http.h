@@ -1,0 +1,113 @@
+// A small HTTP/1.1 server and client over POSIX sockets, enough for an OpenAI-compatible API:
+// requests with Content-Length bodies, responses with a length or streamed until the connection
+// closes (Server-Sent Events), chunked responses read by the client. Plain http only (no TLS).
+// Every connection is `Connection: close`. Limits guard against hostile peers: header size,
+// body size, read timeouts; a violation is answered (413, 431, 408, 400) or reported, never a crash.
+#pragma once
+
+#include "verdict/engine/result.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace verdict::core::net {
+
+struct HttpRequest {
+    std::string method;                         // "GET", "POST", ...
+    std::string target;                         // "/v1/models?x=1"
+    std::string path;                           // "/v1/models"
+    std::map<std::string, std::string> headers; // names lower-cased
+    std::string body;
+    std::string peer;                           // "127.0.0.1:51234"
+    std::string header(const std::string& lowerName) const;
+};
+
+// What a handler answers with. Either send() once, or startStream() then write()* (each write is
+// sent at once; false when the client has gone away) and the stream ends when the handler returns.
+class HttpResponder {
+public:
+    virtual ~HttpResponder() = default;
+    virtual void send(int status, std::string_view contentType, std::string_view body,
+                      const std::map<std::string, std::string>& headers = {}) = 0;
+    virtual bool startStream(int status, std::string_view contentType,
+                             const std::map<std::string, std::string>& headers = {}) = 0;
+    virtual bool write(std::string_view data) = 0;
+    virtual bool sent() const = 0;
+};
+
+using HttpHandler = std::function<void(const HttpRequest&, HttpResponder&)>;
+
+struct HttpServerOptions {
+    std::string host = "127.0.0.1";
+    int port = 8080;                  // 0: any free port (see HttpServer::port())
+    size_t maxHeaderBytes = 64 * 1024;
+    size_t maxBodyBytes = 8 * 1024 * 1024;
+    int readTimeoutMs = 30000;
+    int maxConnections = 512;         // more at once: 503
+};
+
+class HttpServer {
+public:
+    // Binds and starts accepting on its own thread; each connection is served on a thread of its
+    // own. Fails naming the address when it cannot bind.
+    static Result<std::unique_ptr<HttpServer>> start(const HttpServerOptions& options, HttpHandler handler);
+    ~HttpServer();  // stops accepting and waits for the connections in flight
+    int port() const;
+    void stop();
+
+private:
+    struct Impl;
+    explicit HttpServer(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+// "http://host:port/base" -> parts. https is refused with a clear error.
+struct HttpUrl {
+    std::string host;
+    int port = 80;
+    std::string path;  // "/base" or "/"
+};
+Result<HttpUrl> parseHttpUrl(const std::string& url);
+
+struct HttpResponse {
+    int status = 0;
+    std::map<std::string, std::string> headers;  // names lower-cased
+    std::string body;                            // empty when streamed to onData
+};
+
+struct HttpClientOptions {
+    int connectTimeoutMs = 10000;
+    int readTimeoutMs = 60000;                   // per read: a stalled stream fails
+    size_t maxBodyBytes = 64 * 1024 * 1024;
+    const std::atomic<bool>* cancel = nullptr;   // checked between reads
+};
+
+// One request. onData, when set, receives the body as it arrives (after de-chunking) and may
+// return false to stop reading. Errors: connection refused / timeout / malformed response, each
+// with the URL; an HTTP error status is a response, not an Error.
+Result<HttpResponse> httpRequest(const std::string& method, const std::string& url,
+                                 const std::map<std::string, std::string>& headers, std::string_view body,
+                                 const HttpClientOptions& options = {},
+                                 const std::function<bool(std::string_view)>& onData = {});
+
+// Incremental Server-Sent Events parser: feed() bytes, get each event's data (lines after
+// "data:" joined with '\n') when its blank line arrives.
+class SseParser {
+public:
+    void feed(std::string_view bytes, const std::function<void(const std::string& data)>& onEvent);
+
+private:
+    std::string m_line;
+    std::string m_data;
+    bool m_hasData = false;
+};
+
+// The reason phrase of a status code ("OK", "Bad Request", ...).
+const char* httpReason(int status);
+
+}  // namespace verdict::core::net

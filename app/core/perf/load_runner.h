@@ -1,0 +1,90 @@
+// Load tests against an OpenAI-compatible endpoint (vLLM, TGI, SGLang, llama-server, Ollama,
+// `verdict serve`): closed-loop fixed concurrency (like `locust -u N`) or open-loop fixed rate
+// with Poisson arrivals; for a duration or a request count. Per request TTFT, ITL (from the
+// streamed chunks' arrival), E2E and token counts (from `usage` when the server gives it);
+// failures counted by kind, never hidden; retries with exponential backoff only for 429, 5xx,
+// timeouts and connection errors (never for other 4xx); goodput under an SLO; a per-second
+// series of completions and latencies. Metric definitions: docs/metrics.md.
+#pragma once
+
+#include "core/perf/latency_stats.h"
+#include "verdict/engine/result.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace verdict::core {
+
+struct EndpointConfig {
+    std::string baseUrl;                         // "http://host:port" (a trailing /v1 is accepted)
+    std::string model;                           // "" : the first id of GET /v1/models
+    std::string apiKey;                          // sent as a Bearer token; never stored
+    std::map<std::string, std::string> headers;  // extra headers
+    bool chat = true;                            // /v1/chat/completions, else /v1/completions
+    bool stream = true;
+    int timeoutMs = 60000;
+};
+
+struct LoadSpec {
+    std::vector<int> concurrency;   // closed-loop levels
+    std::vector<double> rates;      // open-loop levels (requests/s); both lists may be given
+    double durationS = 60;          // per level (ignored when requests > 0)
+    int64_t requests = 0;           // per level; 0: run for durationS
+    int promptWords = 64;           // prompt length (random words; the server's token count is recorded)
+    int maxTokens = 128;
+    bool ignoreEos = true;          // ask for exactly maxTokens (vLLM / verdict serve extension)
+    int maxRetries = 3;
+    double backoffMs = 250;         // first retry delay; doubles each time
+    double sloTtftMs = 0;           // goodput: TTFT <= this (0: no bound)
+    double sloTpotMs = 0;           // goodput: TPOT <= this (0: no bound)
+    int maxInFlight = 1024;         // open loop: arrivals beyond this count as client_overload errors
+    uint64_t seed = 1;
+};
+
+// Parses "ttft=500ms,tpot=50ms" (units ms or s) into the spec's SLO fields.
+Result<void> parseSlo(const std::string& text, LoadSpec& spec);
+
+struct LoadLevelResult {
+    std::string mode;                      // "concurrency" or "rate"
+    double level = 0;                      // the concurrency or the rate
+    std::vector<RequestTiming> requests;   // every request, failed ones with their error
+    std::map<std::string, int64_t> errors; // kind -> count: connect, timeout, http_429, http_4xx, http_5xx, protocol, client_overload
+    int64_t retries = 0;
+    LoadMetrics metrics;
+    int64_t goodRequests = 0;              // completed within the SLO
+    double goodputPerS = 0;
+    nlohmann::json series = nlohmann::json::array();  // per second: {t, completed, errors, output_tokens, ttft_p50, e2e_p50, e2e_p99}
+};
+
+struct LoadProgress {
+    std::string mode;
+    double level = 0;
+    int64_t completed = 0, failed = 0;
+    double elapsedS = 0;
+};
+
+// "http://host:port/v1/" -> "http://host:port" (the routes are appended to it).
+std::string endpointApiRoot(const std::string& baseUrl);
+// Content-Type, the Bearer token when there is a key, and the extra headers.
+std::map<std::string, std::string> endpointHeaders(const EndpointConfig& endpoint);
+
+// Resolves the model (when not given) and checks the endpoint answers. Errors name the URL.
+Result<EndpointConfig> resolveEndpoint(EndpointConfig endpoint);
+
+// One request; `cancel` aborts it. Used by the load test and by suite runs on an endpoint.
+RequestTiming sendCompletion(const EndpointConfig& endpoint, const std::string& prompt, int maxTokens,
+                             bool ignoreEos, std::string* text, std::string* errorKind,
+                             const std::atomic<bool>* cancel = nullptr);
+
+Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& endpoint, const LoadSpec& spec,
+                                             const std::function<void(const LoadProgress&)>& progress = {},
+                                             const std::atomic<bool>* cancel = nullptr);
+
+nlohmann::json toJson(const LoadLevelResult& r, bool withRequests);
+
+}  // namespace verdict::core

@@ -1,0 +1,37 @@
+// ModelBackend over an OpenAI-compatible endpoint (vLLM, TGI, SGLang, llama-server, Ollama,
+// `verdict serve`): a served model is one side of a comparison like a local file.
+//
+// generate: /v1/chat/completions with the messages (the server applies its own chat template;
+// templateUsed "endpoint") or /v1/completions with the plain text, streamed so that TTFT and the
+// decode rate are measured as the client sees them; token counts from `usage`.
+// logprobs: /v1/completions with echo + logprobs + max_tokens 1 (as lm-evaluation-harness's
+// local-completions model does): the prompt tokens' log-probabilities, summed over the tokens
+// that start at or after the continuation's first byte. Servers without prompt logprobs fail
+// with a clear message (use --mc-mode generate then).
+// The API key is held in memory only; runs record the URL and the model name.
+#pragma once
+
+#include "core/perf/load_runner.h"
+#include "core/run/model_backend.h"
+
+#include <memory>
+
+namespace verdict::core {
+
+class EndpointBackend final : public ModelBackend {
+public:
+    // Checks the endpoint (GET /v1/models) and resolves the model name when empty.
+    static Result<std::unique_ptr<EndpointBackend>> open(const EndpointConfig& endpoint, const std::string& engineVersion);
+
+    BackendInfo info() const override;
+    Result<Generation> generate(const Prompt& prompt, const GenerationParams& params, const TokenCallback& onToken) override;
+    Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) override;
+
+private:
+    EndpointBackend(EndpointConfig endpoint, std::string engineVersion)
+        : m_endpoint(std::move(endpoint)), m_engineVersion(std::move(engineVersion)) {}
+    EndpointConfig m_endpoint;
+    std::string m_engineVersion;
+};
+
+}  // namespace verdict::core

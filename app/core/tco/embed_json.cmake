@@ -1,0 +1,18 @@
+# Writes a C++ source holding a file's bytes (run with cmake -P at build time, see app/CMakeLists.txt):
+#   cmake -DINPUT=resources/hardware.json -DOUTPUT=.../hardware_catalog_data.cpp -P embed_json.cmake
+# Bytes, not a string literal: any text embeds safely, whatever quotes or delimiters it holds.
+file(READ "${INPUT}" hex HEX)
+string(LENGTH "${hex}" hexLength)
+math(EXPR size "${hexLength} / 2")
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
+file(WRITE "${OUTPUT}.tmp"
+"// Generated from ${INPUT} by app/core/tco/embed_json.cmake. Do not edit.\n"
+"#include <cstddef>\n"
+"namespace verdict::core::detail {\n"
+"extern const unsigned char kHardwareJsonData[];\n"
+"extern const std::size_t kHardwareJsonSize;\n"
+"const unsigned char kHardwareJsonData[] = {\n${bytes}0x00};\n"
+"const std::size_t kHardwareJsonSize = ${size};\n"
+"}  // namespace verdict::core::detail\n")
+file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")

@@ -1,0 +1,502 @@
+#include "report/report_document.h"
+
+#include "core/models/model_card_json.h"
+#include "core/report/report_format.h"
+#include "report/report_chart_data.h"
+
+#include <QObject>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace verdict::ui {
+namespace {
+
+using core::ReportData;
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QString fmt(const char* f, double v) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, f, v);
+    return QString::fromUtf8(buf);
+}
+
+QString ci(const core::AccuracyCell& c) {
+    if (c.n == 0) return QString::fromUtf8(core::kDash);
+    return q(core::formatPercent(c.accuracy)) + QString(" [%1\u2013%2] (%3/%4)")
+                                                   .arg(fmt("%.1f", c.ci.lo * 100), fmt("%.1f", c.ci.hi * 100))
+                                                   .arg(c.correct)
+                                                   .arg(c.n);
+}
+
+QString sideName(const core::ReportModel& m) { return QString("%1: %2").arg(QChar(m.side), q(m.label)); }
+
+DocBlock heading(const QString& text, int level) {
+    DocBlock b;
+    b.kind = BlockKind::Heading;
+    b.level = level;
+    b.text = text;
+    return b;
+}
+DocBlock para(const QString& text, Tone tone = Tone::Normal) {
+    DocBlock b;
+    b.kind = BlockKind::Paragraph;
+    b.text = text;
+    b.tone = tone;
+    return b;
+}
+DocBlock callout(const QString& text, Tone tone) {
+    DocBlock b;
+    b.kind = BlockKind::Callout;
+    b.text = text;
+    b.tone = tone;
+    return b;
+}
+DocBlock bullets(const QStringList& items) {
+    DocBlock b;
+    b.kind = BlockKind::Bullets;
+    b.items = items;
+    return b;
+}
+DocBlock table(DocTable t) {
+    DocBlock b;
+    b.kind = BlockKind::Table;
+    b.table = std::move(t);
+    return b;
+}
+DocBlock chart(std::function<QChart*()> make, DocTable data, double aspect = 0.5) {
+    DocBlock b;
+    b.kind = BlockKind::Chart;
+    b.makeChart = std::move(make);
+    b.chartData = std::move(data);
+    b.aspect = aspect;
+    return b;
+}
+
+// A chart's numbers as a table (x, then one column per series), for Markdown.
+DocTable xyTable(const QString& xName, const QList<XYSeries>& lines) {
+    DocTable t;
+    t.header << xName;
+    QList<double> xs;
+    for (const auto& s : lines) {
+        t.header << s.name;
+        for (const auto& p : s.points)
+            if (!xs.contains(p.x())) xs << p.x();
+    }
+    std::sort(xs.begin(), xs.end());
+    for (double x : xs) {
+        QStringList row{fmt("%g", x)};
+        for (const auto& s : lines) {
+            QString cell = QString::fromUtf8(core::kDash);
+            for (const auto& p : s.points)
+                if (p.x() == x) cell = fmt("%.4g", p.y());
+            row << cell;
+        }
+        t.rows << row;
+    }
+    return t;
+}
+
+DocTable barTable(const QString& catName, const QStringList& cats, const QList<BarSeriesData>& sets) {
+    DocTable t;
+    t.header << catName;
+    for (const auto& s : sets) t.header << s.name;
+    for (int i = 0; i < cats.size(); ++i) {
+        QStringList row{cats[i]};
+        for (const auto& s : sets) {
+            QString cell = i < s.values.size() ? fmt("%.4g", s.values[i]) : QString::fromUtf8(core::kDash);
+            if (i < s.lo.size() && i < s.hi.size()) cell += QString(" [%1, %2]").arg(fmt("%.4g", s.lo[i]), fmt("%.4g", s.hi[i]));
+            row << cell;
+        }
+        t.rows << row;
+    }
+    return t;
+}
+
+void summarySection(const ReportData& d, QList<DocBlock>& out) {
+    const QStringList titles = reportSectionTitles();
+    out << heading(titles[0], 1);
+    const Tone tone = d.recommendation.winner == core::Winner::A || d.recommendation.winner == core::Winner::B ? Tone::Good
+                                                                                                               : Tone::Note;
+    out << callout(q(d.recommendation.headline), tone);
+    if (d.accuracy.refused) {
+        out << para("Accuracy: " + q(d.accuracy.refusedReason) + ".", Tone::Warning);
+    } else if (d.accuracy.paired) {
+        const auto& p = *d.accuracy.paired;
+        out << para(QString("Accuracy on '%1': A %2, B %3. The difference (A \u2212 B) is %4, 95 % bootstrap interval "
+                            "%5 to %6 points; McNemar's exact test gives p = %7, so the difference is %8.")
+                        .arg(q(d.accuracy.suiteName), ci(d.accuracy.a.overall), ci(d.accuracy.b.overall),
+                             q(core::formatPoints(p.difference)), fmt("%+.1f", p.differenceCi.lo * 100),
+                             fmt("%+.1f", p.differenceCi.hi * 100), q(core::formatPValue(p.mcnemarP)),
+                             d.accuracy.significant ? "statistically significant at the 5 % level"
+                                                    : "not statistically significant at the 5 % level"));
+    }
+    out << heading("Winner per criterion", 2);
+    DocTable t;
+    t.header = {"Criterion", "A", "B", "Winner", "Weight", "Note"};
+    t.columnWeights = {2.2, 1.9, 1.9, 0.9, 1.0, 2.6};
+    t.firstColumnBold = true;
+    for (const auto& r : d.decision) {
+        QString winner = r.winner == core::Winner::A     ? "A"
+                         : r.winner == core::Winner::B   ? "B"
+                         : r.winner == core::Winner::Tie ? "tie"
+                                                         : QString::fromUtf8(core::kDash);
+        t.rows << QStringList{q(r.label), q(r.aValue), q(r.bValue), winner, fmt("%g", r.weight), q(r.note)};
+        QList<int> hl;
+        if (r.winner == core::Winner::A) hl << 1;
+        if (r.winner == core::Winner::B) hl << 2;
+        t.highlight << hl;
+    }
+    out << table(t);
+    out << heading("Why", 2);
+    QStringList reasons;
+    for (const auto& r : d.recommendation.reasons) reasons << q(r);
+    out << bullets(reasons);
+    if (!d.missing.empty()) {
+        out << heading("What this report does not cover", 2);
+        QStringList miss;
+        for (const auto& m : d.missing) miss << q(m);
+        out << bullets(miss);
+    }
+}
+
+void modelsSection(const ReportData& d, QList<DocBlock>& out) {
+    out << heading(reportSectionTitles()[1], 1);
+    DocTable t;
+    t.header = {"", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {1.3, 2.5, 2.5};
+    t.firstColumnBold = true;
+    auto row = [&](const QString& name, auto get) { t.rows << QStringList{name, get(d.a), get(d.b)}; };
+    auto card = [](const core::ReportModel& m, const QString& v) {
+        return m.cardAvailable ? v : QString("file not readable: ") + q(m.cardError);
+    };
+    row("Run", [](const core::ReportModel& m) { return QString("#%1").arg(m.runId); });
+    row("File", [](const core::ReportModel& m) { return q(m.path); });
+    row("Architecture", [&](const core::ReportModel& m) { return card(m, q(m.arch)); });
+    row("Parameters (total)", [&](const core::ReportModel& m) { return card(m, q(core::formatCount(m.paramsTotal))); });
+    row("Parameters (active per token)", [&](const core::ReportModel& m) { return card(m, q(core::formatCount(m.paramsActive))); });
+    row("Quantization", [&](const core::ReportModel& m) { return card(m, q(m.quantization)); });
+    row("File size", [](const core::ReportModel& m) {
+        return q(core::formatBytes(static_cast<uint64_t>(m.fileBytes))) + QString(" (%1 bytes)").arg(m.fileBytes);
+    });
+    row("Context (trained)", [&](const core::ReportModel& m) { return card(m, QString("%1 tokens").arg(m.contextTrain)); });
+    row("KV cache per token", [&](const core::ReportModel& m) { return card(m, q(core::formatBytes(m.kvBytesPerToken))); });
+    row("License", [](const core::ReportModel& m) { return q(m.license); });
+    row("Chat template", [](const core::ReportModel& m) {
+        return q(m.chatTemplateFamily.empty() ? "none" : m.chatTemplateFamily) + " (run used: " + q(m.chatTemplateMode) + ")";
+    });
+    row("Template SHA-256", [](const core::ReportModel& m) {
+        return m.chatTemplateHash.empty() ? QString("none (raw prompts)") : q(m.chatTemplateHash);
+    });
+    row("Tokenizer", [&](const core::ReportModel& m) { return card(m, q(m.tokenizer)); });
+    row("File SHA-256", [](const core::ReportModel& m) { return q(m.sha256); });
+    out << table(t);
+    out << para("Figures read from the GGUF metadata and tensor table (the same card as `verdict info`); the SHA-256 "
+                "is of the file bytes the runs used.",
+                Tone::Note);
+}
+
+void accuracySection(const ReportData& d, QList<DocBlock>& out) {
+    out << heading(reportSectionTitles()[2], 1);
+    const auto& acc = d.accuracy;
+    if (acc.refused) {
+        out << callout("Accuracy comparison refused: " + q(acc.refusedReason) +
+                           ". Run both models on the same suite (verdict run MODEL --suite NAME) and build the report again.",
+                       Tone::Warning);
+        return;
+    }
+    out << para(QString("Suite '%1' (#%2, %3 items, content SHA-256 %4). Accuracy counts failed items as wrong and "
+                        "leaves unscored items out; intervals are Wilson 95 % score intervals.")
+                    .arg(q(acc.suiteName))
+                    .arg(acc.suiteId)
+                    .arg(acc.suiteItems)
+                    .arg(q(acc.suiteHash.substr(0, 16)) + QString::fromUtf8("\u2026")));
+    DocTable t;
+    t.header = {"Category", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {1.4, 2.3, 2.3};
+    t.firstColumnBold = true;
+    t.rows << QStringList{"overall", ci(acc.a.overall), ci(acc.b.overall)};
+    const QStringList cats = accuracyCategories(acc);
+    for (int i = 1; i < cats.size(); ++i) {
+        const std::string key = cats[i] == QObject::tr("(none)") ? std::string() : cats[i].toStdString();
+        auto cell = [&](const core::AccuracySummary& s) {
+            auto it = s.byCategory.find(key);
+            return it == s.byCategory.end() ? QString::fromUtf8(core::kDash) : ci(it->second);
+        };
+        t.rows << QStringList{cats[i], cell(acc.a), cell(acc.b)};
+    }
+    out << table(t);
+    const auto bars = accuracyBars(d);
+    out << chart([d] { return accuracyChart(d); }, barTable("Category", cats, bars), 0.45);
+
+    out << heading("Paired test", 2);
+    if (acc.paired) {
+        const auto& p = *acc.paired;
+        DocTable pt;
+        pt.header = {"Paired comparison", "Value"};
+        pt.columnWeights = {2.5, 3.5};
+        pt.firstColumnBold = true;
+        pt.rows << QStringList{"Items scored for both", QString::number(p.nPairs)};
+        pt.rows << QStringList{"Both right / both wrong", QString("%1 / %2").arg(p.bothRight).arg(p.bothWrong)};
+        pt.rows << QStringList{"A right, B wrong (b)", QString::number(p.aOnly)};
+        pt.rows << QStringList{"B right, A wrong (c)", QString::number(p.bOnly)};
+        pt.rows << QStringList{"Difference A \u2212 B", q(core::formatPoints(p.difference))};
+        pt.rows << QStringList{"95 % paired bootstrap interval", QString("%1 to %2 points (%3 resamples, seed %4)")
+                                                                      .arg(fmt("%+.1f", p.differenceCi.lo * 100),
+                                                                           fmt("%+.1f", p.differenceCi.hi * 100))
+                                                                      .arg(p.resamples)
+                                                                      .arg(p.seed)};
+        pt.rows << QStringList{"McNemar exact p", q(core::formatPValue(p.mcnemarP))};
+        pt.rows << QStringList{"Significant at 5 %", acc.significant ? "yes" : "no"};
+        if (acc.onlyInA || acc.onlyInB || acc.unscored)
+            pt.rows << QStringList{"Left out", QString("%1 only in A, %2 only in B, %3 unscored")
+                                                   .arg(acc.onlyInA)
+                                                   .arg(acc.onlyInB)
+                                                   .arg(acc.unscored)};
+        out << table(pt);
+    }
+    out << heading("Where they disagree", 2);
+    if (acc.disagreements.empty()) {
+        out << para("No item was answered correctly by one model and wrongly by the other.", Tone::Note);
+        return;
+    }
+    for (const auto& x : acc.disagreements) {
+        out << heading(QString("Item %1%2: %3")
+                           .arg(q(x.itemId), x.category.empty() ? QString() : " (" + q(x.category) + ")",
+                                x.aCorrect ? "A right, B wrong" : "B right, A wrong"),
+                       3);
+        DocTable it;
+        it.header = {"", "Text"};
+        it.columnWeights = {1.0, 5.0};
+        it.firstColumnBold = true;
+        it.maxLinesPerCell = 8;
+        it.rows << QStringList{"Prompt", q(x.prompt)};
+        it.rows << QStringList{"Reference", q(x.reference)};
+        it.rows << QStringList{QString("A (%1)").arg(x.aCorrect ? "right" : "wrong"), q(x.outputA)};
+        it.rows << QStringList{QString("B (%1)").arg(x.bCorrect ? "right" : "wrong"), q(x.outputB)};
+        it.highlight = {{}, {}, x.aCorrect ? QList<int>{0} : QList<int>{}, x.bCorrect ? QList<int>{0} : QList<int>{}};
+        out << table(it);
+    }
+}
+
+QString pct(const std::optional<double>& f) { return f ? q(core::formatPercent(*f)) : QString::fromUtf8(core::kDash); }
+
+void performanceSection(const ReportData& d, QList<DocBlock>& out) {
+    out << heading(reportSectionTitles()[3], 1);
+    const bool haveA = d.perfA.missing.empty(), haveB = d.perfB.missing.empty();
+    if (!haveA) out << callout("Performance data missing for A: " + q(d.perfA.missing) + ".", Tone::Warning);
+    if (!haveB) out << callout("Performance data missing for B: " + q(d.perfB.missing) + ".", Tone::Warning);
+    if (!haveA && !haveB) return;
+    out << para("Figures are stored sweep measurements (`verdict sweep`; definitions in docs/metrics.md). The reference "
+                "point is the batch-1 point with the smallest prompt both sweeps measured.",
+                Tone::Note);
+    const core::ReportPerfPoint* ref[2] = {haveA && d.perfA.reference ? &d.perfA.points[*d.perfA.reference] : nullptr,
+                                           haveB && d.perfB.reference ? &d.perfB.points[*d.perfB.reference] : nullptr};
+    const core::ReportPerf* perf[2] = {&d.perfA, &d.perfB};
+    DocTable t;
+    t.header = {"Metric", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {2.2, 2.0, 2.0};
+    t.firstColumnBold = true;
+    const QString dash = QString::fromUtf8(core::kDash);
+    auto row = [&](const QString& name, auto get) {
+        t.rows << QStringList{name, ref[0] ? get(*ref[0], *perf[0]) : dash, ref[1] ? get(*ref[1], *perf[1]) : dash};
+    };
+    using P = core::ReportPerfPoint;
+    using F = core::ReportPerf;
+    row("Reference point", [](const P& p, const F&) {
+        return QString("prompt %1, gen %2, batch %3").arg(p.promptTokens).arg(p.genTokens).arg(p.batch);
+    });
+    row("TTFT P50 / P99", [](const P& p, const F&) { return q(core::formatMs(p.ttftP50)) + " / " + q(core::formatMs(p.ttftP99)); });
+    row("TPOT P50 / P99", [](const P& p, const F&) { return q(core::formatMs(p.tpotP50)) + " / " + q(core::formatMs(p.tpotP99)); });
+    row("ITL P50 / P99", [](const P& p, const F&) { return q(core::formatMs(p.itlP50)) + " / " + q(core::formatMs(p.itlP99)); });
+    row("E2E P50 / P99", [](const P& p, const F&) { return q(core::formatMs(p.e2eP50)) + " / " + q(core::formatMs(p.e2eP99)); });
+    row("Prefill", [](const P& p, const F&) { return q(core::formatTokPerS(p.prefillTokPerS)); });
+    row("Decode", [](const P& p, const F&) { return q(core::formatTokPerS(p.decodeTokPerS)); });
+    row("Best output throughput", [](const P&, const F& f) { return q(core::formatTokPerS(f.maxOutputTokPerS)); });
+    row("Roofline fraction (decode)", [](const P& p, const F&) { return pct(p.rooflineFraction); });
+    row("Memory bandwidth (bound basis)", [](const P&, const F& f) {
+        return f.bandwidthGbPerS ? fmt("%.1f GB/s", *f.bandwidthGbPerS) : QString::fromUtf8(core::kDash);
+    });
+    row("Peak RSS", [](const P& p, const F&) { return q(core::formatBytes(static_cast<uint64_t>(p.peakRssBytes))); });
+    row("Cold start: load / first request", [](const P&, const F& f) {
+        if (!f.coldStart) return QString::fromUtf8(core::kDash);
+        return q(core::formatMs(f.coldStart->loadMs)) + " / " + q(core::formatMs(f.coldStart->firstRequestMs)) +
+               fmt(" (%.2f\u00d7 warm)", f.coldStart->firstVsWarm);
+    });
+    row("Device", [](const P&, const F& f) { return q(f.device); });
+    out << table(t);
+
+    auto ttft = ttftLines(d);
+    if (!ttft.isEmpty()) out << chart([d] { return ttftChart(d); }, xyTable("Prompt tokens", ttft));
+    QList<XYSeries> bounds;
+    auto thr = throughputLines(d, &bounds);
+    if (!thr.isEmpty()) out << chart([d] { return throughputChart(d); }, xyTable("Batch", thr + bounds));
+    auto pb = percentileBars(d);
+    if (!pb.isEmpty()) out << chart([d] { return percentilesChart(d); }, barTable("Percentile (ms)", percentileLabels(), pb));
+    auto mem = memoryParts(d);
+    if (!mem.isEmpty()) {
+        DocTable mt;  // rows = parts, columns = models
+        mt.header = QStringList{"Part (MiB)"} + memoryLabels(d);
+        for (const auto& part : mem) {
+            QStringList r{part.name};
+            for (double v : part.values) r << fmt("%.4g", v);
+            mt.rows << r;
+        }
+        out << chart([d] { return memoryChart(d); }, mt, 0.4);
+    }
+
+    out << heading("All measured points", 2);
+    DocTable all;
+    all.header = {"Model", "Prompt", "Gen", "Batch", "TTFT P50", "TPOT P50", "E2E P99", "Output tok/s", "Roofline"};
+    all.columnWeights = {0.8, 0.9, 0.7, 0.7, 1.2, 1.2, 1.3, 1.4, 1.0};
+    for (int k = 0; k < 2; ++k) {
+        for (const auto& p : perf[k]->points) {
+            const QString side = k == 0 ? "A" : "B";
+            if (!p.error.empty()) {
+                all.rows << QStringList{side, QString::number(p.promptTokens), QString::number(p.genTokens),
+                                        QString::number(p.batch), "failed: " + q(p.error), "", "", "", ""};
+                continue;
+            }
+            all.rows << QStringList{side,
+                                    QString::number(p.promptTokens),
+                                    QString::number(p.genTokens),
+                                    QString::number(p.batch),
+                                    q(core::formatMs(p.ttftP50)),
+                                    q(core::formatMs(p.tpotP50)),
+                                    q(core::formatMs(p.e2eP99)),
+                                    q(core::formatTokPerS(p.outputTokPerS)),
+                                    pct(p.rooflineFraction)};
+        }
+    }
+    out << table(all);
+}
+
+void costSection(const ReportData& d, QList<DocBlock>& out) {
+    out << heading(reportSectionTitles()[4], 1);
+    const auto& c = d.cost;
+    if (!c.missing.empty()) {
+        out << callout("No cost analysis given: " + q(c.missing) + ".", Tone::Warning);
+        return;
+    }
+    const bool est = c.a.estimated || c.b.estimated;
+    out << para(QString("Costs on %1 (%2), from measured throughput only (docs/tco.md).%3")
+                    .arg(q(c.hardwareName), q(c.hardwareId),
+                         est ? " Figures marked (est.) are projected from another device with the roofline ratio: "
+                               "estimates, not measurements."
+                             : ""),
+                est ? Tone::Warning : Tone::Note);
+    const QString dash = QString::fromUtf8(core::kDash);
+    DocTable t;
+    t.header = {"Figure", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {2.0, 2.2, 2.2};
+    t.firstColumnBold = true;
+    auto row = [&](const QString& name, auto get) {
+        auto cell = [&](const core::ReportCostModel& m) {
+            if (!m.missing.empty()) return QString("not costed: ") + q(m.missing);
+            QString v = get(m);
+            return m.estimated && v != dash ? v + " (est.)" : v;
+        };
+        t.rows << QStringList{name, cell(c.a), cell(c.b)};
+    };
+    using M = core::ReportCostModel;
+    row("Throughput used", [](const M& m) { return q(core::formatTokPerS(m.throughputTokPerS)) + " (" + q(m.throughputSource) + ")"; });
+    row("Cost per device-hour", [](const M& m) { return q(core::formatUsd(m.device.hourlyUsd)); });
+    row("$ per 1M output tokens", [](const M& m) { return q(core::formatUsd(m.device.usdPerMtok)); });
+    row("Devices for the daily volume", [&](const M& m) { return m.fleet ? QString::number(m.fleet->devices) : dash; });
+    row("Capex", [&](const M& m) { return m.fleet ? q(core::formatUsd(m.fleet->capexUsd)) : dash; });
+    row("Monthly cost", [&](const M& m) { return m.fleet ? q(core::formatUsd(m.fleet->monthlyUsd)) : dash; });
+    row("3-year TCO", [&](const M& m) { return m.fleet ? q(core::formatUsd(m.fleet->tco3yUsd)) : dash; });
+    row("Payback vs API", [&](const M& m) {
+        if (!m.baseline) return dash;
+        return m.baseline->paybackMonths ? fmt("%.1f months", *m.baseline->paybackMonths) : QString("never (costs more than the API)");
+    });
+    row("NPV vs API", [&](const M& m) {
+        return m.baseline ? q(core::formatUsd(m.baseline->npvUsd)) + QString(" over %1 months").arg(m.baseline->horizonMonths) : dash;
+    });
+    out << table(t);
+    for (const auto* m : {&c.a, &c.b})
+        if (m->estimated && !m->projectionBasis.empty()) out << para("Projection basis: " + q(m->projectionBasis), Tone::Note);
+    auto lines = costLines(d);
+    if (!lines.isEmpty()) out << chart([d] { return costChart(d); }, xyTable("Month", lines));
+    else out << para("No daily token volume given (--tokens-per-day): no fleet size and no 3-year curve.", Tone::Note);
+    out << heading("Assumptions", 2);
+    DocTable at;
+    at.header = {"Assumption", "Value", "Source"};
+    at.columnWeights = {1.6, 2.0, 3.0};
+    at.firstColumnBold = true;
+    for (const auto& r : c.assumptionRows) {
+        QStringList row;
+        for (const auto& cell : r) row << q(cell);
+        at.rows << row;
+    }
+    out << table(at);
+}
+
+void checklistSection(const ReportData& d, QList<DocBlock>& out) {
+    out << heading(reportSectionTitles()[5], 1);
+    DocTable t;
+    t.header = {"Question", "Answer", "Source"};
+    t.columnWeights = {1.8, 4.4, 1.0};
+    t.firstColumnBold = true;
+    t.maxLinesPerCell = 16;
+    for (const auto& c : d.checklist) {
+        t.rows << QStringList{q(c.question), q(c.answer), c.fromData ? "data" : "to be checked by a person"};
+        t.highlight << (c.fromData ? QList<int>{2} : QList<int>{});
+    }
+    out << table(t);
+    if (d.sla.ttftMs || d.sla.tpotMs)
+    {
+        QStringList sla;
+        if (d.sla.ttftMs) sla << "TTFT P99 \u2264 " + q(core::formatMs(*d.sla.ttftMs));
+        if (d.sla.tpotMs) sla << "TPOT P99 \u2264 " + q(core::formatMs(*d.sla.tpotMs));
+        out << para("SLA entered: " + sla.join(", ") + " (checked at the reference point).", Tone::Note);
+    }
+}
+
+void reproducibilitySection(const ReportData& d, QList<DocBlock>& out) {
+    out << heading(reportSectionTitles()[6], 1);
+    DocTable t;
+    t.header = {"Item", "Value"};
+    t.columnWeights = {1.4, 5.0};
+    t.firstColumnBold = true;
+    t.maxLinesPerCell = 14;
+    for (const auto& [k, v] : d.reproducibility.rows) t.rows << QStringList{q(k), q(v)};
+    out << table(t);
+    out << heading("Commands that re-create this report", 2);
+    DocBlock code;
+    code.kind = BlockKind::Code;
+    for (const auto& c : d.reproducibility.commands) code.items << q(c);
+    out << code;
+}
+
+}  // namespace
+
+QStringList reportSectionTitles() {
+    return {"1. Summary", "2. Models", "3. Accuracy", "4. Performance", "5. Cost", "6. Decision checklist",
+            "7. Method and reproducibility"};
+}
+
+ReportDocument buildReportDocument(const core::ReportData& d) {
+    ReportDocument doc;
+    doc.title = q(d.title);
+    doc.subtitle = "Decision report";
+    doc.generatedAt = q(d.generatedAt);
+    doc.recommendation = q(d.recommendation.headline);
+    doc.titleFacts << "Model A: " + q(d.a.label) + " (" + q(d.a.path) + ")";
+    doc.titleFacts << "Model B: " + q(d.b.label) + " (" + q(d.b.path) + ")";
+    if (!d.accuracy.refused)
+        doc.titleFacts << QString("Suite: %1 (%2 items)").arg(q(d.accuracy.suiteName)).arg(d.accuracy.suiteItems);
+    doc.titleFacts << QString("Runs #%1 and #%2").arg(d.a.runId).arg(d.b.runId);
+    doc.titleFacts << "Generated " + q(d.generatedAt);
+    summarySection(d, doc.blocks);
+    modelsSection(d, doc.blocks);
+    accuracySection(d, doc.blocks);
+    performanceSection(d, doc.blocks);
+    costSection(d, doc.blocks);
+    checklistSection(d, doc.blocks);
+    reproducibilitySection(d, doc.blocks);
+    return doc;
+}
+
+}  // namespace verdict::ui
