@@ -331,4 +331,38 @@ void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScrat
     dump(ctx, "result_output", -1, logits, rows, c.nVocab);
 }
 
+void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
+    const auto& w = static_cast<const DecoderWeights&>(weights);
+    auto& s = static_cast<DecoderScratch&>(scratch);
+    const ArchConfig& c = ctx.cfg;
+    const int64_t n = b.nTok, E = c.nEmbd;
+
+    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+    dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
+
+    int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
+    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+        const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
+        if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
+        attentionBlock(ctx, L, s, il, b, r0);
+        if (r0 >= n) break;  // nothing left to compute: this batch only fills the cache
+
+        const int64_t rows = n - r0, off = r0 * E;
+        float* ffnInp = s.ffnInp.data() + off;
+        addRows(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
+        dump(ctx, "ffn_inp", il, ffnInp, rows, E);
+        cpu::rmsNormRows(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
+        dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
+        if (c.nExpert > 0)
+            moeSwiGlu(ctx, L, s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
+        else
+            denseSwiGlu(ctx, L, s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
+        dump(ctx, "ffn_out", il, s.ffnOut.data() + off, rows, E);
+        addRows(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
+        dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
+    }
+    if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
+}
+
 }  // namespace verdict::arch

@@ -1,6 +1,6 @@
 // Building blocks shared by the llama-family decoders (llama, mistral, mixtral, qwen2): their
 // weights, their activation buffers and the steps of their forward pass. An architecture file
-// declares which tensors exist and strings these steps together in its own forward function.
+// declares which tensors exist; decoderForward strings these steps together for all of them.
 //
 // Shapes use ggml order for weights ([in, out] = ne0, ne1) and row-major [rows][cols] for
 // activations, rows = tokens of the batch.
@@ -167,5 +167,11 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
 // Which rows the last layer must finish: all for allLogits, the last one when logits are wanted,
 // none (returns nTok) when the batch only fills the cache.
 int64_t lastLayerRowBegin(const ForwardBatch& b);
+
+// The whole pre-norm llama-family forward pass (llama, mistral, mixtral, qwen2): embeddings,
+// per layer attentionBlock + residual + ffn_norm + SwiGLU (experts when cfg.nExpert > 0) +
+// residual, then outputHead. The architectures differ only in config and tensors (RoPE layout,
+// Q/K/V biases), which readConfig and bindWeights settle before this runs.
+void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b);
 
 }  // namespace verdict::arch
