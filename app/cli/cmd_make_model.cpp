@@ -13,7 +13,8 @@ namespace verdict::cli {
 
 int runMakeModel(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
-        {"arch", true, "NAME", "llama (default; with --n-expert: Mixtral-style MoE) or qwen2"},
+        {"arch", true, "NAME", "llama (default; with --n-expert: Mixtral-style MoE), qwen2, or deepseek2 "
+                               "(DeepSeek-V3 style: MLA, sigmoid-routed experts + shared expert; needs --n-expert)"},
         {"n-embd", true, "N", "embedding width (default 256)"},
         {"n-layer", true, "N", "layers (default 4)"},
         {"n-head", true, "N", "attention heads (default 8)"},
@@ -23,6 +24,11 @@ int runMakeModel(const std::vector<std::string>& argv) {
         {"ctx", true, "N", "trained context length written to metadata (default 512)"},
         {"n-expert", true, "N", "experts (default 0 = dense)"},
         {"n-expert-used", true, "N", "experts used per token"},
+        {"q-lora-rank", true, "N", "deepseek2: query compression rank (default n-embd/2)"},
+        {"kv-lora-rank", true, "N", "deepseek2: MLA latent width, what the KV cache holds (default n-embd/4)"},
+        {"n-ff-exp", true, "N", "deepseek2: expert FFN width (default n-ff/4; --n-ff is the dense layers')"},
+        {"n-expert-shared", true, "N", "deepseek2: shared experts (default 1)"},
+        {"n-dense-lead", true, "N", "deepseek2: leading dense layers (default 1)"},
         {"type", true, "T", "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k (default f16)"},
         {"seed", true, "S", "random seed (default 1); same seed and shape give the same file"},
         {"vocab-from", true, "FILE", "copy the tokenizer from this GGUF instead of generating one"},
@@ -48,7 +54,8 @@ int runMakeModel(const std::vector<std::string>& argv) {
     struct IntOpt { const char* name; uint32_t* field; };
     for (IntOpt o : {IntOpt{"n-embd", &s.nEmbd}, {"n-layer", &s.nLayer}, {"n-head", &s.nHead}, {"n-head-kv", &s.nHeadKv},
                      {"n-ff", &s.nFf}, {"n-vocab", &s.nVocab}, {"ctx", &s.nCtx}, {"n-expert", &s.nExpert},
-                     {"n-expert-used", &s.nExpertUsed}}) {
+                     {"n-expert-used", &s.nExpertUsed}, {"q-lora-rank", &s.qLoraRank}, {"kv-lora-rank", &s.kvLoraRank},
+                     {"n-ff-exp", &s.nFfExp}, {"n-expert-shared", &s.nExpertShared}, {"n-dense-lead", &s.nLayerDenseLead}}) {
         auto v = args->integer(o.name, *o.field);
         if (!v) return fail("make-model", v.error().message, kExitUsage);
         if (*v < 0 || *v > 1000000000) return fail("make-model", std::string("--") + o.name + " out of range", kExitUsage);

@@ -11,6 +11,8 @@
 namespace verdict::arch {
 
 enum class RopeScaling { None, Linear, Yarn };
+// deepseek2 router score (expert_gating_func: llama.cpp's 1 = softmax, 2 = sigmoid).
+enum class ExpertGating { Softmax, Sigmoid };
 
 struct ArchConfig {
     std::string arch;            // general.architecture, e.g. "llama"
@@ -50,6 +52,32 @@ struct ArchConfig {
 
     float kqScale() const;       // attnScale, or 1/sqrt(headDimK) when it is 0
     cpu::RopeParams ropeParams(const float* freqFactors) const;
+
+    // --- gemma2 / phi3: sliding-window attention and soft-capping -----------------------------------
+    int64_t slidingWindow = 0;   // attention.sliding_window: a query at p sees keys p-W+1 .. p; 0 = all
+    int swaPattern = 0;          // which layers slide (llama.cpp's swa pattern n): 0 = every layer,
+                                 // n > 0 = layers with il % n < n - 1 (gemma2: 2 = even layers)
+    float attnSoftCap = 0.0f;    // attn_logit_softcapping: score = cap*tanh(score/cap) before softmax; 0 = off
+    float finalSoftCap = 0.0f;   // final_logit_softcapping: logit = cap*tanh(logit/cap); 0 = off
+    int64_t windowOf(int64_t layer) const;  // sliding window of that layer, 0 = full causal attention
+
+    // --- deepseek2 (DeepSeek-V2/V3, Kimi-K2): MLA attention and DeepSeek MoE -----------------------
+    // headDimK = qk_nope + qk_rope (= nRot) per query head; headDimV = value head size.
+    int64_t qLoraRank = 0;          // width of the compressed query (attn_q_a); 0 = plain attn_q
+    int64_t kvLoraRank = 0;         // width of the compressed K/V latent (attn_kv_a_mqa); 0 = no MLA
+    int64_t nLayerDenseLead = 0;    // leading layers with a dense FFN (n_ff) before the MoE layers
+    int64_t nExpertShared = 0;      // shared experts, always active (one FFN of n * nFfExp)
+    int64_t nExpertGroups = 0;      // expert groups for group-limited routing (0 or 1 = none)
+    int64_t nExpertGroupsUsed = 0;  // groups a token may route into
+    ExpertGating expertGating = ExpertGating::Softmax;  // router score function
+    bool expertWeightsNorm = false; // divide the chosen experts' weights by their sum
+    float expertWeightsScale = 1.0f; // then multiply them by this
+    float ropeYarnLogMul = 0.0f;    // YaRN mscale multiplier: kq scale *= (1 + m ln(1/freqScale))^2
+
+    // Shape of one layer of the KV cache: `heads` x (dimK, dimV) per position. Plain attention:
+    // {nHeadKv, headDimK, headDimV}; MLA: one row of {kvLoraRank (latent), nRot (rope key)}.
+    struct CacheShape { int64_t heads, dimK, dimV; };
+    CacheShape cacheShape() const;
 };
 
 }  // namespace verdict::arch

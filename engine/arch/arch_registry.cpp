@@ -5,10 +5,15 @@ namespace verdict::arch {
 // Defined in the architecture files.
 const Architecture& llamaArchitecture();
 const Architecture& qwen2Architecture();
+const Architecture& deepseek2Architecture();
+const Architecture& gemma2Architecture();
+const Architecture& phi3Architecture();
 
 namespace {
 const std::vector<const Architecture*>& all() {
-    static const std::vector<const Architecture*> kAll = {&llamaArchitecture(), &qwen2Architecture()};
+    static const std::vector<const Architecture*> kAll = {&llamaArchitecture(), &qwen2Architecture(),
+                                                          &gemma2Architecture(), &phi3Architecture(),
+                                                          &deepseek2Architecture()};
     return kAll;
 }
 }  // namespace

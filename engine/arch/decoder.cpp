@@ -172,7 +172,7 @@ void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int6
                    int64_t nTok) {
     const ArchConfig& c = ctx.cfg;
     const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, ctx.kv.capacity(), c.kqScale(),
-                                    ctx.kv.f16()};
+                                    ctx.kv.f16(), c.attnSoftCap, c.windowOf(layer)};
     cpu::attention(shape, s.q.data() + rowBegin * c.nHead * c.headDimK, ctx.kv.k(layer), ctx.kv.v(layer),
                    nTok - rowBegin, pos0 + rowBegin, s.kqv.data() + rowBegin * c.nHead * c.headDimV,
                    s.attnWork.data(), ctx.pool);
@@ -185,7 +185,7 @@ void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, 
     auto attendRow = [&](int64_t t, float* work, cpu::ThreadPool& pool) {
         const session::KvCache& kv = *b.caches[t];
         const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, kv.capacity(), c.kqScale(),
-                                        kv.f16()};
+                                        kv.f16(), c.attnSoftCap, c.windowOf(layer)};
         cpu::attention(shape, s.q.data() + t * qDim, kv.k(layer), kv.v(layer), 1, b.positions[t],
                        s.kqv.data() + t * oDim, work, pool);
     };

@@ -22,6 +22,19 @@ cpu::RopeParams ArchConfig::ropeParams(const float* freqFactors) const {
     return p;
 }
 
+int64_t ArchConfig::windowOf(int64_t layer) const {
+    // llama.cpp's swa pattern (hparams set_swa_pattern): n == 0 slides every layer, else the first
+    // n - 1 of every n layers slide (gemma2: n = 2, the even layers).
+    if (slidingWindow <= 0) return 0;
+    const bool slides = swaPattern <= 0 || layer % swaPattern < swaPattern - 1;
+    return slides ? slidingWindow : 0;
+}
+
+ArchConfig::CacheShape ArchConfig::cacheShape() const {
+    if (kvLoraRank > 0) return {1, kvLoraRank, nRot};  // deepseek2 MLA: latent + shared rope key
+    return {nHeadKv, headDimK, headDimV};
+}
+
 namespace {
 std::string where(const gguf::GgufFile& f, const std::string& key) { return f.path() + ": metadata key '" + key + "'"; }
 }  // namespace

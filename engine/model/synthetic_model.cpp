@@ -132,12 +132,85 @@ void addGeneratedVocab(gguf::GgufWriter& w, uint32_t nVocab) {
     w.set("tokenizer.ggml.add_eos_token", Value::boolean(false));
 }
 
+// deepseek2 (DeepSeek-V3 style): sizes derived from the spec (see synthetic_model.h).
+struct Deepseek2Shape {
+    uint32_t qLora, kvLora, nope, rope, v, ffExp;
+};
+
+Deepseek2Shape deepseek2Shape(const SyntheticModelSpec& s) {
+    const uint32_t d = s.nEmbd / s.nHead;
+    return {s.qLoraRank ? s.qLoraRank : s.nEmbd / 2, s.kvLoraRank ? s.kvLoraRank : s.nEmbd / 4, d, d / 2, d,
+            s.nFfExp ? s.nFfExp : s.nFf / 4};
+}
+
+// Checks the deepseek2 sizes, writes its metadata (over the llama-style keys already set) and
+// plans its blocks, in the tensor order of llama.cpp's deepseek2 loader.
+Result<void> planDeepseek2(const SyntheticModelSpec& s, TensorType t, gguf::GgufWriter& w, std::vector<Plan>& plans) {
+    const Deepseek2Shape d = deepseek2Shape(s);
+    const uint32_t block = tensor::traits(t).blockElems;
+    if (s.nExpert == 0) return Error{"make-model: deepseek2 needs --n-expert (and --n-expert-used)"};
+    if (d.rope == 0 || d.rope % 2 != 0)
+        return Error{"make-model: deepseek2 head size n_embd / n_head = " + std::to_string(d.nope) + " must be a positive multiple of 4"};
+    if (s.nLayerDenseLead > s.nLayer) return Error{"make-model: --n-dense-lead exceeds --n-layer"};
+    for (auto [what, n] : {std::pair<const char*, uint32_t>{"--q-lora-rank", d.qLora}, {"--kv-lora-rank", d.kvLora},
+                           {"--n-ff-exp", d.ffExp}, {"n_head * head size", s.nHead * d.v}})
+        if (n == 0 || n % block)
+            return Error{"make-model: " + std::string(what) + " = " + std::to_string(n) + " must be a positive multiple of "
+                         + std::to_string(block) + " for type " + s.type};
+    const std::string a = "deepseek2.";
+    w.set(a + "attention.head_count_kv", Value::u32(s.nHead));
+    w.set(a + "leading_dense_block_count", Value::u32(s.nLayerDenseLead));
+    w.set(a + "attention.q_lora_rank", Value::u32(d.qLora));
+    w.set(a + "attention.kv_lora_rank", Value::u32(d.kvLora));
+    w.set(a + "attention.key_length", Value::u32(d.nope + d.rope));
+    w.set(a + "attention.value_length", Value::u32(d.v));
+    w.set(a + "rope.dimension_count", Value::u32(d.rope));
+    w.set(a + "expert_feed_forward_length", Value::u32(d.ffExp));
+    w.set(a + "expert_shared_count", Value::u32(s.nExpertShared));
+    w.set(a + "expert_weights_scale", Value::f32(2.5f));
+    w.set(a + "expert_weights_norm", Value::boolean(true));
+    w.set(a + "expert_gating_func", Value::u32(2));  // sigmoid
+    w.set(a + "rope.scaling.yarn_log_multiplier", Value::f32(0.1f));  // llama.cpp requires the key
+
+    const TensorType f32 = TensorType::F32;
+    const uint32_t E = s.nEmbd, H = s.nHead, X = s.nExpert, S = d.ffExp * s.nExpertShared;
+    for (uint32_t i = 0; i < s.nLayer; ++i) {
+        const std::string p = "blk." + std::to_string(i) + ".";
+        plans.push_back({p + "attn_norm.weight", f32, {E}, Init::Norm});
+        plans.push_back({p + "attn_q_a.weight", t, {E, d.qLora}, Init::Matrix});
+        plans.push_back({p + "attn_q_a_norm.weight", f32, {d.qLora}, Init::Norm});
+        plans.push_back({p + "attn_q_b.weight", t, {d.qLora, H * (d.nope + d.rope)}, Init::Matrix});
+        plans.push_back({p + "attn_kv_a_mqa.weight", t, {E, d.kvLora + d.rope}, Init::Matrix});
+        plans.push_back({p + "attn_kv_a_norm.weight", f32, {d.kvLora}, Init::Norm});
+        plans.push_back({p + "attn_kv_b.weight", t, {d.kvLora, H * (d.nope + d.v)}, Init::Matrix});
+        plans.push_back({p + "attn_output.weight", t, {H * d.v, E}, Init::Matrix});
+        plans.push_back({p + "ffn_norm.weight", f32, {E}, Init::Norm});
+        if (i < s.nLayerDenseLead) {
+            plans.push_back({p + "ffn_gate.weight", t, {E, s.nFf}, Init::Matrix});
+            plans.push_back({p + "ffn_down.weight", t, {s.nFf, E}, Init::Matrix});
+            plans.push_back({p + "ffn_up.weight", t, {E, s.nFf}, Init::Matrix});
+            continue;
+        }
+        plans.push_back({p + "ffn_gate_inp.weight", f32, {E, X}, Init::Matrix});
+        plans.push_back({p + "exp_probs_b.bias", f32, {X}, Init::Bias});
+        plans.push_back({p + "ffn_gate_exps.weight", t, {E, d.ffExp, X}, Init::Matrix});
+        plans.push_back({p + "ffn_down_exps.weight", t, {d.ffExp, E, X}, Init::Matrix});
+        plans.push_back({p + "ffn_up_exps.weight", t, {E, d.ffExp, X}, Init::Matrix});
+        if (s.nExpertShared > 0) {
+            plans.push_back({p + "ffn_gate_shexp.weight", t, {E, S}, Init::Matrix});
+            plans.push_back({p + "ffn_down_shexp.weight", t, {S, E}, Init::Matrix});
+            plans.push_back({p + "ffn_up_shexp.weight", t, {E, S}, Init::Matrix});
+        }
+    }
+    return okResult();
+}
+
 }  // namespace
 
 Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string& path,
                                  const std::function<void(size_t, size_t)>& progress) {
-    if (s.arch != "llama" && s.arch != "qwen2")
-        return Error{"make-model: --arch '" + s.arch + "' is not supported (supported: llama, qwen2)"};
+    if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "deepseek2")
+        return Error{"make-model: --arch '" + s.arch + "' is not supported (supported: llama, qwen2, deepseek2)"};
     auto type = tensor::typeFromName(s.type);
     if (!type || !tensor::canQuantize(*type))
         return Error{"make-model: --type '" + s.type + "' cannot be written (supported: f32, f16, bf16, q8_0, q4_0, q4_1, "
@@ -195,7 +268,10 @@ Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string&
     const TensorType t = *type, f32 = TensorType::F32;
     std::vector<Plan> plans;
     plans.push_back({"token_embd.weight", t, {s.nEmbd, nVocab}, Init::Matrix});
-    for (uint32_t i = 0; i < s.nLayer; ++i) {
+    if (s.arch == "deepseek2") {
+        if (auto r = planDeepseek2(s, t, w, plans); !r) return r;
+    }
+    for (uint32_t i = 0; s.arch != "deepseek2" && i < s.nLayer; ++i) {
         const std::string p = "blk." + std::to_string(i) + ".";
         plans.push_back({p + "attn_norm.weight", f32, {s.nEmbd}, Init::Norm});
         plans.push_back({p + "attn_q.weight", t, {s.nEmbd, s.nEmbd}, Init::Matrix});

@@ -79,7 +79,8 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     if (d.nCtx > (int64_t{1} << 24)) return Error{"context of " + std::to_string(d.nCtx) + " tokens is too large"};
     d.nBatch = std::clamp<int64_t>(options.nBatch > 0 ? options.nBatch : 512, 1, d.nCtx);
 
-    auto kv = session::KvCache::create(c.nLayer, c.nHeadKv, c.headDimK, c.headDimV, d.nCtx,
+    const arch::ArchConfig::CacheShape cs = c.cacheShape();  // MLA caches a latent, not per-head K/V
+    auto kv = session::KvCache::create(c.nLayer, cs.heads, cs.dimK, cs.dimV, d.nCtx,
                                        options.kvType == KvType::F16);
     if (!kv) return kv.error();
     d.kv = std::move(kv.value());

@@ -9,6 +9,9 @@
 # Models are cached in $BENCH_MODELS_DIR (default build/bench-models) and reused when present.
 # Output: a markdown table on stdout, JSON in $BENCH_OUT (default $BENCH_MODELS_DIR/perf.json).
 # Knobs: BENCH_TYPES ("f16 q8_0 q4_0"), BENCH_REPS (3), BENCH_THREADS (2), BENCH_STREAM_MIB (512 per array).
+# BENCH_DEEPSEEK2=1 also times a DeepSeek-V3-style MoE of similar total size (0.80 B parameters,
+# 0.51 B active per token: MLA, 8 experts of which 2 routed + 1 shared, 1 dense layer) in the first
+# of BENCH_TYPES and prints its decode speed beside the dense model's.
 set -euo pipefail
 
 VERDICT="${VERDICT_BINARY:-./build/verdict}"
@@ -135,3 +138,37 @@ for r in rows:
 print()
 print(f"JSON: {out}")
 PY
+
+# 5. Optional: the DeepSeek-V3-style MoE beside the dense model (same width, layers and vocabulary).
+if [ "${BENCH_DEEPSEEK2:-0}" = "1" ]; then
+    t="${TYPES%% *}"
+    f="$CACHE/perf-deepseek2-$t.gguf"
+    if [ ! -s "$f" ]; then
+        echo "perf.sh: making $f" >&2
+        "$VERDICT" make-model --arch deepseek2 --n-embd 2048 --n-layer 16 --n-head 16 --n-ff 5632 \
+            --q-lora-rank 1024 --kv-lora-rank 512 --n-expert 8 --n-expert-used 2 --n-expert-shared 1 \
+            --n-ff-exp 512 --n-dense-lead 1 --n-vocab 32000 --ctx 2048 --type "$t" --seed 1 "$f.tmp" \
+            >/dev/null 2>"$WORK/make-model.log" || { cat "$WORK/make-model.log" >&2; die "make-model failed (deepseek2)"; }
+        mv "$f.tmp" "$f"
+    fi
+    echo "perf.sh: bench deepseek2 $t" >&2
+    "$VERDICT" bench "$f" -p 512 -n 128 -r "$REPS" --threads "$THREADS" --json > "$WORK/bench-deepseek2.json"
+    "$VERDICT" info "$f" --json > "$WORK/info-deepseek2.json"
+    "$VERDICT" info "$CACHE/perf-llama-$t.gguf" --json > "$WORK/info-llama.json"
+    python3 - "$WORK" "$t" <<'PY'
+import json, os, sys
+work, t = sys.argv[1], sys.argv[2]
+print()
+print("| model | params | active / token | KV bytes / token (f16) | prefill tok/s (pp512) | decode tok/s (tg128) |")
+print("|---|---:|---:|---:|---:|---:|")
+for name, bench, info in (("dense llama", f"bench-{t}.json", "info-llama.json"),
+                          ("deepseek2 MoE + MLA", "bench-deepseek2.json", "info-deepseek2.json")):
+    b = json.load(open(os.path.join(work, bench)))
+    i = json.load(open(os.path.join(work, info)))
+    pp = next(x for x in b if x["test"] == "pp512")
+    tg = next(x for x in b if x["test"] == "tg128")
+    print(f"| {name} {t.upper()} | {i['n_params'] / 1e9:.2f} B | {i['n_params_active'] / 1e9:.2f} B | "
+          f"{i['memory']['kv_bytes_per_token']} | {pp['avg_ts']:.1f} ± {pp['stddev_ts']:.1f} | "
+          f"{tg['avg_ts']:.1f} ± {tg['stddev_ts']:.1f} |")
+PY
+fi

@@ -84,6 +84,10 @@ private slots:
         QTest::addRow("llama-q4_k-4threads") << ModelCase{"models/synth-llama-q4_k.gguf", 4, KvType::F32};
         QTest::addRow("llama-moe-f16") << ModelCase{"models/synth-llama-moe-f16.gguf", 0, KvType::F32};
         QTest::addRow("qwen2-f16") << ModelCase{"models/synth-qwen2-f16.gguf", 4, KvType::F32};
+        QTest::addRow("gemma2-f16-4threads") << ModelCase{"models/synth-gemma2-f16.gguf", 4, KvType::F32};  // window 8
+        QTest::addRow("phi3-f16") << ModelCase{"models/synth-phi3-f16.gguf", 0, KvType::F32};
+        QTest::addRow("deepseek2-q8_0-mla") << ModelCase{"models/synth-deepseek2-q8_0.gguf", 4, KvType::F32};
+        QTest::addRow("deepseek2lite-f16-f16kv") << ModelCase{"models/synth-deepseek2lite-f16.gguf", 0, KvType::F16};
     }
 
     // N sessions at different positions, decoded together for several steps, against each
@@ -190,6 +194,7 @@ private slots:
         QTest::addRow("llama-q8_0-gqa") << ModelCase{"models/synth-llama-q8_0.gguf", 4, KvType::F32};
         QTest::addRow("llama-moe-f16") << ModelCase{"models/synth-llama-moe-f16.gguf", 0, KvType::F32};
         QTest::addRow("qwen2-f16") << ModelCase{"models/synth-qwen2-f16.gguf", 0, KvType::F16};
+        QTest::addRow("gemma2-f16") << ModelCase{"models/synth-gemma2-f16.gguf", 0, KvType::F16};
     }
 
     // Greedy generateBatch = Session::generate for every sequence, prompts of different lengths.

@@ -60,6 +60,7 @@ nlohmann::ordered_json modelCardToJson(const ModelCard& c) {
     j["n_expert"] = c.nExpert;
     j["n_expert_used"] = c.nExpertUsed;
     j["n_expert_shared"] = c.nExpertShared;
+    j["kv_lora_rank"] = c.kvLoraRank;  // MLA latent width (deepseek2); 0 = per-head K/V cache
     j["rope"] = {{"dims", c.ropeDims}, {"freq_base", c.ropeFreqBase},
                  {"scaling_type", c.ropeScalingType}, {"scaling_factor", c.ropeScalingFactor}};
     j["tokenizer_model"] = c.tokenizerModel;
@@ -96,7 +97,9 @@ std::string modelCardToText(const ModelCard& c) {
     row("layers / embd / ff", std::to_string(c.nLayer) + " / " + std::to_string(c.nEmbd) + " / " + std::to_string(c.nFf));
     row("heads / kv heads", std::to_string(c.nHead) + " / " + std::to_string(c.nHeadKv) + "  (head dim k " +
                                 std::to_string(c.headDimK) + ", v " + std::to_string(c.headDimV) + ")");
-    if (c.kvLoraRank) row("MLA latent", std::to_string(c.kvLoraRank));
+    if (c.kvLoraRank)
+        row("MLA latent", std::to_string(c.kvLoraRank) + " + rope key " + std::to_string(c.ropeDims) +
+                              " cached per token and layer (not per-head K/V)");
     row("trained context", std::to_string(c.nCtxTrain));
     row("RoPE", "dims " + std::to_string(c.ropeDims) + ", base " + fixed(c.ropeFreqBase, 0) +
                     (c.ropeScalingType.empty() ? "" : ", " + c.ropeScalingType + " x" + fixed(c.ropeScalingFactor, 2)));

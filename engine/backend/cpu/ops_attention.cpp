@@ -52,11 +52,24 @@ struct AttentionJob {
     int64_t headsPerTask;  // query heads of one KV group handled together (divides the group)
 };
 
+// Scores -> probabilities in place: scale, the optional soft-cap (ggml_scale by 1/cap, tanh,
+// ggml_scale by cap, in that order), softmax.
+void normaliseScores(float* sc, int64_t n, const AttentionShape& s) {
+    if (s.softCap <= 0.0f) {
+        softmaxRow(sc, n, s.scale);
+        return;
+    }
+    const float inv = 1.0f / s.softCap;
+    for (int64_t j = 0; j < n; ++j) sc[j] = std::tanh(sc[j] * s.scale * inv) * s.softCap;
+    softmaxRow(sc, n, 1.0f);
+}
+
 // Query heads h0 .. h0+nh-1 (all in KV group g) of token t. Each key and value row is loaded once
 // for all nh heads, which cuts cache traffic by the GQA group size.
 void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int64_t t, int thread) {
     const AttentionShape& s = *job.s;
     const int64_t nKv = job.pos0 + t + 1;  // causal: keys 0 .. pos of this query
+    const int64_t j0 = s.window > 0 ? std::max<int64_t>(0, nKv - s.window) : 0;  // sliding window start
     const int64_t cap = s.kvCapacity;
     float* scores = job.scratch + job.scratchStride * thread;  // [nh][cap]
     float* qr = scores + (s.nHead / s.nHeadKv) * cap;          // [nh][headDimK]
@@ -67,12 +80,12 @@ void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int
     if (!s.f16) {
         const float* kh = static_cast<const float*>(job.k) + g * cap * s.headDimK;
         const float* vh = static_cast<const float*>(job.v) + g * cap * s.headDimV;
-        for (int64_t j = 0; j < nKv; ++j) {
+        for (int64_t j = j0; j < nKv; ++j) {
             const float* krow = kh + j * s.headDimK;
             for (int64_t i = 0; i < nh; ++i) scores[i * cap + j] = dotF32(q0 + i * s.headDimK, krow, s.headDimK);
         }
-        for (int64_t i = 0; i < nh; ++i) softmaxRow(scores + i * cap, nKv, s.scale);
-        for (int64_t j = 0; j < nKv; ++j) {
+        for (int64_t i = 0; i < nh; ++i) normaliseScores(scores + i * cap + j0, nKv - j0, s);
+        for (int64_t j = j0; j < nKv; ++j) {
             const float* vrow = vh + j * s.headDimV;
             for (int64_t i = 0; i < nh; ++i) axpyF32(scores[i * cap + j], vrow, o0 + i * s.headDimV, s.headDimV);
         }
@@ -82,16 +95,16 @@ void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int
     for (int64_t i = 0; i < nh * s.headDimK; ++i) qr[i] = tensor::fp16ToFp32(tensor::fp32ToFp16(q0[i]));
     const uint16_t* kh = static_cast<const uint16_t*>(job.k) + g * cap * s.headDimK;
     const uint16_t* vh = static_cast<const uint16_t*>(job.v) + g * cap * s.headDimV;
-    for (int64_t j = 0; j < nKv; ++j) {
+    for (int64_t j = j0; j < nKv; ++j) {
         const uint16_t* krow = kh + j * s.headDimK;
         for (int64_t i = 0; i < nh; ++i) scores[i * cap + j] = dotF32F16(qr + i * s.headDimK, krow, s.headDimK);
     }
     for (int64_t i = 0; i < nh; ++i) {
         float* sc = scores + i * cap;
-        softmaxRow(sc, nKv, s.scale);
-        for (int64_t j = 0; j < nKv; ++j) sc[j] = tensor::fp16ToFp32(tensor::fp32ToFp16(sc[j]));
+        normaliseScores(sc + j0, nKv - j0, s);
+        for (int64_t j = j0; j < nKv; ++j) sc[j] = tensor::fp16ToFp32(tensor::fp32ToFp16(sc[j]));
     }
-    for (int64_t j = 0; j < nKv; ++j) {
+    for (int64_t j = j0; j < nKv; ++j) {
         const uint16_t* vrow = vh + j * s.headDimV;
         for (int64_t i = 0; i < nh; ++i) axpyF16(scores[i * cap + j], vrow, o0 + i * s.headDimV, s.headDimV);
     }

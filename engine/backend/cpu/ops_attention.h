@@ -28,6 +28,11 @@ struct AttentionShape {
     int64_t kvCapacity = 0;  // positions allocated per head in the cache (row stride of a head)
     float scale = 1.0f;      // multiplier of q.k before softmax (usually 1/sqrt(headDimK))
     bool f16 = false;        // cache elements are IEEE half
+    // gemma2 / phi3 (defaults leave plain causal attention unchanged):
+    float softCap = 0.0f;    // > 0: score = softCap * tanh(score / softCap) on the scaled score, then
+                             // softmax (gemma2's attn_logit_softcapping; llama.cpp caps kq before soft_max)
+    int64_t window = 0;      // > 0: sliding window, a query at position p sees keys p-window+1 .. p only
+                             // (llama.cpp masks p - k >= n_swa); 0 = every earlier position
 };
 
 // Per-thread scratch floats attention() needs: scores of every position for the heads of one KV

@@ -17,7 +17,7 @@ namespace gguf { class GgufFile; }
 struct MemoryEstimate {
     uint64_t ctx = 0;                 // context length the KV figures are for (tokens)
     uint64_t weightsBytes = 0;        // sum of tensor data bytes (mapped from the file)
-    uint64_t kvBytesPerToken = 0;     // K+V cache per token, all layers, f16 elements
+    uint64_t kvBytesPerToken = 0;     // K+V cache per token, all layers, f16 elements (MLA: latent + rope key)
     uint64_t kvBytesAtCtx = 0;        // kvBytesPerToken * ctx
     uint64_t computeBytes = 0;        // scratch estimate for a 512-token batch at ctx (see docs/cli.md)
     uint64_t totalBytes() const { return weightsBytes + kvBytesAtCtx + computeBytes; }
@@ -34,7 +34,8 @@ struct ModelCard {
     std::optional<uint32_t> fileType;  // general.file_type (llama_ftype), when present
 
     uint64_t nParams = 0;             // all tensor elements (llama.cpp's count)
-    uint64_t nParamsActive = 0;       // per token: experts counted n_expert_used / n_expert
+    uint64_t nParamsActive = 0;       // per token: routed experts (*_exps) count n_expert_used / n_expert;
+                                      // shared experts, dense layers, attention, embeddings fully
     uint32_t nLayer = 0;
     uint32_t nEmbd = 0;
     uint32_t nHead = 0;

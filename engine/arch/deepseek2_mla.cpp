@@ -1,0 +1,185 @@
+// Multi-head latent attention (DeepSeek-V2 paper, arXiv 2405.04434, section 2.1) over a cache
+// that holds, per position and layer, only the normalised latent (kv_lora_rank) and the roped
+// shared key (n_rot): see deepseek2.h for the formula.
+//
+// Matching llama.cpp: its graph (commit c392e509) expands the latent into per-head keys and
+// values with one matmul, kv = attn_kv_b * latent, which rounds `latent` to the weight's
+// activation type first (f16 for F16 weights, Q8_0 / Q8_1 / Q8_K blocks for quantized ones). We
+// cache the latent already rounded that way (asSeenByMatmul), so that q_nope . (W_k latent) and
+// W_v (sum_j p_j latent_j) are the very sums llama.cpp computes, only in another order. Without
+// that rounding the quantized files differ by ~1e-2 per logit and flip near-tied expert choices.
+#include "arch/deepseek2.h"
+
+#include "backend/cpu/act_quant.h"
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/ops_attention.h"
+#include "backend/cpu/ops_norm.h"
+#include "backend/cpu/ops_rope.h"
+#include "backend/cpu/ops_vec.h"
+#include "backend/cpu/thread_pool.h"
+#include "session/kv_cache.h"
+#include "tensor/half.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace verdict::arch {
+namespace {
+
+using tensor::TensorType;
+
+// x[0..K) replaced by the values cpu::matmul's dot products see for weights of `type` (the
+// activation rounding of kernels.h). K is a multiple of the type's block size.
+void asSeenByMatmul(TensorType type, float* x, int64_t K) {
+    switch (type) {
+        case TensorType::F32: return;
+        case TensorType::F16:
+            for (int64_t i = 0; i < K; ++i) x[i] = tensor::fp16ToFp32(tensor::fp32ToFp16(x[i]));
+            return;
+        case TensorType::BF16:
+            for (int64_t i = 0; i < K; ++i) x[i] = tensor::bf16ToFp32(tensor::fp32ToBf16(x[i]));
+            return;
+        case TensorType::Q4_1:
+        case TensorType::Q5_1: {
+            std::vector<tensor::BlockQ8_1> blocks(static_cast<size_t>(K / 32));
+            cpu::quantizeActQ8_1(x, K, blocks.data());
+            for (int64_t i = 0; i < K; ++i)
+                x[i] = tensor::fp16ToFp32(blocks[i / 32].d) * static_cast<float>(blocks[i / 32].qs[i % 32]);
+            return;
+        }
+        case TensorType::Q2_K:
+        case TensorType::Q3_K:
+        case TensorType::Q4_K:
+        case TensorType::Q5_K:
+        case TensorType::Q6_K: {
+            std::vector<tensor::BlockQ8_K> blocks(static_cast<size_t>(K / 256));
+            cpu::quantizeActQ8_K(x, K, blocks.data());
+            for (int64_t i = 0; i < K; ++i) x[i] = blocks[i / 256].d * static_cast<float>(blocks[i / 256].qs[i % 256]);
+            return;
+        }
+        default: {  // Q4_0, Q5_0, Q8_0
+            std::vector<tensor::BlockQ8_0> blocks(static_cast<size_t>(K / 32));
+            cpu::quantizeActQ8_0(x, K, blocks.data());
+            for (int64_t i = 0; i < K; ++i)
+                x[i] = tensor::fp16ToFp32(blocks[i / 32].d) * static_cast<float>(blocks[i / 32].qs[i % 32]);
+            return;
+        }
+    }
+}
+
+// Cache and position of row t of the batch.
+session::KvCache& cacheOf(const ForwardContext& ctx, const ForwardBatch& b, int64_t t) {
+    return b.caches ? *b.caches[t] : ctx.kv;
+}
+int64_t positionOf(const ForwardBatch& b, int64_t t) { return b.positions ? b.positions[t] : b.pos0 + t; }
+
+}  // namespace
+
+void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deepseek2Scratch& s, int layer,
+                       const ForwardBatch& b, int64_t rowBegin) {
+    const ArchConfig& c = ctx.cfg;
+    const int64_t n = b.nTok, E = c.nEmbd, H = c.nHead, Lr = c.kvLoraRank, dr = c.nRot;
+    const int64_t dk = c.headDimK, dn = dk - dr, dv = c.headDimV;
+    cpu::rmsNormRows(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
+    dump(ctx, "attn_norm", layer, s.cur.data(), n, E);
+
+    // Every row: latent and rope key into its cache.
+    project(L.wkvA, nullptr, s.cur.data(), n, s.kvA.data(), ctx.pool);
+    for (int64_t t = 0; t < n; ++t) {
+        const float* row = s.kvA.data() + t * (Lr + dr);
+        float* lat = s.latent.data() + t * Lr;
+        cpu::rmsNormRow(row, L.kvANorm.data, lat, Lr, c.rmsEps);
+        asSeenByMatmul(L.wkvB.type, lat, Lr);
+        float* kpe = s.kPe.data() + t * dr;
+        std::copy_n(row + Lr, dr, kpe);
+        cpu::applyRope(c.ropeMode, kpe, 1, dr, static_cast<int>(dr), s.ropeTable.data() + t * dr);
+    }
+    dump(ctx, "kv_compressed", layer, s.latent.data(), n, Lr);
+    dump(ctx, "k_pe", layer, s.kPe.data(), n, dr);
+    if (b.caches) {
+        for (int64_t t = 0; t < n; ++t)
+            b.caches[t]->store(layer, b.positions[t], 1, s.latent.data() + t * Lr, s.kPe.data() + t * dr);
+    } else {
+        ctx.kv.store(layer, b.pos0, n, s.latent.data(), s.kPe.data());
+    }
+    if (rowBegin >= n) return;
+
+    // Queries of rows rowBegin..: [rows][H][dn | dr], the dr part roped.
+    const int64_t rows = n - rowBegin;
+    const float* x = s.cur.data() + rowBegin * E;
+    float* q = s.q.data() + rowBegin * H * dk;
+    if (L.wqA.present()) {
+        float* qa = s.qA.data() + rowBegin * c.qLoraRank;
+        project(L.wqA, nullptr, x, rows, qa, ctx.pool);
+        cpu::rmsNormRows(qa, L.qANorm.data, qa, rows, c.qLoraRank, c.rmsEps);
+        project(L.wqB, nullptr, qa, rows, q, ctx.pool);
+    } else {
+        project(L.wq, nullptr, x, rows, q, ctx.pool);
+    }
+    for (int64_t t = rowBegin; t < n; ++t)
+        cpu::applyRope(c.ropeMode, s.q.data() + t * H * dk + dn, H, dk, static_cast<int>(dr), s.ropeTable.data() + t * dr);
+    dump(ctx, "q", layer, q, rows, H * dk);
+
+    // Absorb: qLat[t][h] = sum_i q_nope[t][h][i] * W_k[h][i]  (W_k[h][i] = row h*(dn+dv)+i of
+    // attn_kv_b, L elements). One dequantized weight row serves every row of the batch.
+    const Weight& wkvB = L.wkvB;
+    ctx.pool.parallelFor(H, 1, [&](int64_t h0, int64_t h1, int thread) {
+        float* wrow = s.work.data() + thread * s.workStride;
+        for (int64_t h = h0; h < h1; ++h) {
+            for (int64_t t = rowBegin; t < n; ++t) std::fill_n(s.qLat.data() + (t * H + h) * Lr, Lr, 0.0f);
+            for (int64_t i = 0; i < dn; ++i) {
+                cpu::dequantizeRow(wkvB.type, wkvB.row(h * (dn + dv) + i), wrow, Lr);
+                for (int64_t t = rowBegin; t < n; ++t)
+                    cpu::axpyF32(s.q[static_cast<size_t>(t * H * dk + h * dk + i)], wrow,
+                                 s.qLat.data() + (t * H + h) * Lr, Lr);
+            }
+        }
+    });
+
+    // Attention in latent space, one (row, head) per task: scores over positions 0..pos.
+    const float scale = c.kqScale();
+    ctx.pool.parallelFor(rows * H, 1, [&](int64_t i0, int64_t i1, int thread) {
+        float* scores = s.work.data() + thread * s.workStride;
+        for (int64_t item = i0; item < i1; ++item) {
+            const int64_t t = rowBegin + item / H, h = item % H;
+            const session::KvCache& kv = cacheOf(ctx, b, t);
+            const int64_t nKv = positionOf(b, t) + 1;
+            const float* ql = s.qLat.data() + (t * H + h) * Lr;
+            const float* qp = s.q.data() + t * H * dk + h * dk + dn;
+            float* ol = s.oLat.data() + (t * H + h) * Lr;
+            std::fill_n(ol, Lr, 0.0f);
+            if (!kv.f16()) {
+                const auto* lat = static_cast<const float*>(kv.k(layer));
+                const auto* kpe = static_cast<const float*>(kv.v(layer));
+                for (int64_t j = 0; j < nKv; ++j)
+                    scores[j] = cpu::dotF32(ql, lat + j * Lr, Lr) + cpu::dotF32(qp, kpe + j * dr, dr);
+                cpu::softmaxRow(scores, nKv, scale);
+                for (int64_t j = 0; j < nKv; ++j) cpu::axpyF32(scores[j], lat + j * Lr, ol, Lr);
+            } else {
+                const auto* lat = static_cast<const uint16_t*>(kv.k(layer));
+                const auto* kpe = static_cast<const uint16_t*>(kv.v(layer));
+                for (int64_t j = 0; j < nKv; ++j)
+                    scores[j] = cpu::dotF32F16(ql, lat + j * Lr, Lr) + cpu::dotF32F16(qp, kpe + j * dr, dr);
+                cpu::softmaxRow(scores, nKv, scale);
+                for (int64_t j = 0; j < nKv; ++j) cpu::axpyF16(scores[j], lat + j * Lr, ol, Lr);
+            }
+        }
+    });
+
+    // Up-project: kqv[t][h][k] = W_v[h][k] . oLat[t][h]  (W_v[h][k] = row h*(dn+dv)+dn+k).
+    ctx.pool.parallelFor(H, 1, [&](int64_t h0, int64_t h1, int thread) {
+        float* wrow = s.work.data() + thread * s.workStride;
+        for (int64_t h = h0; h < h1; ++h)
+            for (int64_t k = 0; k < dv; ++k) {
+                cpu::dequantizeRow(wkvB.type, wkvB.row(h * (dn + dv) + dn + k), wrow, Lr);
+                for (int64_t t = rowBegin; t < n; ++t)
+                    s.kqv[static_cast<size_t>(t * H * dv + h * dv + k)] =
+                        cpu::dotF32(wrow, s.oLat.data() + (t * H + h) * Lr, Lr);
+            }
+    });
+    dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * H * dv, rows, H * dv);
+    project(L.wo, nullptr, s.kqv.data() + rowBegin * H * dv, rows, s.attnOut.data() + rowBegin * E, ctx.pool);
+    dump(ctx, "attn_out", layer, s.attnOut.data() + rowBegin * E, rows, E);
+}
+
+}  // namespace verdict::arch

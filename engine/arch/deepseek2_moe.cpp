@@ -1,0 +1,138 @@
+// The DeepSeek mixture of experts (deepseek2.h: deepseekMoe) and the plain SwiGLU FFN it shares
+// with the leading dense layers. Routing follows llama.cpp's build_moe_ffn at commit c392e509;
+// group-limited routing (DeepSeek-V3's n_group / topk_group, GGUF keys expert_group_count and
+// expert_group_used_count, absent from files of that commit) follows DeepSeek-V3's reference
+// gate: a group's score is the sum of its two best selection scores, the best groups are kept and
+// the experts of the others are excluded.
+#include "arch/deepseek2.h"
+
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/ops_activation.h"
+#include "backend/cpu/ops_attention.h"
+#include "backend/cpu/thread_pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace verdict::arch {
+namespace {
+
+void swigluRows(cpu::ThreadPool& pool, float* gate, const float* up, int64_t n) {
+    pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { cpu::swigluInPlace(gate + b, up + b, e - b); });
+}
+
+// Indices of the k largest of v[0..n), best first, lowest index first among equals.
+void topK(const float* v, int64_t n, int64_t k, int32_t* out) {
+    for (int64_t slot = 0; slot < k; ++slot) {
+        int32_t best = -1;
+        for (int32_t e = 0; e < n; ++e) {
+            bool taken = false;
+            for (int64_t j = 0; j < slot; ++j) taken |= out[j] == e;
+            if (!taken && (best < 0 || v[e] > v[best])) best = e;
+        }
+        out[slot] = best;
+    }
+}
+
+// Sets the selection scores of experts outside the best nUsed groups to -inf.
+void maskGroups(float* sel, int64_t nExpert, int64_t nGroups, int64_t nUsed) {
+    const int64_t per = nExpert / nGroups;
+    float groupScore[256];
+    int32_t keep[256];
+    const int64_t G = std::min<int64_t>(nGroups, 256);
+    for (int64_t g = 0; g < G; ++g) {
+        int32_t best2[2] = {0, 0};
+        const int64_t k = std::min<int64_t>(2, per);
+        topK(sel + g * per, per, k, best2);
+        groupScore[g] = 0.0f;
+        for (int64_t j = 0; j < k; ++j) groupScore[g] += sel[g * per + best2[j]];
+    }
+    topK(groupScore, G, std::min(nUsed, G), keep);
+    for (int64_t g = 0; g < G; ++g) {
+        bool kept = false;
+        for (int64_t j = 0; j < std::min(nUsed, G); ++j) kept |= keep[j] == g;
+        if (!kept) std::fill_n(sel + g * per, per, -std::numeric_limits<float>::infinity());
+    }
+}
+
+}  // namespace
+
+void swiGluFfn(const ForwardContext& ctx, const Weight& gate, const Weight& up, const Weight& down,
+               Deepseek2Scratch& s, const float* x, int64_t nTok, float* out) {
+    project(up, nullptr, x, nTok, s.ffnUp.data(), ctx.pool);
+    project(gate, nullptr, x, nTok, s.ffnGate.data(), ctx.pool);
+    swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), nTok * gate.rows());
+    project(down, nullptr, s.ffnGate.data(), nTok, out, ctx.pool);
+}
+
+void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deepseek2Scratch& s, const float* x,
+                 int64_t nTok, float* out, int layer) {
+    const ArchConfig& c = ctx.cfg;
+    const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed, F = c.nFfExp;
+
+    // Routing.
+    project(L.gateInp, nullptr, x, nTok, s.probs.data(), ctx.pool);
+    dump(ctx, "ffn_moe_logits", layer, s.probs.data(), nTok, X);
+    for (int64_t t = 0; t < nTok; ++t) {
+        float* probs = s.probs.data() + t * X;
+        if (c.expertGating == ExpertGating::Sigmoid) {
+            for (int64_t e = 0; e < X; ++e) probs[e] = 1.0f / (1.0f + std::exp(-probs[e]));  // ggml_vec_sigmoid_f32
+        } else {
+            cpu::softmaxRow(probs, X, 1.0f);
+        }
+        float* sel = s.selScore.data() + t * X;
+        for (int64_t e = 0; e < X; ++e) sel[e] = probs[e] + (L.expProbsB.present() ? L.expProbsB.data[e] : 0.0f);
+        if (c.nExpertGroups > 1) maskGroups(sel, X, c.nExpertGroups, c.nExpertGroupsUsed);
+        int32_t* chosen = s.selected.data() + t * U;
+        topK(sel, X, U, chosen);
+        float* wts = s.expertWeights.data() + t * U;
+        for (int64_t slot = 0; slot < U; ++slot) wts[slot] = probs[chosen[slot]];
+        if (c.expertWeightsNorm) {
+            double sum = 0.0;  // ggml_sum_rows accumulates in double
+            for (int64_t slot = 0; slot < U; ++slot) sum += wts[slot];
+            const float fsum = static_cast<float>(sum);
+            for (int64_t slot = 0; slot < U; ++slot) wts[slot] /= fsum;
+        }
+        for (int64_t slot = 0; slot < U; ++slot) wts[slot] *= c.expertWeightsScale;
+    }
+    dump(ctx, "ffn_moe_probs", layer, s.probs.data(), nTok, X);
+    dump(ctx, "ffn_moe_sel", layer, s.selScore.data(), nTok, X);  // what top-k ranked (bias, groups)
+
+    // Each expert runs once over the rows routed to it.
+    for (int32_t e = 0; e < X; ++e) {
+        int64_t m = 0;
+        for (int64_t t = 0; t < nTok; ++t)
+            for (int64_t slot = 0; slot < U; ++slot)
+                if (s.selected[static_cast<size_t>(t * U + slot)] == e) {
+                    s.gatherSlot[static_cast<size_t>(m)] = static_cast<int32_t>(t * U + slot);
+                    std::copy_n(x + t * E, E, s.moeX.data() + m * E);
+                    ++m;
+                }
+        if (m == 0) continue;
+        cpu::matmul(L.upExps.type, L.upExps.matrix(e), F, E, s.moeX.data(), m, s.ffnUp.data(), F, ctx.pool);
+        cpu::matmul(L.gateExps.type, L.gateExps.matrix(e), F, E, s.moeX.data(), m, s.ffnGate.data(), F, ctx.pool);
+        swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), m * F);
+        cpu::matmul(L.downExps.type, L.downExps.matrix(e), E, F, s.ffnGate.data(), m, s.moeDown.data(), E, ctx.pool);
+        for (int64_t i = 0; i < m; ++i) {
+            const int64_t slotIndex = s.gatherSlot[static_cast<size_t>(i)];
+            const float wgt = s.expertWeights[static_cast<size_t>(slotIndex)];
+            const float* src = s.moeDown.data() + i * E;
+            float* dst = s.expertOut.data() + slotIndex * E;
+            for (int64_t j = 0; j < E; ++j) dst[j] = src[j] * wgt;
+        }
+    }
+    // Weighted experts summed in rank order (llama.cpp adds its views so), then the shared experts.
+    for (int64_t t = 0; t < nTok; ++t) {
+        float* o = out + t * E;
+        std::copy_n(s.expertOut.data() + t * U * E, E, o);
+        for (int64_t slot = 1; slot < U; ++slot) addRows(o, s.expertOut.data() + (t * U + slot) * E, o, E);
+    }
+    if (L.gateShexp.present()) {
+        swiGluFfn(ctx, L.gateShexp, L.upShexp, L.downShexp, s, x, nTok, s.shexpOut.data());
+        dump(ctx, "ffn_shexp", layer, s.shexpOut.data(), nTok, E);
+        addRows(out, s.shexpOut.data(), out, nTok * E);
+    }
+}
+
+}  // namespace verdict::arch

@@ -1,0 +1,154 @@
+// Architecture "gemma2": Google Gemma 2 (2B / 9B / 27B). Reference: llama.cpp's build_gemma2 at
+// commit c392e509 (the fixtures' generator) and Gemma Team 2024, "Gemma 2: Improving Open
+// Language Models at a Practical Size".
+//
+//   x = token_embd[tokens] * sqrt(n_embd)
+//   per layer:  a = attention(rope_neox(Q n1(x)), rope_neox(K n1(x)), V n1(x))
+//                   scores = cap_a * tanh(scale * q.k / cap_a); even layers see only the last
+//                   sliding_window positions, odd layers everything (llama.cpp: il % 2 == 0 slides)
+//               x += rmsnorm(attn_output(a)) * post_attention_norm
+//               x += rmsnorm(down(gelu_tanh(gate n2(x)) * up n2(x))) * post_ffw_norm
+//   logits = cap_f * tanh(token_embd(rmsnorm(x) * output_norm) / cap_f)        (tied output)
+//
+// Norm weights are used as stored: the GGUF converter already wrote HF's (1 + w) into them (the
+// fixture README; checked against the reference logits). Query scale: 1/sqrt(key_length) for 2B
+// and 9B, 1/sqrt(n_embd / n_head) for 27B (HF's query_pre_attn_scalar = 144; the GGUF has no key
+// for it, llama.cpp picks it by model size, i.e. 46 layers). An explicit attention.scale wins.
+#include "arch/architecture.h"
+#include "arch/decoder.h"
+#include "arch/hparams.h"
+#include "backend/cpu/ops_activation.h"
+#include "backend/cpu/ops_norm.h"
+#include "backend/cpu/ops_vec.h"
+#include "backend/cpu/thread_pool.h"
+
+#include <cmath>
+#include <string>
+
+namespace verdict::arch {
+namespace {
+
+// llama.cpp's defaults (llama_hparams / load_hparams for LLM_ARCH_GEMMA2), Gemma 2's values, used
+// when the file lacks the key.
+constexpr int64_t kDefaultSlidingWindow = 4096;
+constexpr float kDefaultAttnSoftCap = 50.0f;
+constexpr float kDefaultFinalSoftCap = 30.0f;
+constexpr int64_t kLayers27B = 46;
+
+struct Gemma2PostNorms {
+    VecWeight attnPost;  // [n_embd]  blk.N.post_attention_norm.weight
+    VecWeight ffnPost;   // [n_embd]  blk.N.post_ffw_norm.weight
+};
+
+struct Gemma2Weights : ArchWeights {
+    std::unique_ptr<ArchWeights> decoder;  // DecoderWeights: embeddings, attention, GeGLU FFN, output
+    std::vector<Gemma2PostNorms> post;     // [n_layer]
+    const DecoderWeights& base() const { return static_cast<const DecoderWeights&>(*decoder); }
+};
+
+// Step 1: hyper-parameters.
+Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
+    ArchConfig cfg;
+    HParams hp(file, "gemma2");
+    if (auto r = hp.readCommon(cfg); !r) return r.error();
+    cfg.ropeMode = cpu::RopeMode::Neox;  // LLAMA_ROPE_TYPE_NEOX
+    if (cfg.nExpert != 0) return Error{file.path() + ": gemma2 has no mixture-of-experts variant"};
+
+    auto window = hp.optionalUInt("attention.sliding_window", kDefaultSlidingWindow);
+    if (!window) return window.error();
+    cfg.slidingWindow = *window;
+    cfg.swaPattern = 2;  // even layers slide, odd layers are global
+    auto attnCap = hp.optionalFloat("attn_logit_softcapping", kDefaultAttnSoftCap);
+    if (!attnCap) return attnCap.error();
+    auto finalCap = hp.optionalFloat("final_logit_softcapping", kDefaultFinalSoftCap);
+    if (!finalCap) return finalCap.error();
+    if (*attnCap < 0.0f || *finalCap < 0.0f)
+        return Error{file.path() + ": gemma2 soft-capping values must be >= 0 (0 = off)"};
+    cfg.attnSoftCap = *attnCap;
+    cfg.finalSoftCap = *finalCap;
+    if (cfg.attnScale == 0.0f && cfg.nLayer == kLayers27B)
+        cfg.attnScale = 1.0f / std::sqrt(static_cast<float>(cfg.nEmbd / cfg.nHead));
+    if (auto r = validateConfig(cfg); !r) return r.error();
+    return cfg;
+}
+
+// Step 2: tensors: the llama-family set (GeGLU uses the same gate/up/down names) plus two
+// post-norms per layer. Output is tied to token_embd unless the file has output.weight.
+Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBinder& b) {
+    auto w = std::make_unique<Gemma2Weights>();
+    w->post.resize(static_cast<size_t>(cfg.nLayer));
+    for (int64_t il = 0; il < cfg.nLayer; ++il) {
+        const std::string p = "blk." + std::to_string(il) + ".";
+        b.vector(w->post[static_cast<size_t>(il)].attnPost, p + "post_attention_norm.weight", cfg.nEmbd);
+        b.vector(w->post[static_cast<size_t>(il)].ffnPost, p + "post_ffw_norm.weight", cfg.nEmbd);
+    }
+    auto base = bindDecoderWeights(cfg, b, DecoderTensorRules{Need::Optional});  // reports every error
+    if (!base) return base.error();
+    w->decoder = std::move(*base);
+    return std::unique_ptr<ArchWeights>(std::move(w));
+}
+
+// Step 3: the forward pass.
+void gegluRows(cpu::ThreadPool& pool, float* gate, const float* up, int64_t n) {
+    pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { cpu::gegluInPlace(gate + b, up + b, e - b); });
+}
+
+void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
+    const auto& g = static_cast<const Gemma2Weights&>(weights);
+    const DecoderWeights& w = g.base();
+    auto& s = static_cast<DecoderScratch&>(scratch);
+    const ArchConfig& c = ctx.cfg;
+    const int64_t n = b.nTok, E = c.nEmbd, F = c.nFf;
+
+    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+    cpu::scaleF32(s.inpL.data(), std::sqrt(static_cast<float>(E)), n * E);  // ggml_scale(inpL, sqrtf(n_embd))
+    dump(ctx, "inp_scaled", -1, s.inpL.data(), n, E);
+    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
+
+    int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
+    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+        const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
+        const Gemma2PostNorms& P = g.post[static_cast<size_t>(il)];
+        if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
+        attentionBlock(ctx, L, s, il, b, r0);  // window and soft-cap from cfg (selfAttention)
+        if (r0 >= n) break;
+
+        const int64_t rows = n - r0, off = r0 * E;
+        float* attnOut = s.attnOut.data() + off;
+        cpu::rmsNormRows(attnOut, P.attnPost.data, attnOut, rows, E, c.rmsEps);
+        dump(ctx, "attn_post_norm", il, attnOut, rows, E);
+        float* saOut = s.ffnInp.data() + off;
+        addRows(attnOut, s.inpL.data() + off, saOut, rows * E);
+        dump(ctx, "sa_out", il, saOut, rows, E);
+
+        float* x = s.cur.data() + off;
+        cpu::rmsNormRows(saOut, L.ffnNorm.data, x, rows, E, c.rmsEps);
+        dump(ctx, "ffn_norm", il, x, rows, E);
+        project(L.ffnUp, nullptr, x, rows, s.ffnUp.data(), ctx.pool);
+        project(L.ffnGate, nullptr, x, rows, s.ffnGate.data(), ctx.pool);
+        gegluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), rows * F);
+        dump(ctx, "ffn_gate_par", il, s.ffnGate.data(), rows, F);
+        float* ffnOut = s.ffnOut.data() + off;
+        project(L.ffnDown, nullptr, s.ffnGate.data(), rows, ffnOut, ctx.pool);
+        dump(ctx, "ffn_out", il, ffnOut, rows, E);
+        cpu::rmsNormRows(ffnOut, P.ffnPost.data, ffnOut, rows, E, c.rmsEps);
+        dump(ctx, "ffn_post_norm", il, ffnOut, rows, E);
+        addRows(ffnOut, saOut, s.inpL.data() + off, rows * E);
+        dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
+    }
+    if (!b.logits || r0 >= n) return;
+    outputHead(ctx, w, s, r0, n, b.logits);
+    if (c.finalSoftCap > 0.0f) {
+        cpu::softCapInPlace(b.logits, (n - r0) * c.nVocab, c.finalSoftCap);
+        dump(ctx, "result_output_capped", -1, b.logits, n - r0, c.nVocab);
+    }
+}
+
+}  // namespace
+
+const Architecture& gemma2Architecture() {
+    static const Architecture kArch{"gemma2", readConfig, bindWeights, createDecoderScratch, forward, true};
+    return kArch;
+}
+
+}  // namespace verdict::arch
