@@ -58,8 +58,6 @@ Child runSelf(const std::string& exe, const std::vector<std::string>& args) {
     return c;
 }
 
-std::string stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
-
 double num(const nlohmann::json& j, const char* key) {
     return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
@@ -113,7 +111,7 @@ int runDemo(const std::vector<std::string>& argv) {
         for (const auto& s : list.json()["suites"])
             if (s.contains("name") && s["name"].is_string()) existing.insert(s["name"].get<std::string>());
     for (const std::string& file : res->suites) {
-        const std::string name = "demo-" + stem(file).substr(stem(file).rfind("demo_", 0) == 0 ? 5 : 0);
+        const std::string name = core::demoSuiteName(file);
         if (!existing.count(name)) {
             say("importing " + file + " as suite " + name);
             Child imp = step({"suite", "import", file, "--name", name});

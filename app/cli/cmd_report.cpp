@@ -6,6 +6,7 @@
 // offscreen when there is no display). What each section shows: docs/report.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/report/report_command.h"
 #include "core/report/report_data.h"
 #include "core/report/report_decision.h"
 #include "core/store/store.h"
@@ -39,14 +40,6 @@ std::optional<int64_t> parseId(const std::string& s) {
     return v;
 }
 
-std::string quoteArg(const std::string& s) {
-    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
-                          std::string::npos)
-        return s;
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
 
 // Qt Charts draw through QGraphicsScene, which needs a QApplication. Without a display the
 // offscreen platform plugin is used, so the command works over ssh and in CI.
@@ -191,7 +184,7 @@ int runReport(const std::vector<std::string>& argv) {
     req.toolVersion = "verdict " VERDICT_VERSION;
     req.buildCommit = VERDICT_BUILD_COMMIT;
     req.commandLine = "verdict report";
-    for (const auto& a : argv) req.commandLine += " " + quoteArg(a);
+    for (const auto& a : argv) req.commandLine += " " + core::shellQuote(a);
 
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("report", db.error().message, kExitBadInput);

@@ -10,8 +10,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/signal_stop.h"
-#include "core/run/endpoint_backend.h"
-#include "core/run/engine_backend.h"
+#include "core/run/backend_factory.h"
 #include "core/run/suite_bindings.h"
 #include "core/run/suite_runner.h"
 #include "core/stats/run_summary.h"
@@ -141,30 +140,21 @@ int runRun(const std::vector<std::string>& argv) {
     if (!items) return fail("run", items.error().message, kExitRuntime);
 
     SignalStop signals("run");  // before the engine starts its threads
-    std::unique_ptr<core::ModelBackend> backend;
-    if (modelPath.rfind("http://", 0) == 0 || modelPath.rfind("https://", 0) == 0) {
-        // An endpoint: "URL" from the command line, or "URL MODEL" as a run stores it.
-        core::EndpointConfig ep;
-        ep.baseUrl = modelPath.substr(0, modelPath.find(' '));
-        ep.model = args->value("model").value_or(modelPath.find(' ') == std::string::npos ? std::string()
-                                                                                           : modelPath.substr(modelPath.find(' ') + 1));
-        if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) ep.apiKey = k;
-        auto eb = core::EndpointBackend::open(ep, std::string("verdict ") + VERDICT_VERSION);
-        if (!eb) return fail("run", eb.error().message, kExitBadInput);
-        backend = std::move(*eb);
-    } else {
-        core::EngineBackendOptions eo;
-        eo.threads = static_cast<int>(*threads);
-        eo.nCtx = *ctx;
-        eo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
-        eo.cancelLoad = signals.cancelFlag();
-        auto eb = core::EngineBackend::open(modelPath, eo);
-        if (!eb) {
-            if (signals.token().stop_requested()) return fail("run", "cancelled while loading the model", 130);
-            return fail("run", eb.error().message, kExitBadInput);
-        }
-        backend = std::move(*eb);
+    // A file (the engine) or an endpoint: "URL" from the command line, or "URL MODEL" as a run stores it.
+    core::BackendOpenOptions bo;
+    bo.threads = static_cast<int>(*threads);
+    bo.nCtx = *ctx;
+    bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+    bo.cancelLoad = signals.cancelFlag();
+    bo.endpointModel = args->value("model").value_or("");
+    if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
+    auto opened = core::openModelBackend(modelPath, bo);
+    if (!opened) {
+        if (!core::isEndpointRef(modelPath) && signals.token().stop_requested())
+            return fail("run", "cancelled while loading the model", 130);
+        return fail("run", opened.error().message, kExitBadInput);
     }
+    std::unique_ptr<core::ModelBackend> backend = std::move(*opened);
 
     core::RunRequest req;
     req.suite = *suite;

@@ -83,12 +83,7 @@ int importCommand(const std::vector<std::string>& argv) {
 
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("suite import", db.error().message, kExitBadInput);
-    core::SuiteRecord meta;
-    meta.name = imported->suiteName;
-    meta.shape = imported->shape;
-    meta.sourcePath = file;
-    meta.sourceSha256 = imported->contentHash;
-    auto saved = core::SuiteRepository(*db).save(meta, imported->items);
+    auto saved = core::SuiteRepository(*db).save(core::importedSuiteRecord(file, *imported), imported->items);
     if (!saved) return fail("suite import", saved.error().message, kExitBadInput);
 
     if (args->has("json")) {

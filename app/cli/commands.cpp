@@ -17,6 +17,7 @@ const std::vector<Command>& commands() {
         {"suite", "import, list and show test suites (suite import FILE, suite list, suite show NAME)", runSuite},
         {"run", "evaluate a model on a stored suite; resumable", runRun},
         {"results", "stored runs with accuracy and confidence intervals", runResults},
+        {"delete", "delete stored runs or sweeps", runDelete},
         {"diff", "paired comparison of two runs of one suite (McNemar, bootstrap)", runDiff},
         {"export", "a run's items as CSV or JSON", runExport},
         {"verify", "check the results database's tamper-evident hash chain", runVerify},
@@ -29,6 +30,9 @@ const std::vector<Command>& commands() {
         {"tco", "cost per 1M tokens, monthly and 3-year TCO, payback vs an API, from measured throughput", runTco},
         {"hardware", "the hardware catalog with sources (hardware list, hardware show ID)", runHardware},
         {"report", "the decision report of two runs as PDF, HTML or Markdown (accuracy, speed, cost, checklist)", runReport},
+        {"discover", "GGUF models already on disk (LM Studio, Ollama, Hugging Face cache, GPT4All) with a fit badge", runDiscover},
+        {"compare", "ask two models one prompt side by side; --vote stores which answer won", runCompare},
+        {"votes", "stored comparison votes; --a/--b: wins, ties and win rate with a 95% interval", runVotes},
     };
     return kCommands;
 }

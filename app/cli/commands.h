@@ -43,6 +43,7 @@ int runTemplate(const std::vector<std::string>& args);
 int runSuite(const std::vector<std::string>& args);
 int runRun(const std::vector<std::string>& args);
 int runResults(const std::vector<std::string>& args);
+int runDelete(const std::vector<std::string>& args);
 int runDiff(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runVerify(const std::vector<std::string>& args);
@@ -55,5 +56,8 @@ int runDemo(const std::vector<std::string>& args);
 int runTco(const std::vector<std::string>& args);
 int runHardware(const std::vector<std::string>& args);
 int runReport(const std::vector<std::string>& args);
+int runDiscover(const std::vector<std::string>& args);
+int runCompare(const std::vector<std::string>& args);
+int runVotes(const std::vector<std::string>& args);
 
 }  // namespace verdict::cli

@@ -1,5 +1,5 @@
 // Schema migrations: a database of every earlier version (with rows written by that version's
-// own SQL, frozen here) upgrades to the current schema, keeps its rows and its audit chain, ends
+// own SQL, frozen here: v1 runs and items, v2 a sweep and its point, v3 a vote) upgrades to the current schema, keeps its rows and its audit chain, ends
 // with exactly the schema of a fresh database, and migrating again changes nothing.
 #include "core/store/audit_chain.h"
 #include "core/store/database.h"
@@ -101,17 +101,94 @@ void populateV1(Database& db) {
     }
 }
 
+// ---- v2 rows: a latency sweep and one hash-chained point, with v2's columns. Frozen. ----
+
+void populateV2(Database& db) {
+    SweepRecord sw;
+    sw.id = 1;
+    sw.name = "old-sweep";
+    sw.spec = {{"batch", {1}}, {"gen_tokens", {8}}, {"prompt_tokens", {16}}};
+    sw.createdAt = "2024-02-01T00:00:00.000Z";
+    sw.status = "completed";
+    sw.backend = "engine";
+    sw.modelPath = "/m.gguf";
+    sw.modelSha256 = "abc";
+    sw.modelBytes = 10;
+    sw.device = "cpu";
+    sw.engineVersion = "verdict 0.0.2";
+    sw.environment = {{"threads", 2}};
+    sw.headerHash = sweepHeaderHash(sw);
+    auto ins = db.prepare(
+        "INSERT INTO sweeps (id, name, spec, created_at, status, backend, model_path, model_sha256, model_bytes, device, "
+        "engine_version, environment, header_hash, finished_at, error) VALUES (1, 'old-sweep', ?1, "
+        "'2024-02-01T00:00:00.000Z', 'completed', 'engine', '/m.gguf', 'abc', 10, 'cpu', 'verdict 0.0.2', ?2, ?3, "
+        "'2024-02-01T00:01:00.000Z', '')");
+    QVERIFY(ins.ok());
+    ins->bind(1, sw.spec.dump()).bind(2, sw.environment.dump()).bind(3, sw.headerHash);
+    QVERIFY(ins->run().ok());
+
+    SweepPointRecord pt;
+    pt.sweepId = 1;
+    pt.promptTokens = 16;
+    pt.genTokens = 8;
+    pt.batch = 1;
+    pt.rate = 0.0;
+    pt.metrics = {{"requests", 1}};
+    pt.requests = nlohmann::json::array({{{"ttft_ms", 2.5}}});
+    pt.createdAt = "2024-02-01T00:00:30.000Z";
+    pt.prevHash = std::string(kGenesisHash);
+    pt.rowHash = chainHash(sweepPointContent(pt, sw.headerHash), pt.prevHash);
+    auto row = db.prepare(
+        "INSERT INTO sweep_points (sweep_id, prompt_tokens, gen_tokens, batch, rate, metrics, requests, error, created_at, "
+        "prev_hash, row_hash) VALUES (1, 16, 8, 1, 0, ?1, ?2, '', ?3, ?4, ?5)");
+    QVERIFY(row.ok());
+    row->bind(1, pt.metrics.dump()).bind(2, pt.requests.dump()).bind(3, pt.createdAt).bind(4, pt.prevHash)
+        .bind(5, pt.rowHash);
+    QVERIFY(row->run().ok());
+}
+
+// ---- v3 rows: one comparison vote, with v3's columns. Frozen. ----
+
+void populateV3(Database& db) {
+    QVERIFY(db.exec("INSERT INTO votes (id, created_at, model_a, model_b, sha_a, sha_b, prompt, answer_a, answer_b, "
+                    "winner, blind, settings) VALUES (1, '2024-03-01T00:00:00.000Z', '/a.gguf', 'http://h:1/v1 m', "
+                    "'aa', '', 'hi', 'hello', 'hey', 'b', 1, '{\"temperature\":0}')")
+                .ok());
+}
+
+// ---- v4 rows: the v1 run deleted (hidden; its rows stay for the chain). Frozen. ----
+
+void populateV4(Database& db) {
+    QVERIFY(db.exec("UPDATE runs SET deleted_at = '2024-04-01T00:00:00.000Z' WHERE id = 1").ok());
+}
+
 // Rows expected after migrating a database populated at `version` (cumulative).
 struct Expected {
-    int64_t suites = 0, suiteItems = 0, runs = 0, runItems = 0;
+    int64_t suites = 0, suiteItems = 0, runs = 0, runItems = 0, sweeps = 0, sweepPoints = 0, votes = 0, deletedRuns = 0;
 };
 
 void populate(Database& db, int version, Expected& e) {
     if (version >= 1) {
         populateV1(db);
-        e = {1, 2, 1, 2};
+        e.suites = 1;
+        e.suiteItems = 2;
+        e.runs = 1;
+        e.runItems = 2;
     }
-    // v2 and later: add populateV2() here, called for version >= 2.
+    if (version >= 2) {
+        populateV2(db);
+        e.sweeps = 1;
+        e.sweepPoints = 1;
+    }
+    if (version >= 3) {
+        populateV3(db);
+        e.votes = 1;
+    }
+    if (version >= 4) {
+        populateV4(db);
+        e.deletedRuns = 1;
+    }
+    // v5 and later: add populateV5() here, called for version >= 5.
 }
 
 }  // namespace
@@ -151,6 +228,33 @@ private slots:
         QCOMPARE(count(*db, "suite_items"), expected.suiteItems);
         QCOMPARE(count(*db, "runs"), expected.runs);
         QCOMPARE(count(*db, "run_items"), expected.runItems);
+        QCOMPARE(count(*db, "sweeps"), expected.sweeps);
+        QCOMPARE(count(*db, "sweep_points"), expected.sweepPoints);
+        QCOMPARE(count(*db, "votes"), expected.votes);  // a database older than v3 gains an empty table
+        {
+            // v4: every run and sweep gains deleted_at (NULL: not deleted); a deleted run keeps its rows.
+            auto del = db->prepare("SELECT (SELECT COUNT(*) FROM runs WHERE deleted_at IS NOT NULL), "
+                                   "(SELECT COUNT(*) FROM sweeps WHERE deleted_at IS NOT NULL)");
+            QVERIFY(del.ok() && *del->step());
+            QCOMPARE(del->columnInt(0), expected.deletedRuns);
+            QCOMPARE(del->columnInt(1), int64_t(0));
+        }
+        if (from >= 3) {
+            auto v = db->prepare("SELECT model_b, winner, blind, settings FROM votes WHERE id = 1");
+            QVERIFY(v.ok() && *v->step());
+            QCOMPARE(v->columnText(0), std::string("http://h:1/v1 m"));
+            QCOMPARE(v->columnText(1), std::string("b"));
+            QCOMPARE(v->columnInt(2), int64_t(1));
+            QCOMPARE(v->columnText(3), std::string("{\"temperature\":0}"));
+        }
+        // The v3 table takes rows after any upgrade, and its CHECK refuses an unknown winner.
+        QVERIFY(db->exec("INSERT INTO votes (created_at, model_a, model_b, prompt, answer_a, answer_b, winner, blind) "
+                         "VALUES ('t', 'x', 'y', 'p', '1', '2', 'tie', 0)")
+                    .ok());
+        QVERIFY(!db->exec("INSERT INTO votes (created_at, model_a, model_b, prompt, answer_a, answer_b, winner, blind) "
+                          "VALUES ('t', 'x', 'y', 'p', '1', '2', 'c', 0)")
+                     .ok());
+        QVERIFY(db->exec("DELETE FROM votes WHERE model_a = 'x'").ok());
 
         auto integrity = db->prepare("PRAGMA integrity_check");
         QVERIFY(integrity.ok() && *integrity->step());
@@ -163,6 +267,8 @@ private slots:
         QVERIFY(chain.ok());
         QVERIFY2(chain->ok(), chain->ok() ? "" : chain->breaks.front().reason.c_str());
         QCOMPARE(chain->rowsChecked, expected.runItems);
+        QCOMPARE(chain->sweepsChecked, expected.sweeps);
+        QCOMPARE(chain->pointsChecked, expected.sweepPoints);
 
         // Idempotent: migrating a current database again changes nothing.
         const std::string before = schemaDump(*db);

@@ -350,4 +350,23 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     return d;
 }
 
+Result<ReportData> buildSweepComparison(Database& db, int64_t sweepA, int64_t sweepB) {
+    ReportData d;
+    SweepRecord ra, rb;
+    if (auto r = loadSweepPerformance(db, sweepA, &d.perfA, &ra); !r) return r.error();
+    if (auto r = loadSweepPerformance(db, sweepB, &d.perfB, &rb); !r) return r.error();
+    auto label = [](const SweepRecord& s) {
+        return !s.name.empty() ? s.name : std::filesystem::path(s.modelPath).stem().string();
+    };
+    d.a.side = 'A';
+    d.a.label = label(ra);
+    d.a.path = ra.modelPath;
+    d.b.side = 'B';
+    d.b.label = label(rb);
+    d.b.path = rb.modelPath;
+    d.title = d.a.label + " vs " + d.b.label;
+    selectPerfSeries(&d.perfA, &d.perfB);
+    return d;
+}
+
 }  // namespace verdict::core

@@ -25,6 +25,11 @@ namespace verdict::core {
 // or not finite, an unknown criterion name. Database failures are errors too.
 Result<ReportData> buildReportData(Database& db, const ReportRequest& request);
 
+// Only the performance half, for any two stored sweeps (the window's Performance screen): a.label /
+// b.label are the sweeps' names (else the model file stems), perfA / perfB hold their points with
+// the chart series chosen as the report chooses them. Errors: a sweep id that does not exist.
+Result<ReportData> buildSweepComparison(Database& db, int64_t sweepA, int64_t sweepB);
+
 // The stable JSON form (docs/report.md "JSON"): every section, nulls where a figure is missing.
 nlohmann::json toJson(const ReportData& data);
 

@@ -102,6 +102,19 @@ ReportPerfPoint perfPointFromRecord(const SweepPointRecord& r) {
     return p;
 }
 
+Result<void> loadSweepPerformance(Database& db, int64_t sweepId, ReportPerf* perf, SweepRecord* record) {
+    SweepRepository repo(db);
+    auto s = repo.find(sweepId);
+    if (!s) return s.error();
+    if (!*s) return Error{"sweep " + std::to_string(sweepId) + " does not exist (see verdict sweep list)"};
+    if (auto r = loadPoints(repo, **s, perf); !r) return r.error();
+    if (std::none_of(perf->points.begin(), perf->points.end(),
+                     [](const ReportPerfPoint& p) { return p.error.empty() && p.requests > 0; }))
+        perf->missing = "sweep " + std::to_string(sweepId) + " has no measured point";
+    if (record) *record = **s;
+    return {};
+}
+
 Result<void> gatherPerformance(Database& db, const ReportRequest& request, const RunRecord& runA, const RunRecord& runB,
                                ReportPerf* perfA, ReportPerf* perfB, std::vector<SweepRecord>* sweepsUsed) {
     SweepRepository repo(db);

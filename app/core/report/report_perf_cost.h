@@ -21,6 +21,9 @@ ReportPerfPoint perfPointFromRecord(const SweepPointRecord& record);
 Result<void> gatherPerformance(Database& db, const ReportRequest& request, const RunRecord& runA, const RunRecord& runB,
                                ReportPerf* perfA, ReportPerf* perfB, std::vector<SweepRecord>* sweepsUsed);
 
+// Loads one stored sweep into `perf` (what the window's Performance screen compares: any two
+// sweeps, with or without runs). Errors: a sweep id that does not exist; database failures.
+Result<void> loadSweepPerformance(Database& db, int64_t sweepId, ReportPerf* perf, SweepRecord* record = nullptr);
 // Chooses the chart series and the reference point of both models (the batch-1 point with the
 // smallest prompt, then gen, measured by both; else each model's own smallest batch-1 point).
 void selectPerfSeries(ReportPerf* a, ReportPerf* b);

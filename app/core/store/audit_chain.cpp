@@ -85,7 +85,7 @@ Result<ChainReport> verifyChain(Database& db) {
     };
 
     RunRepository runs(db);
-    auto all = runs.list();
+    auto all = runs.list(true);
     if (!all) return all.error();
     std::map<int64_t, std::string> headers;  // run id -> stored header_hash
     for (const RunRecord& r : *all) {
@@ -125,7 +125,7 @@ Result<ChainReport> verifyChain(Database& db) {
     }
 
     SweepRepository sweeps(db);
-    auto allSweeps = sweeps.list();
+    auto allSweeps = sweeps.list(true);
     if (!allSweeps) return allSweeps.error();
     std::map<int64_t, std::string> sweepHeaders;
     for (const SweepRecord& s : *allSweeps) {

@@ -132,6 +132,40 @@ CREATE TABLE sweep_points (
 )sql");
 }
 
+// v3: blind-comparison votes (the Compare screen, `verdict compare --vote`). One row per vote,
+// written in its own transaction; model_a / model_b are model references (file path or
+// "URL MODEL"), sha_a / sha_b the files' SHA-256 ('' for endpoints or when not hashed).
+Result<void> migrateToV3(Database& db) {
+    return db.exec(R"sql(
+CREATE TABLE votes (
+    id          INTEGER PRIMARY KEY,
+    created_at  TEXT NOT NULL,
+    model_a     TEXT NOT NULL,
+    model_b     TEXT NOT NULL,
+    sha_a       TEXT NOT NULL DEFAULT '',
+    sha_b       TEXT NOT NULL DEFAULT '',
+    prompt      TEXT NOT NULL,
+    answer_a    TEXT NOT NULL,
+    answer_b    TEXT NOT NULL,
+    winner      TEXT NOT NULL CHECK (winner IN ('a', 'b', 'tie')),
+    blind       INTEGER NOT NULL CHECK (blind IN (0, 1)),
+    settings    TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX votes_by_models ON votes(model_a, model_b);
+)sql");
+}
+
+// v4: deleting a run or a sweep (History screen, `verdict delete`) hides it. Its rows stay,
+// because the hash chains of run_items and sweep_points run through every row ever stored
+// (audit_chain.h): removing them would make every later row fail `verdict verify`. deleted_at is
+// not covered by the header hashes, like the other mutable columns (status, finished_at).
+Result<void> migrateToV4(Database& db) {
+    return db.exec(R"sql(
+ALTER TABLE runs ADD COLUMN deleted_at TEXT;
+ALTER TABLE sweeps ADD COLUMN deleted_at TEXT;
+)sql");
+}
+
 struct MigrationStep {
     int version;             // the version this step produces
     const char* what;        // one line, for error messages and docs/schema.md
@@ -143,6 +177,8 @@ const std::vector<MigrationStep>& steps() {
     static const std::vector<MigrationStep> kSteps = {
         {1, "initial schema: suites, runs, hash-chained run_items", migrateToV1},
         {2, "latency sweeps: sweep identity columns, hash-chained sweep_points", migrateToV2},
+        {3, "blind-comparison votes: table votes", migrateToV3},
+        {4, "deleting runs and sweeps: runs.deleted_at, sweeps.deleted_at (rows kept for the audit chains)", migrateToV4},
     };
     return kSteps;
 }

@@ -6,18 +6,20 @@
 //       hash chain (prev_hash, row_hash) and runs.header_hash
 //   v2  latency sweeps: sweeps gains backend, model, device, environment, header_hash,
 //       finished_at, error; new table sweep_points (its own hash chain)
+//   v3  votes (blind comparisons: two models' answers to one prompt and the winner)
+//   v4  runs.deleted_at, sweeps.deleted_at (deleting hides; the rows stay for the hash chains)
 //
-// Adding v3: write `Result<void> migrateToV3(Database&)` in migrations.cpp (DDL/data changes
-// from v2 only), append {3, "what changed", migrateToV3} to the step table there, bump
+// Adding v5: write `Result<void> migrateToV5(Database&)` in migrations.cpp (DDL/data changes
+// from v4 only), append {5, "what changed", migrateToV5} to the step table there, bump
 // kSchemaVersion, document the step in docs/schema.md, and extend test_store_migrations with
-// a v2 fixture row set. Never edit an earlier step: databases in the field already ran it.
+// a v4 fixture row set. Never edit an earlier step: databases in the field already ran it.
 #pragma once
 
 #include "core/store/database.h"
 
 namespace verdict::core {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 4;
 
 // PRAGMA user_version of an open database (0 for a new file).
 Result<int> schemaVersion(Database& db);

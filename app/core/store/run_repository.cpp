@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <sqlite3.h>
 #include <unistd.h>
 
 namespace verdict::core {
@@ -194,12 +195,12 @@ Result<std::optional<RunRecord>> RunRepository::find(int64_t id) {
     return std::optional<RunRecord>(std::move(runs->front()));
 }
 
-Result<std::vector<RunRecord>> RunRepository::list() {
-    return queryRuns(m_db, "ORDER BY id", [](Statement&) {});
+Result<std::vector<RunRecord>> RunRepository::list(bool includeDeleted) {
+    return queryRuns(m_db, includeDeleted ? "ORDER BY id" : "WHERE deleted_at IS NULL ORDER BY id", [](Statement&) {});
 }
 
 Result<std::optional<RunRecord>> RunRepository::findUnfinished(const std::string& resumeKey) {
-    auto runs = queryRuns(m_db, "WHERE resume_key = ?1 AND status != 'completed' ORDER BY id DESC LIMIT 1",
+    auto runs = queryRuns(m_db, "WHERE resume_key = ?1 AND status != 'completed' AND deleted_at IS NULL ORDER BY id DESC LIMIT 1",
                           [&](Statement& s) { s.bind(1, resumeKey); });
     if (!runs) return runs.error();
     if (runs->empty()) return std::optional<RunRecord>();
@@ -238,6 +239,21 @@ Result<void> RunRepository::finish(int64_t runId, RunStatus status, const std::s
     upd->bind(1, runStatusName(status)).bind(2, utcTimestamp()).bind(3, error).bind(4, runId);
     if (auto r = upd->run(); !r) return r.error();
     return tx->commit();
+}
+
+Result<bool> RunRepository::remove(int64_t runId) {
+    auto run = find(runId);
+    if (!run) return run.error();
+    if (!*run) return false;
+    if ((*run)->ownerPid && (*run)->ownerHost == hostName() && processAlive(*(*run)->ownerPid) &&
+        *(*run)->ownerPid != static_cast<int64_t>(::getpid()))
+        return Error{"run " + std::to_string(runId) + " is being executed by process " + std::to_string(*(*run)->ownerPid) +
+                     "; stop it first"};
+    auto st = m_db.prepare("UPDATE runs SET deleted_at = ?1 WHERE id = ?2 AND deleted_at IS NULL");
+    if (!st) return st.error();
+    st->bind(1, utcTimestamp()).bind(2, runId);
+    if (auto r = st->run(); !r) return r.error();
+    return sqlite3_changes(m_db.handle()) > 0;
 }
 
 Result<std::vector<int64_t>> RunRepository::storedItemIndices(int64_t runId) {

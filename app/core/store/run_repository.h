@@ -31,7 +31,8 @@ public:
     Result<RunRecord> create(RunRecord run);
 
     Result<std::optional<RunRecord>> find(int64_t id);
-    Result<std::vector<RunRecord>> list();  // by id
+    // By id; runs deleted with remove() only when `includeDeleted` (the audit chain needs them).
+    Result<std::vector<RunRecord>> list(bool includeDeleted = false);
     // The newest run with this key that is not completed, or nullopt.
     Result<std::optional<RunRecord>> findUnfinished(const std::string& resumeKey);
 
@@ -51,6 +52,11 @@ public:
     Result<RunItemRecord> appendItem(RunItemRecord item);
 
     Result<std::vector<RunItemRecord>> items(int64_t runId);  // by item_idx
+    // Deletes a run (the History screen, `verdict delete run`): it disappears from list(), from
+    // auto-resume and from the report's choices. Its rows stay in the database, because the
+    // run_items hash chain runs through them (schema v4). False when no such run exists or it
+    // was already deleted. Fails for a run a live process on this host is executing.
+    Result<bool> remove(int64_t runId);
 
 private:
     Database& m_db;

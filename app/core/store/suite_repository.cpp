@@ -7,6 +7,16 @@
 #include <charconv>
 
 namespace verdict::core {
+
+SuiteRecord importedSuiteRecord(const std::string& file, const ImportResult& imported) {
+    SuiteRecord meta;
+    meta.name = imported.suiteName;
+    meta.shape = imported.shape;
+    meta.sourcePath = file;
+    meta.sourceSha256 = imported.contentHash;
+    return meta;
+}
+
 namespace {
 
 constexpr const char* kSuiteColumns = "id, name, content_hash, shape, source_path, source_sha256, imported_at, n_items";

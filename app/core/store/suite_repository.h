@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/store/database.h"
+#include "core/suite/suite_importer.h"
 #include "core/suite/suite_item.h"
 
 #include <optional>
@@ -33,6 +34,10 @@ struct SuiteSaveResult {
 
 // SHA-256 over dump(suiteItemToJson(item)) + "\n" for every item, in order.
 std::string suiteContentHash(const std::vector<SuiteItem>& items);
+
+// The record to save for a freshly imported file (name, shape, source path and its hash), as
+// `verdict suite import` and the window's Suites screen store it.
+SuiteRecord importedSuiteRecord(const std::string& file, const ImportResult& imported);
 
 class SuiteRepository {
 public:

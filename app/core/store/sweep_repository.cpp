@@ -3,6 +3,8 @@
 #include "core/store/audit_chain.h"
 #include "core/store/store.h"
 
+#include <sqlite3.h>
+
 namespace verdict::core {
 namespace {
 
@@ -100,8 +102,9 @@ Result<std::optional<SweepRecord>> SweepRepository::find(int64_t id) {
     return std::optional<SweepRecord>{readSweep(*st)};
 }
 
-Result<std::vector<SweepRecord>> SweepRepository::list() {
-    auto st = m_db.prepare(std::string("SELECT ") + kSweepColumns + " FROM sweeps ORDER BY id");
+Result<std::vector<SweepRecord>> SweepRepository::list(bool includeDeleted) {
+    auto st = m_db.prepare(std::string("SELECT ") + kSweepColumns + " FROM sweeps " +
+                           (includeDeleted ? "ORDER BY id" : "WHERE deleted_at IS NULL ORDER BY id"));
     if (!st) return st.error();
     std::vector<SweepRecord> out;
     for (;;) {
@@ -184,6 +187,14 @@ Result<std::vector<SweepPointRecord>> SweepRepository::points(int64_t sweepId) {
         out.push_back(readSweepPoint(*st));
     }
     return out;
+}
+
+Result<bool> SweepRepository::remove(int64_t sweepId) {
+    auto st = m_db.prepare("UPDATE sweeps SET deleted_at = ?1 WHERE id = ?2 AND deleted_at IS NULL");
+    if (!st) return st.error();
+    st->bind(1, utcTimestamp()).bind(2, sweepId);
+    if (auto r = st->run(); !r) return r.error();
+    return sqlite3_changes(m_db.handle()) > 0;
 }
 
 }  // namespace verdict::core

@@ -18,7 +18,8 @@ public:
     // Inserts a new sweep with status running; sets createdAt (when empty) and headerHash.
     Result<SweepRecord> create(SweepRecord sweep);
     Result<std::optional<SweepRecord>> find(int64_t id);
-    Result<std::vector<SweepRecord>> list();  // by id
+    // By id; sweeps deleted with remove() only when `includeDeleted` (the audit chain needs them).
+    Result<std::vector<SweepRecord>> list(bool includeDeleted = false);
     // status: "completed", "cancelled" or "failed"; sets finished_at.
     Result<void> finish(int64_t sweepId, const std::string& status, const std::string& error);
 
@@ -26,6 +27,10 @@ public:
     // prevHash, rowHash. Fails (storing nothing) for a missing sweep or a point already stored.
     Result<SweepPointRecord> appendPoint(SweepPointRecord point);
     Result<std::vector<SweepPointRecord>> points(int64_t sweepId);  // by seq
+    // Deletes a sweep: it disappears from list() (so reports and charts no longer pick it). Its
+    // rows stay, because the sweep_points hash chain runs through them (schema v4). False when
+    // no such sweep exists or it was already deleted.
+    Result<bool> remove(int64_t sweepId);
 
 private:
     Database& m_db;

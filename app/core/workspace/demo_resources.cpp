@@ -61,4 +61,10 @@ Result<DemoResources> findDemoResources(const std::string& exePath) {
                  "; set VERDICT_RESOURCES_DIR)"};
 }
 
+std::string demoSuiteName(const std::string& suiteFile) {
+    std::string stem = std::filesystem::path(suiteFile).stem().string();
+    if (stem.rfind("demo_", 0) == 0) stem = stem.substr(5);
+    return "demo-" + stem;
+}
+
 }  // namespace verdict::core

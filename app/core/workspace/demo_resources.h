@@ -21,6 +21,9 @@ struct DemoResources {
 // exePath: the running binary (for the installed layout). Errors list every place looked at.
 Result<DemoResources> findDemoResources(const std::string& exePath);
 
+// The name a demo suite file is stored under: datasets/demo/demo_tasks.jsonl -> "demo-tasks".
+std::string demoSuiteName(const std::string& suiteFile);
+
 // The running binary's path (/proc/self/exe), "" when unknown.
 std::string currentExecutable();
 

@@ -1,0 +1,200 @@
+// verdict compare A B --prompt TEXT [--system S] [--temp T] [--seed S] [--max-tokens N]
+//                     [--no-chat-template] [--vote a|b|tie] [--json]: asks two models the same
+// prompt and shows both answers with their speed; --vote stores which answer was better (not
+// blind: the caller saw which model wrote which) in the results database (`verdict votes`).
+//
+// A and B are model references (core/run/backend_factory.h): GGUF files or "http://host:port[/v1]
+// [MODEL]" endpoints. They are opened one after the other (A is released before B loads) so two
+// large models need not fit in memory together. JSON shape: docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/run/backend_factory.h"
+#include "core/store/model_repository.h"
+#include "core/store/store.h"
+#include "core/store/vote_repository.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#ifndef VERDICT_VERSION
+#define VERDICT_VERSION "dev"
+#endif
+
+namespace verdict::cli {
+namespace {
+
+struct Side {
+    std::string ref;         // normalized model reference
+    core::BackendInfo info;
+    core::Generation gen;
+    double loadMs = 0;
+};
+
+nlohmann::json optNumber(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json sideJson(const Side& s) {
+    return {{"model", s.ref},
+            {"backend", s.info.backend},
+            {"text", s.gen.text},
+            {"template", s.gen.prompt.templateUsed},
+            {"tokens_in", s.gen.tokensIn},
+            {"tokens_out", s.gen.tokensOut},
+            {"ttft_ms", optNumber(s.gen.ttftMs)},
+            {"decode_tps", optNumber(s.gen.decodeTps)},
+            {"stop_reason", s.gen.stopReason},
+            {"load_ms", s.loadMs}};
+}
+
+// Stats of one side for the vote's settings (what the voter saw).
+nlohmann::json sideStats(const Side& s) {
+    return {{"backend", s.info.backend},       {"template", s.gen.prompt.templateUsed}, {"tokens_in", s.gen.tokensIn},
+            {"tokens_out", s.gen.tokensOut},   {"ttft_ms", optNumber(s.gen.ttftMs)},     {"decode_tps", optNumber(s.gen.decodeTps)},
+            {"stop_reason", s.gen.stopReason}};
+}
+
+}  // namespace
+
+int runCompare(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"prompt", true, "TEXT", "the prompt both models answer (required)", false, 'p'},
+        {"system", true, "TEXT", "system message put before the prompt"},
+        {"temp", true, "T", "temperature; 0 = greedy (default 0)"},
+        {"seed", true, "S", "sampling seed, the same for both models (default 0)"},
+        {"max-tokens", true, "N", "generated tokens per answer at most (default 256)"},
+        {"no-chat-template", false, "", "send the plain prompt even when a model has a chat template"},
+        {"vote", true, "a|b|tie", "store which answer was better (verdict votes)"},
+        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
+        {"ctx", true, "N", "context size in tokens (default: min(training context, 4096))", false, 'c'},
+        {"api-key-env", true, "VAR", "endpoints: environment variable with the API key (default VERDICT_API_KEY)"},
+        {"db", true, "PATH", "results database for --vote (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("compare", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict compare A B --prompt TEXT [--system S] [--temp T] [--seed S] [--max-tokens N] "
+                  "[--no-chat-template] [--vote a|b|tie] [--json]\n"
+                  "  A, B: GGUF files or http://host:port[/v1] endpoints (\"URL MODEL\" names the served model)",
+                  formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 2) return fail("compare", "expected two models A and B (see --help)", kExitUsage);
+    if (!args->has("prompt")) return fail("compare", "missing -p/--prompt TEXT", kExitUsage);
+    auto seed = args->integer("seed", 0);
+    auto maxTokens = args->integer("max-tokens", 256);
+    auto threads = args->integer("threads", 0);
+    auto ctx = args->integer("ctx", 0);
+    for (const Result<long long>* r : {&seed, &maxTokens, &threads, &ctx})
+        if (!*r) return fail("compare", r->error().message, kExitUsage);
+    auto temp = args->number("temp", 0.0);
+    if (!temp) return fail("compare", temp.error().message, kExitUsage);
+    if (*maxTokens < 1 || *maxTokens > 1'000'000) return fail("compare", "--max-tokens must be between 1 and 1000000", kExitUsage);
+    if (*ctx < 0) return fail("compare", "--ctx must be positive", kExitUsage);
+    if (*seed < 0) return fail("compare", "--seed must not be negative", kExitUsage);
+    std::optional<core::VoteWinner> vote;
+    if (auto v = args->value("vote")) {
+        vote = core::parseVoteWinner(*v);
+        if (!vote) return fail("compare", "--vote must be a, b or tie (got '" + *v + "')", kExitUsage);
+    }
+    const bool json = args->has("json");
+    const std::string prompt = *args->value("prompt");
+    const std::string system = args->value("system").value_or("");
+    const bool chatTemplate = !args->has("no-chat-template");
+
+    // Open the database before generating: a vote must not be lost to a bad --db after the work.
+    std::optional<core::Database> db;
+    if (vote) {
+        auto opened = core::openStore(args->value("db"));
+        if (!opened) return fail("compare", opened.error().message, kExitBadInput);
+        db.emplace(std::move(*opened));
+    }
+
+    core::BackendOpenOptions bo;
+    bo.threads = static_cast<int>(*threads);
+    bo.nCtx = *ctx;
+    bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+    if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
+
+    core::Prompt p;
+    if (!system.empty()) p.messages.push_back({"system", system});
+    p.messages.push_back({"user", prompt});
+    p.text = system.empty() ? prompt : system + "\n\n" + prompt;
+    p.useChatTemplate = chatTemplate;
+    core::GenerationParams gp;
+    gp.maxTokens = static_cast<int32_t>(*maxTokens);
+    gp.temperature = *temp;
+    gp.seed = static_cast<uint64_t>(*seed);
+
+    Side sides[2];
+    const char* label[2] = {"A", "B"};
+    for (int i = 0; i < 2; ++i) {
+        Side& s = sides[i];
+        s.ref = core::normalizeModelRef(args->positionals()[static_cast<size_t>(i)]);
+        const auto t0 = std::chrono::steady_clock::now();
+        auto backend = core::openModelBackend(s.ref, bo);
+        if (!backend) return fail("compare", std::string("model ") + label[i] + ": " + backend.error().message, kExitBadInput);
+        s.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        s.info = (*backend)->info();
+        auto gen = (*backend)->generate(p, gp, {});
+        if (!gen) return fail("compare", std::string("model ") + label[i] + ": " + gen.error().message, kExitRuntime);
+        s.gen = std::move(*gen);
+        if (vote && s.info.backend == "engine" && !s.info.modelParts.empty() && s.info.modelSha256.empty()) {
+            auto id = core::ModelRepository(*db).identifyFile(s.info.modelParts);
+            if (!id) return fail("compare", std::string("model ") + label[i] + ": " + id.error().message, kExitRuntime);
+            s.info.modelSha256 = id->sha256;
+        }
+    }  // each backend is released at the end of its iteration, before the next loads
+
+    std::optional<int64_t> voteId;
+    if (vote) {
+        core::VoteRecord r;
+        r.modelA = sides[0].ref;
+        r.modelB = sides[1].ref;
+        r.shaA = sides[0].info.modelSha256;
+        r.shaB = sides[1].info.modelSha256;
+        r.prompt = prompt;
+        r.answerA = sides[0].gen.text;
+        r.answerB = sides[1].gen.text;
+        r.winner = *vote;
+        r.blind = false;
+        r.settings = {{"system", system},           {"temperature", *temp}, {"seed", *seed},
+                      {"max_tokens", *maxTokens},   {"chat_template", chatTemplate},
+                      {"ctx", *ctx},                {"source", "cli"},
+                      {"a", sideStats(sides[0])},   {"b", sideStats(sides[1])}};
+        auto id = core::VoteRepository(*db).add(r);
+        if (!id) return fail("compare", id.error().message, kExitRuntime);
+        voteId = *id;
+    }
+
+    if (json) {
+        nlohmann::json j = {{"prompt", prompt},
+                            {"system", system},
+                            {"settings", {{"temperature", *temp}, {"seed", *seed}, {"max_tokens", *maxTokens}, {"chat_template", chatTemplate}}},
+                            {"a", sideJson(sides[0])},
+                            {"b", sideJson(sides[1])},
+                            {"vote", voteId ? nlohmann::json{{"id", *voteId}, {"winner", std::string(core::voteWinnerName(*vote))}}
+                                            : nlohmann::json(nullptr)}};
+        if (db) j["database"] = db->path();
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        return kExitOk;
+    }
+    for (int i = 0; i < 2; ++i) {
+        const Side& s = sides[i];
+        std::printf("== %s: %s\n%s\n", label[i], s.ref.c_str(), s.gen.text.c_str());
+        std::printf("-- ttft %s, decode %s, %lld tokens in, %lld out (%s)\n\n",
+                    s.gen.ttftMs ? (std::to_string(static_cast<long long>(*s.gen.ttftMs + 0.5)) + " ms").c_str() : "n/a",
+                    s.gen.decodeTps ? (std::to_string(static_cast<long long>(*s.gen.decodeTps + 0.5)) + " tok/s").c_str() : "n/a",
+                    static_cast<long long>(s.gen.tokensIn), static_cast<long long>(s.gen.tokensOut), s.gen.stopReason.c_str());
+    }
+    if (voteId)
+        std::printf("vote %lld stored: winner %s (%s)\n", static_cast<long long>(*voteId),
+                    std::string(core::voteWinnerName(*vote)).c_str(), db->path().c_str());
+    return kExitOk;
+}
+
+}  // namespace verdict::cli

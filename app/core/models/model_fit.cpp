@@ -1,0 +1,74 @@
+#include "core/models/model_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace verdict::core {
+
+std::string_view fitName(Fit fit) {
+    switch (fit) {
+    case Fit::Fits: return "fits";
+    case Fit::Tight: return "tight";
+    case Fit::WontFit: return "wont_fit";
+    }
+    return "wont_fit";
+}
+
+std::string formatDecimalBytes(uint64_t bytes) {
+    char buf[32];
+    const double b = static_cast<double>(bytes);
+    if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.1f GB", b / 1e9);
+    else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.0f MB", b / 1e6);
+    else if (b >= 1e3) std::snprintf(buf, sizeof buf, "%.0f KB", b / 1e3);
+    else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
+    return buf;
+}
+
+MemoryEstimate estimateAtCtx(const ModelCard& card, uint64_t ctx) {
+    if (ctx == 0) ctx = card.nCtxTrain;
+    if (card.memoryAtCtx && card.memoryAtCtx->ctx == ctx) return *card.memoryAtCtx;
+    if (card.memoryTrained.ctx == ctx) return card.memoryTrained;
+    MemoryEstimate m;
+    m.ctx = ctx;
+    m.weightsBytes = card.memoryTrained.weightsBytes;
+    m.kvBytesPerToken = card.memoryTrained.kvBytesPerToken;
+    m.kvBytesAtCtx = m.kvBytesPerToken * ctx;
+    // Scratch for one 512-token f32 batch (engine/model/model_card.cpp, documented with
+    // `verdict info` in docs/cli.md): logits + the widest activations + one layer's attention
+    // scores over the context.
+    const uint64_t ubatch = std::min<uint64_t>(512, std::max<uint64_t>(ctx, 1));
+    const uint64_t ff = std::max<uint64_t>(card.nFf, card.nEmbd);
+    const uint64_t logits = uint64_t(card.nVocab) * ubatch * 4;
+    const uint64_t acts = (uint64_t(card.nEmbd) * 4 + ff * 3) * ubatch * 4;
+    const uint64_t scores = uint64_t(card.nHead) * ubatch * ctx * 4;
+    m.computeBytes = logits + acts + scores;
+    return m;
+}
+
+FitVerdict assessFit(const ModelCard& card, uint64_t ctx, const DeviceInfo& device) {
+    const MemoryEstimate m = estimateAtCtx(card, ctx);
+    FitVerdict v;
+    v.needBytes = m.totalBytes() + (device.kind == "cuda" ? kOverheadCudaBytes : kOverheadCpuBytes);
+    v.haveBytes = device.freeBytes;
+    const std::string where = device.id.empty() ? device.kind : device.id;
+    const std::string ctxText = " at " + std::to_string(m.ctx) + " tokens of context";
+    if (v.haveBytes == 0) {
+        v.fit = Fit::Tight;
+        v.reason = "needs " + formatDecimalBytes(v.needBytes) + ctxText + "; free memory on " + where + " is unknown";
+        return v;
+    }
+    const double share = static_cast<double>(v.needBytes) / static_cast<double>(v.haveBytes);
+    // need <= 80 % of have, in integers so that the boundary is exact: floor(have * 80 / 100).
+    const uint64_t fitsLimit = v.haveBytes / 100 * kFitsPercent + v.haveBytes % 100 * kFitsPercent / 100;
+    if (v.needBytes <= fitsLimit) v.fit = Fit::Fits;
+    else if (v.needBytes <= v.haveBytes) v.fit = Fit::Tight;
+    else v.fit = Fit::WontFit;
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.0f%%", std::floor(share * 100.0 + 0.5));
+    v.reason = "needs " + formatDecimalBytes(v.needBytes) + " of " + formatDecimalBytes(v.haveBytes) + " free on " + where + ctxText +
+               " (" + pct + ")";
+    return v;
+}
+
+}  // namespace verdict::core

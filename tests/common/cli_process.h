@@ -1,0 +1,30 @@
+// Test helper for the CLI tests (tests/app): runs the built `verdict` binary (VERDICT_BINARY) as a
+// child process with an optional results database ($VERDICT_DB) and captures what it printed.
+#pragma once
+
+#include <QByteArray>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+namespace verdict::test {
+
+struct CliRun {
+    int exitCode = -1;   // -1 when the process crashed or did not finish within the timeout
+    QByteArray out, err;
+    nlohmann::json json() const { return nlohmann::json::parse(out.toStdString(), nullptr, false); }
+};
+
+inline CliRun runVerdict(const QStringList& args, const QString& db = {}, int timeoutMs = 300000) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!db.isEmpty()) env.insert("VERDICT_DB", db);
+    p.setProcessEnvironment(env);
+    p.start(VERDICT_BINARY, args);
+    p.waitForFinished(timeoutMs);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+}  // namespace verdict::test
