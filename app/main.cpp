@@ -1,8 +1,14 @@
 // verdict: the workbench window when started with no subcommand, the CLI otherwise.
 #include "cli/commands.h"
+#include "core/store/store.h"
 #include "main_window.h"
+#include "screenshot_tour.h"
+#include "widgets/error_box.h"
+#include "workbench.h"
 
 #include <QApplication>
+#include <QSettings>
+#include <QTimer>
 
 #include <cstring>
 #include <iostream>
@@ -25,10 +31,26 @@ void printUsage() {
 
 int runGui(int argc, char** argv) {
     QApplication app(argc, argv);
+    QApplication::setOrganizationName("Verdict");
     QApplication::setApplicationName("Verdict");
     QApplication::setApplicationVersion(VERDICT_VERSION);
-    verdict::ui::MainWindow window;
+    // The same database as the CLI: $VERDICT_DB, else the XDG data directory.
+    verdict::ui::Workbench workbench(QString::fromStdString(verdict::core::resolveDatabasePath(std::nullopt)));
+    QString demoError;
+    const bool firstStart = !QSettings().value("workspace/initialized", false).toBool();
+    if (!firstStart) workbench.restoreState();
+    // First start (or an emptied workspace): the bundled demo models are A and B and the demo
+    // suites are imported, so Compare works at once.
+    if (firstStart || workbench.models()->rowCount() == 0) workbench.prepareDemoWorkspace(&demoError);
+    workbench.pickLatestRuns();
+    verdict::ui::MainWindow window(workbench);
     window.show();
+    if (!demoError.isEmpty())
+        verdict::ui::showError(&window, QObject::tr("The demo models could not be set up; add your own GGUF files on the "
+                                                    "Models screen."),
+                               demoError);
+    if (const QByteArray dir = qgetenv("VERDICT_SCREENSHOTS"); !dir.isEmpty())
+        verdict::ui::startScreenshotTour(window, QString::fromLocal8Bit(dir));
     return QApplication::exec();
 }
 

@@ -1,0 +1,319 @@
+// The workbench window end to end on the bundled demo workspace: add a model (and a bad one),
+// compare two models side by side and vote, import a suite with a bad line, run it on A and B
+// while the event loop stays responsive, filter the items, cancel a run, sweep and chart,
+// cost, decide, export the report, the history (compare, delete), and close during a run.
+#include "fixtures.h"
+#include "main_window.h"
+#include "models/history_models.h"
+#include "models/item_comparison_model.h"
+#include "views/compare/compare_view.h"
+#include "views/cost/cost_view.h"
+#include "views/decision/decision_view.h"
+#include "views/history/history_view.h"
+#include "views/performance/performance_view.h"
+#include "views/suites/suites_view.h"
+#include "dialogs/import_suite_dialog.h"
+#include "workbench.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <memory>
+
+using namespace verdict::ui;
+
+class TestWindow : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    std::unique_ptr<Workbench> m_wb;
+    std::unique_ptr<MainWindow> m_window;
+
+    // Closes every error box (they are non-blocking) and returns how many there were.
+    int takeErrorBoxes() {
+        int n = 0;
+        for (QWidget* w : QApplication::topLevelWidgets())
+            for (auto* box : w->findChildren<QMessageBox*>("errorBox")) {
+                ++n;
+                box->close();
+            }
+        QCoreApplication::processEvents();
+        return n;
+    }
+
+    void writeFile(const QString& path, const QByteArray& bytes) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        // Settings, the hardware catalog and the database all live in the temporary folder.
+        qputenv("XDG_CONFIG_HOME", m_tmp.filePath("config").toLocal8Bit());
+        QDir().mkpath(m_tmp.filePath("config/verdict"));
+        writeFile(m_tmp.filePath("config/verdict/hardware.json"),
+                  "{\"hardware\": [{\"id\": \"this-machine\", \"purchase_usd\": {\"value\": 1500, \"source\": \"test\", "
+                  "\"as_of\": \"2026-11\"}, \"tdp_w\": {\"value\": 65, \"source\": \"test\", \"as_of\": \"2026-11\"}}]}");
+        QCoreApplication::setOrganizationName("VerdictTest");
+        QCoreApplication::setApplicationName("VerdictTest");
+        QSettings().clear();
+        m_wb = std::make_unique<Workbench>(m_tmp.filePath("results.db"));
+        QString why;
+        QVERIFY2(m_wb->prepareDemoWorkspace(&why), qPrintable(why));
+        QCOMPARE(m_wb->models()->rowCount(), 2);
+        QVERIFY(!m_wb->modelA().isEmpty() && !m_wb->modelB().isEmpty());
+        m_window = std::make_unique<MainWindow>(*m_wb);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QCOMPARE(m_window->currentScreen(), MainWindow::Compare);
+    }
+
+    void addModels() {
+        QAbstractItemModelTester tester(m_wb->models(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QString bad = m_tmp.filePath("not-a-model.gguf");
+        writeFile(bad, "this is not GGUF");
+        QVERIFY(!m_window->addModel(bad));
+        QCOMPARE(takeErrorBoxes(), 1);
+        QCOMPARE(m_wb->models()->rowCount(), 2);
+        const std::string stories = verdict::test::fixture("models/stories260K.gguf");
+        VERDICT_NEED_FIXTURE(stories);
+        QVERIFY(m_window->addModel(QString::fromStdString(stories)));
+        QCOMPARE(m_wb->models()->rowCount(), 3);
+        const ModelEntry& e = m_wb->models()->entries().back();
+        QVERIFY(e.card.has_value());
+        QVERIFY(!e.fit.isEmpty());  // the fit badge for this machine
+        QVERIFY(m_wb->models()->index(2, ModelListModel::Params).data().toString().contains("K"));
+    }
+
+    void compareSideBySide() {
+        CompareView* cv = m_window->compareView();
+        QSignalSpy done(cv, &CompareView::bothFinished);
+        // The demo models were trained on "Q: ...\nA:" questions (datasets/demo).
+        QVERIFY(cv->send("Q: What is 51 + 15?\nA:"));
+        QVERIFY(done.wait(120000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        for (int side : {0, 1}) {
+            QVERIFY2(!cv->answerText(side).trimmed().isEmpty(), qPrintable(cv->statsText(side)));
+            QVERIFY2(cv->statsText(side).contains("tok/s"), qPrintable(cv->statsText(side)));
+            QVERIFY(cv->statsText(side).contains("TTFT"));
+        }
+        QVERIFY(cv->vote(-1));          // left = A outside blind mode
+        QVERIFY(!cv->vote(1));          // one vote per answer
+        QVERIFY2(cv->winRateText().contains("A wins 1 of 1"), qPrintable(cv->winRateText()));
+
+        // Blind: names hidden, the vote maps back to the right model whichever side it was on.
+        cv->findChild<QCheckBox*>("blindMode")->setChecked(true);
+        QVERIFY(cv->send("Q: What is 12 + 30?\nA:"));
+        QVERIFY(done.wait(120000));
+        QVERIFY(cv->vote(0));  // a tie
+        QVERIFY2(cv->winRateText().contains("1 tie"), qPrintable(cv->winRateText()));
+        cv->findChild<QCheckBox*>("blindMode")->setChecked(false);
+    }
+
+    void importSuiteWithBadLine() {
+        const QString path = m_tmp.filePath("mini.jsonl");
+        writeFile(path,
+                  "{\"prompt\": \"What is 2+2? Answer with a number.\", \"reference\": \"4\", \"category\": \"math\"}\n"
+                  "{\"prompt\": \"Capital of France? One word.\", \"reference\": \"Paris\", \"category\": \"geo\"}\n"
+                  "{\"prompt\": \"broken line\", \n"
+                  "{\"prompt\": \"What is 3+3? Answer with a number.\", \"reference\": \"6\", \"category\": \"math\"}\n");
+        m_window->showScreen(MainWindow::Suites);
+        ImportSuiteDialog* dlg = m_window->suitesView()->importFile(path);
+        QVERIFY(dlg);
+        QSignalSpy loaded(dlg, &ImportSuiteDialog::loadedChanged);
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(dlg->loaded());
+        QCOMPARE(dlg->previewRows(), 3);
+        QCOMPARE(dlg->rejectedRows(), 1);
+        QCOMPARE(takeErrorBoxes(), 0);
+        QVERIFY(dlg->save());
+        QVERIFY(m_window->suitesView()->selectSuite("mini"));
+    }
+
+    void runBothWithoutFreezing() {
+        SuitesView* sv = m_window->suitesView();
+        QVERIFY(sv->selectSuite("mini"));
+        QSignalSpy finished(sv, &SuitesView::runsFinished);
+        // The event loop's worst stall while two models run: a 5 ms timer must keep firing.
+        QElapsedTimer clock;
+        qint64 last = 0, worst = 0;
+        QTimer tick;
+        tick.setInterval(5);
+        connect(&tick, &QTimer::timeout, [&] {
+            const qint64 now = clock.elapsed();
+            worst = std::max(worst, now - last);
+            last = now;
+        });
+        clock.start();
+        tick.start();
+        QVERIFY(sv->runBoth());
+        QVERIFY(finished.wait(300000));
+        tick.stop();
+        QCOMPARE(takeErrorBoxes(), 0);
+        qInfo("worst event-loop stall during the run: %lld ms", static_cast<long long>(worst));
+        QVERIFY2(worst < 100, qPrintable(QString("event loop stalled %1 ms").arg(worst)));
+        QVERIFY(m_wb->runA() > 0 && m_wb->runB() > 0);
+
+        ItemComparisonModel* items = sv->itemModel();
+        QAbstractItemModelTester tester(items, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(items->rowCount(), 3);
+        QVERIFY(sv->significanceText().contains("McNemar"));
+        QCOMPARE(items->categories(), QStringList({"geo", "math"}));
+        sv->itemFilter()->setCategory("math");
+        QCOMPARE(sv->itemFilter()->rowCount(), 2);
+        sv->itemFilter()->setCategory({});
+        sv->itemFilter()->setWrongOnly(true);
+        int wrong = 0;
+        for (int r = 0; r < items->rowCount(); ++r) wrong += items->index(r, 0).data(ItemComparisonModel::kAnyWrongRole).toBool();
+        QCOMPARE(sv->itemFilter()->rowCount(), wrong);
+        sv->itemFilter()->setWrongOnly(false);
+    }
+
+    void cancelRun() {
+        SuitesView* sv = m_window->suitesView();
+        QVERIFY(sv->selectSuite("demo-tasks"));
+        QVERIFY(sv->runBoth());
+        QTRY_VERIFY_WITH_TIMEOUT(sv->progressText(0).contains("items/s"), 60000);
+        sv->cancelRuns();
+        QTRY_VERIFY_WITH_TIMEOUT(!sv->running(), 30000);
+        QVERIFY2(sv->progressText(0).contains("cancelled"), qPrintable(sv->progressText(0)));
+        QCOMPARE(takeErrorBoxes(), 0);
+    }
+
+    void sweepAndCharts() {
+        m_window->showScreen(MainWindow::Performance);
+        PerformanceView* pv = m_window->performanceView();
+        pv->findChild<QLineEdit*>("sweepPrompts")->setText("8,16");
+        pv->findChild<QLineEdit*>("sweepGens")->setText("4");
+        pv->findChild<QLineEdit*>("sweepBatches")->setText("1,2");
+        pv->findChild<QSpinBox*>("sweepReps")->setValue(1);
+        pv->findChild<QSpinBox*>("sweepWarmups")->setValue(0);
+        QVERIFY(pv->runSweeps());
+        QTRY_VERIFY_WITH_TIMEOUT(!pv->running(), 300000);
+        QCOMPARE(takeErrorBoxes(), 0);
+        QCOMPARE(pv->chartsShown(), 4);
+        QVERIFY2(pv->summaryText().contains("output tok/s"), qPrintable(pv->summaryText()));
+
+        // Bad settings are refused with a message, nothing runs.
+        pv->findChild<QLineEdit*>("sweepBatches")->setText("1,x");
+        QVERIFY(!pv->runSweeps());
+        QCOMPARE(takeErrorBoxes(), 1);
+        pv->findChild<QLineEdit*>("sweepBatches")->setText("1,2");
+    }
+
+    void costAndDecision() {
+        // Compare the two runs of the mini suite.
+        HistoryView* hv = m_window->historyView();
+        hv->reload();
+        QAbstractItemModelTester runTester(hv->runModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester sweepTester(hv->sweepModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(hv->runModel()->rowCount() >= 3);
+        QCOMPARE(hv->sweepModel()->rowCount(), 2);
+        int64_t a = 0, b = 0;
+        for (int r = hv->runModel()->rowCount() - 1; r >= 0; --r) {
+            if (hv->runModel()->index(r, RunListModel::Suite).data().toString() != "mini") continue;
+            (a == 0 ? a : b) = hv->runModel()->index(r, 0).data(RunListModel::kIdRole).toLongLong();
+        }
+        QVERIFY(a > 0 && b > 0);
+        QVERIFY(hv->compareRuns(a, b));
+        QCOMPARE(m_window->currentScreen(), MainWindow::Decision);
+
+        CostView* cv = m_window->costView();
+        auto* hw = cv->findChild<QComboBox*>("hardware");
+        hw->setCurrentIndex(hw->findData("this-machine"));
+        cv->recompute();
+        QVERIFY2(cv->summaryText().contains("per 1M output tokens"), qPrintable(cv->summaryText()));
+        QVERIFY(cv->hasCurves());
+
+        DecisionView* dv = m_window->decisionView();
+        dv->refresh();
+        QVERIFY2(!dv->recommendationText().isEmpty(), "no recommendation");
+        QVERIFY(dv->decisionRows() >= 8);
+        QVERIFY(dv->data().has_value());
+        for (const char* ext : {"pdf", "html", "md"}) {
+            const QString out = m_tmp.filePath(QString("report.") + ext);
+            QVERIFY(dv->exportReportTo(out));
+            QFile f(out);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray head = f.read(5);
+            QVERIFY(f.size() > 2000);
+            if (QString(ext) == "pdf") QCOMPARE(head, QByteArray("%PDF-"));
+        }
+        QCOMPARE(takeErrorBoxes(), 0);
+
+        // The CLI makes the same document: run the command the export recorded, to another file,
+        // and compare the Markdown line by line (only the generation time and the command differ).
+        const QString guiMd = m_tmp.filePath("report.md"), cliMd = m_tmp.filePath("cli-report.md");
+        QString command = dv->lastCommandLine();
+        QVERIFY2(command.startsWith("verdict report --run "), qPrintable(command));
+        QVERIFY(command.endsWith(" -o " + guiMd));
+        command.chop(guiMd.size());
+        command = QString(VERDICT_BINARY) + command.mid(int(strlen("verdict"))) + cliMd;
+        QProcess cli;
+        cli.start("sh", {"-c", command});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        auto lines = [](const QString& path) {
+            QFile f(path);
+            if (!f.open(QIODevice::ReadOnly)) return QStringList();
+            QStringList keep;
+            for (const QString& l : QString::fromUtf8(f.readAll()).split('\n'))
+                if (!l.contains("verdict report") && !l.contains("Report generated") && !l.contains("Generated"))
+                    keep << l;
+            return keep;
+        };
+        const QStringList gui = lines(guiMd), fromCli = lines(cliMd);
+        QVERIFY(gui.size() > 50);
+        QCOMPARE(fromCli, gui);
+    }
+
+    void historyDelete() {
+        HistoryView* hv = m_window->historyView();
+        hv->reload();
+        const int before = hv->runModel()->rowCount();
+        hv->tabs()->setCurrentIndex(0);
+        hv->runTable()->selectRow(0);  // the newest run
+        QCOMPARE(hv->selectedRuns().size(), size_t(1));
+        QCOMPARE(hv->deleteSelected(false), 1);
+        QCOMPARE(hv->runModel()->rowCount(), before - 1);
+        // Two sweeps to the Performance screen.
+        QVERIFY(hv->compareSweeps(hv->sweepModel()->index(1, 0).data(SweepListModel::kIdRole).toLongLong(),
+                                  hv->sweepModel()->index(0, 0).data(SweepListModel::kIdRole).toLongLong()));
+        QCOMPARE(m_window->currentScreen(), MainWindow::Performance);
+        QCOMPARE(m_window->performanceView()->chartsShown(), 4);
+    }
+
+    void closeDuringRun() {
+        SuitesView* sv = m_window->suitesView();
+        QVERIFY(sv->selectSuite("demo-tasks"));
+        QVERIFY(sv->runBoth());
+        QTRY_VERIFY_WITH_TIMEOUT(sv->progressText(0).contains("items/s"), 60000);
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(m_window->close());
+        QVERIFY2(t.elapsed() < 20000, "closing took too long");
+        QTRY_VERIFY_WITH_TIMEOUT(!m_wb->anyJobRunning(), 5000);
+        QVERIFY(QSettings().value("workspace/initialized").toBool());
+    }
+};
+
+QTEST_MAIN(TestWindow)
+#include "test_window.moc"

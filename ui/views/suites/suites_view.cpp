@@ -1,0 +1,396 @@
+#include "views/suites/suites_view.h"
+
+#include "core/run/backend_factory.h"
+#include "core/run/suite_bindings.h"
+#include "core/run/suite_runner.h"
+#include "core/stats/paired_comparison.h"
+#include "core/stats/run_summary.h"
+#include "core/store/run_repository.h"
+#include "core/store/suite_repository.h"
+#include "dialogs/import_suite_dialog.h"
+#include "main_window.h"
+#include "models/item_comparison_model.h"
+#include "widgets/error_box.h"
+#include "workbench.h"
+#include "workers/job.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <memory>
+
+namespace verdict::ui {
+
+namespace {
+
+QString eta(double secs) {
+    if (secs < 0) return QObject::tr("ETA ?");
+    if (secs >= 3600) return QObject::tr("ETA %1 h %2 min").arg(int(secs / 3600)).arg(int(secs / 60) % 60);
+    if (secs >= 60) return QObject::tr("ETA %1 min %2 s").arg(int(secs / 60)).arg(int(secs) % 60);
+    return QObject::tr("ETA %1 s").arg(int(secs));
+}
+
+}  // namespace
+
+SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent), m_wb(workbench) {
+    setObjectName("suitesView");
+    // Left: the stored suites.
+    m_suites = new QTableWidget(0, 4);
+    m_suites->setObjectName("suiteTable");
+    m_suites->setHorizontalHeaderLabels({tr("Suite"), tr("Shape"), tr("Items"), tr("Imported")});
+    m_suites->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_suites->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_suites->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_suites->verticalHeader()->hide();
+    m_suites->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* importBtn = new QPushButton(tr("Import suite…"));
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(importBtn);
+    leftLayout->addWidget(m_suites, 1);
+
+    // Right top: run the selected suite on A and B.
+    m_models = new QLabel;
+    m_models->setWordWrap(true);
+    m_limit = new QSpinBox;
+    m_limit->setRange(0, 1000000);
+    m_limit->setSpecialValueText(tr("all items"));
+    m_maxTokens = new QSpinBox;
+    m_maxTokens->setRange(1, 32768);
+    m_maxTokens->setValue(64);
+    m_shots = new QSpinBox;
+    m_shots->setRange(0, 64);
+    m_run = new QPushButton(tr("Run on A and B"));
+    m_run->setObjectName("runButton");
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setObjectName("cancelButton");
+    m_barA = new QProgressBar;
+    m_barB = new QProgressBar;
+    m_textA = new QLabel;
+    m_textB = new QLabel;
+    auto* runBox = new QGroupBox(tr("Run"));
+    auto* form = new QFormLayout(runBox);
+    form->addRow(m_models);
+    auto* opts = new QHBoxLayout;
+    opts->addWidget(new QLabel(tr("Items")));
+    opts->addWidget(m_limit);
+    opts->addWidget(new QLabel(tr("Max tokens")));
+    opts->addWidget(m_maxTokens);
+    opts->addWidget(new QLabel(tr("Few-shot")));
+    opts->addWidget(m_shots);
+    opts->addStretch();
+    opts->addWidget(m_run);
+    opts->addWidget(m_cancel);
+    form->addRow(opts);
+    form->addRow(tr("A"), m_barA);
+    form->addRow(QString(), m_textA);
+    form->addRow(tr("B"), m_barB);
+    form->addRow(QString(), m_textB);
+
+    // Right bottom: the compared runs, item by item.
+    m_runsTitle = new QLabel;
+    m_runsTitle->setWordWrap(true);
+    m_category = new QComboBox;
+    m_disagree = new QCheckBox(tr("Only where they disagree"));
+    m_disagree->setObjectName("disagreeFilter");
+    m_wrong = new QCheckBox(tr("Only wrong answers"));
+    m_wrong->setObjectName("wrongFilter");
+    m_significance = new QLabel;
+    m_significance->setObjectName("significance");
+    m_significance->setWordWrap(true);
+    m_itemModel = new ItemComparisonModel(this);
+    m_filter = new ItemFilterProxy(this);
+    m_filter->setSourceModel(m_itemModel);
+    m_items = new QTableView;
+    m_items->setObjectName("itemTable");
+    m_items->setModel(m_filter);
+    m_items->setSortingEnabled(true);
+    m_items->setWordWrap(false);
+    m_items->verticalHeader()->hide();
+    m_items->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_items->horizontalHeader()->setStretchLastSection(false);
+    m_items->setTextElideMode(Qt::ElideRight);
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(new QLabel(tr("Category")));
+    filters->addWidget(m_category);
+    filters->addWidget(m_disagree);
+    filters->addWidget(m_wrong);
+    filters->addStretch();
+    auto* results = new QWidget;
+    auto* resultsLayout = new QVBoxLayout(results);
+    resultsLayout->setContentsMargins(0, 0, 0, 0);
+    resultsLayout->addWidget(m_runsTitle);
+    resultsLayout->addWidget(m_significance);
+    resultsLayout->addLayout(filters);
+    resultsLayout->addWidget(m_items, 1);
+
+    auto* right = new QWidget;
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(runBox);
+    rightLayout->addWidget(results, 1);
+    auto* split = new QSplitter;
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(1, 3);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split);
+
+    m_job = new Job(this);
+    m_wb.registerJob(m_job);
+    connect(importBtn, &QPushButton::clicked, this, [this] { importFile(); });
+    connect(m_run, &QPushButton::clicked, this, [this] { runBoth(m_limit->value() > 0 ? m_limit->value() : -1); });
+    connect(m_cancel, &QPushButton::clicked, this, &SuitesView::cancelRuns);
+    connect(m_job, &Job::stateChanged, this, &SuitesView::updateButtons);
+    connect(m_category, &QComboBox::currentIndexChanged, this, [this] { m_filter->setCategory(m_category->currentData().toString()); });
+    connect(m_disagree, &QCheckBox::toggled, m_filter, &ItemFilterProxy::setDisagreementsOnly);
+    connect(m_wrong, &QCheckBox::toggled, m_filter, &ItemFilterProxy::setWrongOnly);
+    connect(&m_wb, &Workbench::resultsChanged, this, &SuitesView::reloadSuites);
+    connect(&m_wb, &Workbench::comparedRunsChanged, this, &SuitesView::loadComparedRuns);
+    connect(&m_wb, &Workbench::selectionChanged, this, &SuitesView::updateButtons);
+    reloadSuites();
+    loadComparedRuns();
+    updateButtons();
+}
+
+void SuitesView::reloadSuites() {
+    const QString current = m_suites->currentRow() >= 0 && m_suites->item(m_suites->currentRow(), 0)
+                                ? m_suites->item(m_suites->currentRow(), 0)->text()
+                                : QString();
+    auto db = m_wb.openDb();
+    if (!db) return;
+    auto list = core::SuiteRepository(*db).list();
+    if (!list) return;
+    m_suites->setRowCount(static_cast<int>(list->size()));
+    for (size_t i = 0; i < list->size(); ++i) {
+        const auto& s = (*list)[i];
+        auto* name = new QTableWidgetItem(QString::fromStdString(s.name));
+        name->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(s.id));
+        name->setToolTip(QString::fromStdString(s.sourcePath));
+        m_suites->setItem(int(i), 0, name);
+        m_suites->setItem(int(i), 1, new QTableWidgetItem(QString::fromStdString(s.shape)));
+        m_suites->setItem(int(i), 2, new QTableWidgetItem(QString::number(s.nItems)));
+        m_suites->setItem(int(i), 3, new QTableWidgetItem(QString::fromStdString(s.importedAt.substr(0, 16))));
+    }
+    if (!current.isEmpty()) selectSuite(current);
+    if (m_suites->currentRow() < 0 && m_suites->rowCount() > 0) m_suites->selectRow(0);
+}
+
+bool SuitesView::selectSuite(const QString& name) {
+    for (int r = 0; r < m_suites->rowCount(); ++r)
+        if (m_suites->item(r, 0)->text() == name) {
+            m_suites->selectRow(r);
+            return true;
+        }
+    return false;
+}
+
+ImportSuiteDialog* SuitesView::importFile(const QString& pathArg) {
+    QString path = pathArg;
+    if (path.isEmpty())
+        path = QFileDialog::getOpenFileName(this, tr("Import a test suite"), QString(),
+                                            tr("Test suites (*.jsonl *.json *.csv *.tsv *.gz);;All files (*)"));
+    if (path.isEmpty()) return nullptr;
+    auto* dlg = new ImportSuiteDialog(m_wb, path, this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dlg, &ImportSuiteDialog::saved, this, [this](const QString& name) {
+        reloadSuites();
+        selectSuite(name);
+    });
+    dlg->open();
+    return dlg;
+}
+
+void SuitesView::updateButtons() {
+    const bool busy = m_job->busy();
+    m_run->setEnabled(!busy && !m_wb.modelA().isEmpty() && !m_wb.modelB().isEmpty());
+    m_cancel->setEnabled(m_job->state() == Job::State::Running);
+    m_models->setText(tr("A: %1\nB: %2").arg(m_wb.modelA().isEmpty() ? tr("(choose on the Models screen)") : m_wb.displayName(m_wb.modelA()),
+                                             m_wb.modelB().isEmpty() ? tr("(choose on the Models screen)") : m_wb.displayName(m_wb.modelB())));
+}
+
+bool SuitesView::running() const { return m_job->busy(); }
+
+void SuitesView::cancelRuns() { m_job->cancel(); }
+
+QString SuitesView::significanceText() const { return m_significance->text(); }
+QString SuitesView::progressText(int side) const { return (side == 0 ? m_textA : m_textB)->text(); }
+
+bool SuitesView::runBoth(int64_t limit) {
+    if (m_job->busy()) return false;
+    const int row = m_suites->currentRow();
+    if (row < 0) {
+        showError(this, tr("Choose a suite to run (or import one)."));
+        return false;
+    }
+    const QString a = m_wb.modelA(), b = m_wb.modelB();
+    if (a.isEmpty() || b.isEmpty()) {
+        showError(this, tr("Choose models A and B first (Models screen)."));
+        return false;
+    }
+    const int64_t suiteId = m_suites->item(row, 0)->data(Qt::UserRole).toLongLong();
+    const int maxTokens = m_maxTokens->value(), shots = m_shots->value();
+    const QString dbPath = m_wb.dbPath();
+    const std::string version = std::string("verdict " VERDICT_VERSION);
+    auto runIds = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
+    for (QProgressBar* bar : {m_barA, m_barB}) bar->setValue(0);
+    m_textA->setText(tr("waiting"));
+    m_textB->setText(tr("waiting"));
+    QLabel* texts[2] = {m_textA, m_textB};
+    QProgressBar* bars[2] = {m_barA, m_barB};
+    Workbench* wb = &m_wb;
+    m_job->start([=](JobControl& c) -> JobResult {
+        auto db = wb->openDb();
+        if (!db) return {tr("The results database cannot be opened."), QString::fromStdString(db.error().message), {}};
+        core::SuiteRepository suites(*db);
+        auto suite = suites.findById(suiteId);
+        if (!suite || !*suite) return {tr("The suite is no longer in the database."), {}, {}};
+        auto items = suites.items(suiteId);
+        if (!items) return {tr("The suite's items cannot be read."), QString::fromStdString(items.error().message), {}};
+        const QString refs[2] = {a, b};
+        int64_t ids[2] = {0, 0};
+        for (int side = 0; side < 2 && !c.cancelled(); ++side) {
+            QLabel* text = texts[side];
+            QProgressBar* bar = bars[side];
+            c.post([text] { text->setText(tr("loading the model…")); });
+            core::BackendOpenOptions o;
+            o.engineVersion = version;
+            o.cancelLoad = c.cancelFlag();
+            auto backend = core::openModelBackend(refs[side].toStdString(), o);
+            if (!backend) {
+                if (c.cancelled()) break;
+                return {tr("Model %1 could not be loaded.").arg(side == 0 ? "A" : "B"),
+                        QString::fromStdString(backend.error().message), {}};
+            }
+            core::RunRequest req;
+            req.suite = **suite;
+            req.items = *items;
+            req.prompting.shots = shots;
+            req.prompting.shape = (*suite)->shape;
+            req.generation.maxTokens = maxTokens;
+            req.generation.temperature = 0;
+            req.generation.seed = 1;
+            if (limit > 0) req.limit = limit;
+            core::SuiteRunner runner(*db, **backend, core::makeSuitePromptRenderer(), core::makeRegistryScorer({}));
+            runner.setProgressCallback([&c, text, bar](const core::RunProgress& p) {
+                const int pct = p.total > 0 ? int(100 * p.done / p.total) : 0;
+                const QString msg = tr("run %1: %2/%3 items · %4 items/s · %5")
+                                        .arg(p.runId)
+                                        .arg(p.done)
+                                        .arg(p.total)
+                                        .arg(p.itemsPerSecond, 0, 'f', 2)
+                                        .arg(eta(p.etaSeconds.value_or(-1)));
+                c.post([text, bar, pct, msg] {
+                    bar->setValue(pct);
+                    text->setText(msg);
+                });
+            });
+            auto prepared = runner.prepare(req);
+            if (!prepared) return {tr("The run could not start."), QString::fromStdString(prepared.error().message), {}};
+            ids[side] = prepared->run.id;
+            auto outcome = runner.execute(*prepared, c.stopToken());
+            if (!outcome) return {tr("The run stopped: the database refused a write."), QString::fromStdString(outcome.error().message), {}};
+            const bool cancelled = outcome->run.status == core::RunStatus::Cancelled;
+            c.post([text, cancelled, id = ids[side]] {
+                text->setText(cancelled ? tr("run %1 cancelled — Run again to continue it where it stopped").arg(id)
+                                        : text->text() + tr(" — done"));
+            });
+        }
+        *runIds = {ids[0], ids[1]};
+        return {{}, {}, tr("runs %1 and %2").arg(ids[0]).arg(ids[1])};
+    });
+    connect(m_job, &Job::finished, this, [this, runIds](const JobResult& r, bool cancelled) {
+        if (!r.ok()) showError(this, r.error, r.detail);
+        m_wb.notifyResultsChanged();
+        if (runIds->first > 0 && runIds->second > 0) {
+            m_wb.setComparedRuns(runIds->first, runIds->second);
+            if (!cancelled) emit runsFinished(runIds->first, runIds->second);
+        }
+    }, Qt::SingleShotConnection);
+    return true;
+}
+
+void SuitesView::loadComparedRuns() {
+    m_itemModel->clear();
+    m_significance->clear();
+    const int64_t a = m_wb.runA(), b = m_wb.runB();
+    if (a <= 0 || b <= 0) {
+        m_runsTitle->setText(tr("No runs compared yet: run a suite on A and B, or pick two runs on the History screen."));
+        return;
+    }
+    auto db = m_wb.openDb();
+    if (!db) return;
+    core::RunRepository runs(*db);
+    auto ra = runs.find(a), rb = runs.find(b);
+    if (!ra || !rb || !*ra || !*rb) {
+        m_runsTitle->setText(tr("Run %1 or %2 is no longer in the database.").arg(a).arg(b));
+        return;
+    }
+    auto ia = runs.items(a), ib = runs.items(b);
+    core::SuiteRepository suites(*db);
+    auto suite = suites.findById((*ra)->suiteId);
+    auto items = suites.items((*ra)->suiteId);
+    if (!ia || !ib || !items || !suite || !*suite) return;
+    const QString la = QFileInfo(QString::fromStdString((*ra)->modelPath)).completeBaseName();
+    const QString lb = QFileInfo(QString::fromStdString((*rb)->modelPath)).completeBaseName();
+    m_itemModel->setRuns(*items, *ia, *ib, "A", "B");
+    m_items->resizeColumnsToContents();
+    for (int col : {ItemComparisonModel::Prompt, ItemComparisonModel::AnswerA, ItemComparisonModel::AnswerB})
+        m_items->setColumnWidth(col, std::min(m_items->columnWidth(col), 260));
+    {
+        const QSignalBlocker block(m_category);
+        m_category->clear();
+        m_category->addItem(tr("all"), QString());
+        for (const QString& c : m_itemModel->categories()) m_category->addItem(c, c);
+    }
+    m_filter->setCategory({});
+    const core::RunSummary sa = core::summarizeRun(*ia), sb = core::summarizeRun(*ib);
+    m_runsTitle->setText(tr("<b>A</b> = run %1 (%2): %3 %   ·   <b>B</b> = run %4 (%5): %6 %   on suite %7")
+                             .arg(a)
+                             .arg(la.toHtmlEscaped())
+                             .arg(100 * sa.accuracy.overall.accuracy, 0, 'f', 1)
+                             .arg(b)
+                             .arg(lb.toHtmlEscaped())
+                             .arg(100 * sb.accuracy.overall.accuracy, 0, 'f', 1)
+                             .arg(QString::fromStdString((*suite)->name).toHtmlEscaped()));
+    if ((*ra)->suiteId != (*rb)->suiteId) {
+        m_significance->setText(tr("These runs evaluated different suites: their items cannot be compared."));
+        return;
+    }
+    const core::RunPairing pairing = core::pairRuns(*ia, *ib);
+    if (pairing.pairs.empty()) {
+        m_significance->setText(tr("No item was scored in both runs yet."));
+        return;
+    }
+    const core::PairedComparison pc = core::comparePaired(pairing.pairs);
+    m_significance->setText(
+        tr("Paired over %1 items: A − B = %2 points (95 % CI %3 to %4); A alone right on %5, B alone on %6; "
+           "McNemar exact p = %7 — %8")
+            .arg(pc.nPairs)
+            .arg(100 * pc.difference, 0, 'f', 1)
+            .arg(100 * pc.differenceCi.lo, 0, 'f', 1)
+            .arg(100 * pc.differenceCi.hi, 0, 'f', 1)
+            .arg(pc.aOnly)
+            .arg(pc.bOnly)
+            .arg(pc.mcnemarP, 0, 'g', 3)
+            .arg(pc.mcnemarP < 0.05 ? tr("the difference is statistically significant.")
+                                    : tr("not significant: more items are needed to tell them apart.")));
+}
+
+}  // namespace verdict::ui

@@ -1,0 +1,220 @@
+#include "workbench.h"
+
+#include "core/models/model_fit.h"
+#include "core/store/run_repository.h"
+#include "core/store/store.h"
+#include "core/store/suite_repository.h"
+#include "core/suite/suite_importer.h"
+#include "core/workspace/demo_resources.h"
+#include "verdict/engine/devices.h"
+#include "workers/job.h"
+
+#include <QFileInfo>
+#include <QSettings>
+
+#include <algorithm>
+
+namespace verdict::ui {
+
+Workbench::Workbench(QString dbPath, QObject* parent)
+    : QObject(parent), m_dbPath(std::move(dbPath)), m_models(new ModelListModel(this)) {}
+
+Result<core::Database> Workbench::openDb() const { return core::openStore(m_dbPath.toStdString()); }
+
+bool Workbench::addModelFile(const QString& path, const QString& source, QString* error) {
+    ModelEntry e;
+    e.ref = QFileInfo(path).absoluteFilePath();
+    e.source = source;
+    auto card = describeModelFile(e.ref.toStdString(), m_fitCtx);
+    if (!card) {
+        if (error) *error = QString::fromStdString(card.error().message);
+        return false;
+    }
+    const QString file = QFileInfo(path).fileName();
+    e.name = card->name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(card->name);
+    if (m_models->rowCount() > 0) {
+        // Two files with the same general.name (a Q4 and a Q8 of one model) need the file name.
+        for (const auto& other : m_models->entries())
+            if (other.name == e.name && other.ref != e.ref) e.name += " (" + file + ")";
+    }
+    e.card = std::move(*card);
+    m_models->upsert(std::move(e));
+    refreshFit(m_models->rowOf(QFileInfo(path).absoluteFilePath()));
+    if (m_modelA.isEmpty()) m_modelA = QFileInfo(path).absoluteFilePath();
+    else if (m_modelB.isEmpty() && m_modelA != QFileInfo(path).absoluteFilePath()) m_modelB = QFileInfo(path).absoluteFilePath();
+    emit modelsChanged();
+    emit selectionChanged();
+    return true;
+}
+
+bool Workbench::addEndpoint(const QString& url, const QString& model, QString* error) {
+    const QString u = url.trimmed();
+    if (!u.startsWith("http://")) {
+        if (error)
+            *error = u.startsWith("https://") ? tr("https endpoints are not supported yet; use http:// (a local proxy or "
+                                                   "the server's plain port)")
+                                              : tr("an endpoint URL starts with http://, e.g. http://127.0.0.1:8080");
+        return false;
+    }
+    if (u.contains(' ')) {
+        if (error) *error = tr("the URL must not contain spaces");
+        return false;
+    }
+    ModelEntry e;
+    e.ref = model.trimmed().isEmpty() ? u : u + " " + model.trimmed();
+    e.source = "endpoint";
+    e.name = model.trimmed().isEmpty() ? u : model.trimmed() + " @ " + u;
+    m_models->upsert(std::move(e));
+    emit modelsChanged();
+    return true;
+}
+
+void Workbench::removeModel(const QString& ref) {
+    m_models->removeRow(m_models->rowOf(ref));
+    if (m_modelA == ref) m_modelA.clear();
+    if (m_modelB == ref) m_modelB.clear();
+    emit modelsChanged();
+    emit selectionChanged();
+}
+
+QString Workbench::displayName(const QString& ref) const {
+    if (const ModelEntry* e = m_models->find(ref)) return e->name;
+    return QFileInfo(ref).completeBaseName();
+}
+
+void Workbench::setModels(const QString& a, const QString& b) {
+    if (a == m_modelA && b == m_modelB) return;
+    m_modelA = a;
+    m_modelB = b;
+    emit selectionChanged();
+}
+
+void Workbench::setComparedRuns(int64_t a, int64_t b) {
+    if (a == m_runA && b == m_runB) return;
+    m_runA = a;
+    m_runB = b;
+    emit comparedRunsChanged();
+}
+
+bool Workbench::pickLatestRuns() {
+    auto db = openDb();
+    if (!db) return false;
+    auto runs = core::RunRepository(*db).list();
+    if (!runs) return false;
+    // Newest completed run of A, then the newest completed run of B on the same suite.
+    const std::string a = m_modelA.toStdString(), b = m_modelB.toStdString();
+    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+        if (it->status != core::RunStatus::Completed || it->modelPath != a) continue;
+        for (auto jt = runs->rbegin(); jt != runs->rend(); ++jt)
+            if (jt->status == core::RunStatus::Completed && jt->modelPath == b && jt->suiteId == it->suiteId) {
+                setComparedRuns(it->id, jt->id);
+                return true;
+            }
+    }
+    return false;
+}
+
+void Workbench::setFitContext(uint64_t ctx) {
+    m_fitCtx = std::max<uint64_t>(ctx, 1);
+    for (int r = 0; r < m_models->rowCount(); ++r) refreshFit(r);
+}
+
+void Workbench::refreshFit(int row) {
+    if (row < 0 || row >= m_models->rowCount()) return;
+    const ModelEntry& e = m_models->entries()[static_cast<size_t>(row)];
+    if (!e.card) return;
+    const DeviceList devices = listDevices();
+    // The GPU when there is one (that is where a user would run it), else the CPU's RAM.
+    const DeviceInfo& device = devices.devices.size() > 1 ? devices.devices[1] : devices.devices.front();
+    const core::FitVerdict v = core::assessFit(*e.card, m_fitCtx, device);
+    const QString fit = v.fit == core::Fit::Fits ? tr("fits") : v.fit == core::Fit::Tight ? tr("tight") : tr("won't fit");
+    m_models->updateFit(row, fit, QString::fromStdString(v.reason));
+}
+
+void Workbench::registerJob(Job* job) {
+    m_jobs.erase(std::remove_if(m_jobs.begin(), m_jobs.end(), [](const QPointer<Job>& j) { return j.isNull(); }),
+                 m_jobs.end());
+    m_jobs.emplace_back(job);
+}
+
+bool Workbench::anyJobRunning() const {
+    return std::any_of(m_jobs.begin(), m_jobs.end(), [](const QPointer<Job>& j) { return j && j->busy(); });
+}
+
+void Workbench::cancelAllJobs() {
+    for (const auto& j : m_jobs)
+        if (j) j->cancel();
+}
+
+void Workbench::waitAllJobs() {
+    for (const auto& j : m_jobs)
+        if (j) j->wait();
+}
+
+bool Workbench::prepareDemoWorkspace(QString* error) {
+    auto res = core::findDemoResources(core::currentExecutable());
+    if (!res) {
+        if (error) *error = QString::fromStdString(res.error().message);
+        return false;
+    }
+    QString why;
+    if (!addModelFile(QString::fromStdString(res->largeModel), "demo", &why) ||
+        !addModelFile(QString::fromStdString(res->smallModel), "demo", &why)) {
+        if (error) *error = why;
+        return false;
+    }
+    setModels(QFileInfo(QString::fromStdString(res->largeModel)).absoluteFilePath(),
+              QFileInfo(QString::fromStdString(res->smallModel)).absoluteFilePath());
+    auto db = openDb();
+    if (!db) {
+        if (error) *error = QString::fromStdString(db.error().message);
+        return false;
+    }
+    core::SuiteRepository suites(*db);
+    for (const std::string& file : res->suites) {
+        core::ImportOptions opts;
+        opts.name = core::demoSuiteName(file);
+        auto existing = suites.findByName(opts.name);
+        if (existing && *existing) continue;
+        auto imported = core::importSuite(file, opts);
+        if (!imported) {
+            if (error) *error = QString::fromStdString(imported.error().message);
+            return false;
+        }
+        if (auto saved = suites.save(core::importedSuiteRecord(file, *imported), imported->items); !saved) {
+            if (error) *error = QString::fromStdString(saved.error().message);
+            return false;
+        }
+    }
+    emit resultsChanged();
+    return true;
+}
+
+void Workbench::saveState() const {
+    QSettings s;
+    QStringList list;
+    for (const auto& e : m_models->entries()) list << e.source + "\t" + e.ref;
+    s.setValue("workspace/models", list);
+    s.setValue("workspace/modelA", m_modelA);
+    s.setValue("workspace/modelB", m_modelB);
+    s.setValue("workspace/fitContext", static_cast<qulonglong>(m_fitCtx));
+    s.setValue("workspace/initialized", true);
+}
+
+void Workbench::restoreState() {
+    QSettings s;
+    m_fitCtx = std::max<qulonglong>(s.value("workspace/fitContext", 4096).toULongLong(), 1);
+    for (const QString& line : s.value("workspace/models").toStringList()) {
+        const QString source = line.section('\t', 0, 0), ref = line.section('\t', 1);
+        if (source == "endpoint") {
+            const QString url = ref.section(' ', 0, 0), model = ref.section(' ', 1);
+            addEndpoint(url, model, nullptr);
+        } else {
+            addModelFile(ref, source, nullptr);  // a file deleted since then is dropped
+        }
+    }
+    const QString a = s.value("workspace/modelA").toString(), b = s.value("workspace/modelB").toString();
+    setModels(m_models->rowOf(a) >= 0 ? a : m_modelA, m_models->rowOf(b) >= 0 ? b : m_modelB);
+}
+
+}  // namespace verdict::ui

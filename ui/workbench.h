@@ -1,0 +1,89 @@
+// The window's shared state, constructed in main and passed to every screen: where the results
+// database is, the models of the workspace, which two are compared (models A and B, and the runs
+// the Cost and Decision screens read), and every background job (so closing the window cancels
+// them all). Screens talk to each other only through its signals.
+#pragma once
+
+#include "core/store/database.h"
+#include "models/model_list_model.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace verdict::ui {
+
+class Job;
+
+class Workbench : public QObject {
+    Q_OBJECT
+public:
+    explicit Workbench(QString dbPath, QObject* parent = nullptr);
+
+    const QString& dbPath() const { return m_dbPath; }
+    // A new connection (migrated) for the calling thread: SQLite connections are not shared
+    // between threads. Errors name the database path.
+    Result<core::Database> openDb() const;
+
+    ModelListModel* models() const { return m_models; }
+    // Adds a GGUF file; false with the reason (file, key) when it cannot be read.
+    bool addModelFile(const QString& path, const QString& source, QString* error);
+    // Adds an OpenAI-compatible endpoint ("http://host:port", optional served model name).
+    bool addEndpoint(const QString& url, const QString& model, QString* error);
+    void removeModel(const QString& ref);
+    QString displayName(const QString& ref) const;
+
+    // Models A and B (refs), the pair the Compare, Suites and Performance screens use.
+    QString modelA() const { return m_modelA; }
+    QString modelB() const { return m_modelB; }
+    void setModels(const QString& a, const QString& b);
+
+    // Runs the Cost and Decision screens compare (0 = none chosen).
+    int64_t runA() const { return m_runA; }
+    int64_t runB() const { return m_runB; }
+    void setComparedRuns(int64_t a, int64_t b);
+    // The newest pair of completed runs of models A and B on the same suite; false when none.
+    bool pickLatestRuns();
+
+    // Context length and device the fit badges are computed for.
+    uint64_t fitContext() const { return m_fitCtx; }
+    void setFitContext(uint64_t ctx);
+
+    // Called after anything was written to the database (runs, sweeps, suites, votes).
+    void notifyResultsChanged() { emit resultsChanged(); }
+
+    // Every job registers itself; closing the window cancels and waits for them.
+    void registerJob(Job* job);
+    bool anyJobRunning() const;
+    void cancelAllJobs();
+    void waitAllJobs();
+
+    // First start: the bundled demo models become A and B, and the demo suites are imported.
+    // Runs once per settings file; false (with the reason) when the resources are missing.
+    bool prepareDemoWorkspace(QString* error);
+
+    // Workspace models and choices, in QSettings.
+    void saveState() const;
+    void restoreState();
+
+signals:
+    void modelsChanged();
+    void selectionChanged();
+    void comparedRunsChanged();
+    void resultsChanged();
+
+private:
+    void refreshFit(int row);
+
+    QString m_dbPath;
+    ModelListModel* m_models;
+    QString m_modelA, m_modelB;
+    int64_t m_runA = 0, m_runB = 0;
+    uint64_t m_fitCtx = 4096;
+    std::vector<QPointer<Job>> m_jobs;
+};
+
+}  // namespace verdict::ui
