@@ -10,6 +10,7 @@
 #include <QSettings>
 #include <QTimer>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -30,6 +31,12 @@ void printUsage() {
 }
 
 int runGui(int argc, char** argv) {
+    // Without a display Qt would abort in QApplication's constructor: say what to do instead.
+    if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM")) {
+        std::cerr << "verdict: no display (DISPLAY / WAYLAND_DISPLAY unset) for the window; run a command instead "
+                     "(verdict demo, verdict --help), or set QT_QPA_PLATFORM=offscreen\n";
+        return verdict::cli::kExitUsage;
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Verdict");
     QApplication::setApplicationName("Verdict");

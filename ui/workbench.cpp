@@ -119,13 +119,27 @@ void Workbench::setFitContext(uint64_t ctx) {
     for (int r = 0; r < m_models->rowCount(); ++r) refreshFit(r);
 }
 
+QString Workbench::fitDevice() const {
+    if (!m_fitDevice.isEmpty()) return m_fitDevice;
+    const DeviceList devices = listDevices();
+    return QString::fromStdString(devices.devices.size() > 1 ? devices.devices[1].id : devices.devices.front().id);
+}
+
+void Workbench::setFitDevice(const QString& id) {
+    m_fitDevice = id;
+    for (int r = 0; r < m_models->rowCount(); ++r) refreshFit(r);
+}
+
 void Workbench::refreshFit(int row) {
     if (row < 0 || row >= m_models->rowCount()) return;
     const ModelEntry& e = m_models->entries()[static_cast<size_t>(row)];
     if (!e.card) return;
     const DeviceList devices = listDevices();
-    // The GPU when there is one (that is where a user would run it), else the CPU's RAM.
-    const DeviceInfo& device = devices.devices.size() > 1 ? devices.devices[1] : devices.devices.front();
+    // The chosen device; by default the GPU when there is one (where a user would run it), else the CPU.
+    const DeviceInfo* chosen = devices.devices.size() > 1 ? &devices.devices[1] : &devices.devices.front();
+    for (const DeviceInfo& d : devices.devices)
+        if (QString::fromStdString(d.id) == m_fitDevice) chosen = &d;
+    const DeviceInfo& device = *chosen;
     const core::FitVerdict v = core::assessFit(*e.card, m_fitCtx, device);
     const QString fit = v.fit == core::Fit::Fits ? tr("fits") : v.fit == core::Fit::Tight ? tr("tight") : tr("won't fit");
     m_models->updateFit(row, fit, QString::fromStdString(v.reason));
@@ -198,12 +212,14 @@ void Workbench::saveState() const {
     s.setValue("workspace/modelA", m_modelA);
     s.setValue("workspace/modelB", m_modelB);
     s.setValue("workspace/fitContext", static_cast<qulonglong>(m_fitCtx));
+    s.setValue("workspace/fitDevice", m_fitDevice);
     s.setValue("workspace/initialized", true);
 }
 
 void Workbench::restoreState() {
     QSettings s;
     m_fitCtx = std::max<qulonglong>(s.value("workspace/fitContext", 4096).toULongLong(), 1);
+    m_fitDevice = s.value("workspace/fitDevice").toString();
     for (const QString& line : s.value("workspace/models").toStringList()) {
         const QString source = line.section('\t', 0, 0), ref = line.section('\t', 1);
         if (source == "endpoint") {

@@ -48,9 +48,12 @@ public:
     // The newest pair of completed runs of models A and B on the same suite; false when none.
     bool pickLatestRuns();
 
-    // Context length and device the fit badges are computed for.
+    // Context length and device (an id from listDevices(): "cpu", "cuda:0") the fit badges are
+    // computed for. The default device is the first GPU, else the CPU.
     uint64_t fitContext() const { return m_fitCtx; }
     void setFitContext(uint64_t ctx);
+    QString fitDevice() const;  // the chosen id, else the default
+    void setFitDevice(const QString& id);
 
     // Called after anything was written to the database (runs, sweeps, suites, votes).
     void notifyResultsChanged() { emit resultsChanged(); }
@@ -83,6 +86,7 @@ private:
     QString m_modelA, m_modelB;
     int64_t m_runA = 0, m_runB = 0;
     uint64_t m_fitCtx = 4096;
+    QString m_fitDevice;
     std::vector<QPointer<Job>> m_jobs;
 };
 

@@ -8,7 +8,6 @@
 #include "cli/signal_stop.h"
 #include "core/perf/load_runner.h"
 #include "core/store/store.h"
-#include "core/store/sweep_repository.h"
 
 #include <nlohmann/json.hpp>
 
@@ -156,42 +155,10 @@ int runLoad(const std::vector<std::string>& argv) {
                           {"stream", ep.stream},    {"slo", {{"ttft_ms", spec.sloTtftMs}, {"tpot_ms", spec.sloTpotMs}}},
                           {"sweep_id", nullptr},    {"levels", levels}};
     if (db) {
-        core::SweepRepository repo(*db);
-        core::SweepRecord s;
-        s.name = args->value("name").value_or(ep.baseUrl + " " + ep.model);
-        s.spec = {{"kind", "load"},
-                  {"concurrency", spec.concurrency},
-                  {"rates", spec.rates},
-                  {"duration_s", spec.requests > 0 ? nlohmann::json(nullptr) : nlohmann::json(spec.durationS)},
-                  {"requests", spec.requests},
-                  {"prompt_words", spec.promptWords},
-                  {"max_tokens", spec.maxTokens},
-                  {"api", ep.chat ? "chat" : "completions"},
-                  {"stream", ep.stream},
-                  {"slo", {{"ttft_ms", spec.sloTtftMs}, {"tpot_ms", spec.sloTpotMs}}},
-                  {"seed", spec.seed}};
-        s.backend = "endpoint";
-        s.modelPath = ep.baseUrl + " " + ep.model;
-        s.device = "endpoint";
-        s.engineVersion = std::string("verdict ") + VERDICT_VERSION;
-        auto created = repo.create(s);
-        if (!created) return fail("load", created.error().message, kExitRuntime);
-        for (const auto& r : *results) {
-            core::SweepPointRecord p;
-            p.sweepId = created->id;
-            p.promptTokens = r.metrics.requests > 0 ? r.metrics.promptTokens / r.metrics.requests : spec.promptWords;
-            p.genTokens = spec.maxTokens;
-            p.batch = r.mode == "concurrency" ? static_cast<int64_t>(r.level) : spec.maxInFlight;
-            p.rate = r.mode == "rate" ? r.level : 0;
-            p.metrics = core::toJson(r, false);
-            nlohmann::json reqs = nlohmann::json::array();
-            for (const auto& t : r.requests) reqs.push_back(core::toJson(t));
-            p.requests = std::move(reqs);
-            if (auto st = repo.appendPoint(std::move(p)); !st) return fail("load", st.error().message, kExitRuntime);
-        }
-        if (auto f = repo.finish(created->id, signals.cancelFlag()->load() ? "cancelled" : "completed", ""); !f)
-            return fail("load", f.error().message, kExitRuntime);
-        out["sweep_id"] = created->id;
+        auto stored = core::storeLoadResults(*db, ep, spec, *results, args->value("name").value_or(""),
+                                             std::string("verdict ") + VERDICT_VERSION, signals.cancelFlag()->load());
+        if (!stored) return fail("load", stored.error().message, kExitRuntime);
+        out["sweep_id"] = stored->id;
     }
 
     if (args->has("json")) {

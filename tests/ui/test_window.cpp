@@ -1,7 +1,8 @@
 // The workbench window end to end on the bundled demo workspace: add a model (and a bad one),
 // compare two models side by side and vote, import a suite with a bad line, run it on A and B
 // while the event loop stays responsive, filter the items, cancel a run, sweep and chart,
-// cost, decide, export the report, the history (compare, delete), and close during a run.
+// cost, decide, export the report (the same document as the CLI's), the history (compare,
+// delete), a model behind an OpenAI-compatible endpoint, and close during a run.
 #include "fixtures.h"
 #include "main_window.h"
 #include "models/history_models.h"
@@ -10,6 +11,7 @@
 #include "views/cost/cost_view.h"
 #include "views/decision/decision_view.h"
 #include "views/history/history_view.h"
+#include "views/models/models_view.h"
 #include "views/performance/performance_view.h"
 #include "views/suites/suites_view.h"
 #include "dialogs/import_suite_dialog.h"
@@ -22,6 +24,8 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
@@ -101,6 +105,12 @@ private slots:
         QVERIFY(e.card.has_value());
         QVERIFY(!e.fit.isEmpty());  // the fit badge for this machine
         QVERIFY(m_wb->models()->index(2, ModelListModel::Params).data().toString().contains("K"));
+        // The badge follows the chosen device (the CPU is always listed).
+        auto* device = m_window->modelsView()->findChild<QComboBox*>("fitDevice");
+        QVERIFY(device && device->count() >= 1);
+        device->setCurrentIndex(device->findData("cpu"));
+        QCOMPARE(m_wb->fitDevice(), QString("cpu"));
+        QVERIFY(m_wb->models()->entries().back().fitReason.contains("cpu"));
     }
 
     void compareSideBySide() {
@@ -299,6 +309,45 @@ private slots:
                                   hv->sweepModel()->index(0, 0).data(SweepListModel::kIdRole).toLongLong()));
         QCOMPARE(m_window->currentScreen(), MainWindow::Performance);
         QCOMPARE(m_window->performanceView()->chartsShown(), 4);
+    }
+
+    // A model behind an OpenAI-compatible endpoint (here `verdict serve` on the small demo model):
+    // added on the Models screen, compared with a local file, and load-tested on Performance.
+    void endpointModel() {
+        const QString small = m_wb->modelB();
+        QProcess server;
+        server.start(VERDICT_BINARY, {"serve", small, "--port", "0", "--threads", "1", "--json"});
+        QVERIFY(server.waitForReadyRead(60000));
+        const QByteArray line = server.readLine();
+        const QString url = QJsonDocument::fromJson(line).object().value("url").toString();
+        QVERIFY2(url.startsWith("http://127.0.0.1:"), line.constData());
+        QString why;
+        QVERIFY2(m_wb->addEndpoint(url, "", &why), qPrintable(why));
+        QVERIFY(!m_wb->addEndpoint("https://example.com", "", &why));  // said, not crashed
+        const QString a = m_wb->modelA();
+        m_wb->setModels(url, small);
+
+        CompareView* cv = m_window->compareView();
+        QSignalSpy done(cv, &CompareView::bothFinished);
+        QVERIFY(cv->send("Q: What is 20 + 22?\nA:"));
+        QVERIFY(done.wait(120000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        QVERIFY2(cv->statsText(0).contains("TTFT"), qPrintable(cv->statsText(0)));
+
+        PerformanceView* pv = m_window->performanceView();
+        pv->findChild<QLineEdit*>("sweepPrompts")->setText("8");
+        pv->findChild<QLineEdit*>("sweepGens")->setText("4");
+        pv->findChild<QLineEdit*>("sweepBatches")->setText("1,2");
+        pv->findChild<QSpinBox*>("sweepReps")->setValue(1);
+        QVERIFY(pv->runSweeps());
+        QTRY_VERIFY_WITH_TIMEOUT(!pv->running(), 300000);
+        QCOMPARE(takeErrorBoxes(), 0);
+        QCOMPARE(pv->chartsShown(), 4);
+        QVERIFY2(pv->summaryText().contains(url), qPrintable(pv->summaryText()));
+
+        m_wb->setModels(a, small);
+        server.terminate();
+        QVERIFY(server.waitForFinished(20000));
     }
 
     void closeDuringRun() {

@@ -1,6 +1,7 @@
 #include "core/perf/load_runner.h"
 
 #include "core/net/http.h"
+#include "core/store/sweep_repository.h"
 
 #include <algorithm>
 #include <chrono>
@@ -354,6 +355,48 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const Load
         ++levelSeed;
     }
     return out;
+}
+
+Result<SweepRecord> storeLoadResults(Database& db, const EndpointConfig& ep, const LoadSpec& spec,
+                                     const std::vector<LoadLevelResult>& results, const std::string& name,
+                                     const std::string& engineVersion, bool cancelled) {
+    SweepRepository repo(db);
+    SweepRecord s;
+    s.name = name.empty() ? ep.baseUrl + " " + ep.model : name;
+    s.spec = {{"kind", "load"},
+              {"concurrency", spec.concurrency},
+              {"rates", spec.rates},
+              {"duration_s", spec.requests > 0 ? nlohmann::json(nullptr) : nlohmann::json(spec.durationS)},
+              {"requests", spec.requests},
+              {"prompt_words", spec.promptWords},
+              {"max_tokens", spec.maxTokens},
+              {"api", ep.chat ? "chat" : "completions"},
+              {"stream", ep.stream},
+              {"slo", {{"ttft_ms", spec.sloTtftMs}, {"tpot_ms", spec.sloTpotMs}}},
+              {"seed", spec.seed}};
+    s.backend = "endpoint";
+    s.modelPath = ep.baseUrl + " " + ep.model;
+    s.device = "endpoint";
+    s.engineVersion = engineVersion;
+    auto created = repo.create(s);
+    if (!created) return created.error();
+    for (const auto& r : results) {
+        SweepPointRecord p;
+        p.sweepId = created->id;
+        p.promptTokens = r.metrics.requests > 0 ? r.metrics.promptTokens / r.metrics.requests : spec.promptWords;
+        p.genTokens = spec.maxTokens;
+        p.batch = r.mode == "concurrency" ? static_cast<int64_t>(r.level) : spec.maxInFlight;
+        p.rate = r.mode == "rate" ? r.level : 0;
+        p.metrics = toJson(r, false);
+        nlohmann::json reqs = nlohmann::json::array();
+        for (const auto& t : r.requests) reqs.push_back(toJson(t));
+        p.requests = std::move(reqs);
+        if (auto st = repo.appendPoint(std::move(p)); !st) return st.error();
+    }
+    if (auto f = repo.finish(created->id, cancelled ? "cancelled" : "completed", ""); !f) return f.error();
+    auto stored = repo.find(created->id);
+    if (!stored) return stored.error();
+    return **stored;
 }
 
 }  // namespace verdict::core

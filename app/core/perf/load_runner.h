@@ -8,6 +8,8 @@
 #pragma once
 
 #include "core/perf/latency_stats.h"
+#include "core/store/database.h"
+#include "core/store/sweep_record.h"
 #include "verdict/engine/result.h"
 
 #include <atomic>
@@ -86,5 +88,12 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& endpoint, con
                                              const std::atomic<bool>* cancel = nullptr);
 
 nlohmann::json toJson(const LoadLevelResult& r, bool withRequests);
+
+// Stores a finished load test as an endpoint sweep (one point per level, in the sweep_points
+// chain), as `verdict load` and the window's Performance screen do. `name` "" = "URL MODEL".
+// Returns the stored sweep (status completed, or cancelled when `cancelled`).
+Result<SweepRecord> storeLoadResults(Database& db, const EndpointConfig& endpoint, const LoadSpec& spec,
+                                     const std::vector<LoadLevelResult>& results, const std::string& name,
+                                     const std::string& engineVersion, bool cancelled);
 
 }  // namespace verdict::core

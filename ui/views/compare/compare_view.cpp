@@ -327,7 +327,7 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
 
     // Both sides decode at once: each gets half the cores so neither starves the other.
     const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
-    const QString memory = memoryText(m_wb, ref);
+    const QString memory = memoryText(m_wb, ref).isEmpty() ? QString() : " · " + memoryText(m_wb, ref);
     auto holder = side.backend;
     Side* sp = &side;
     side.job->start([holder, ref, p, gp, threads, memory, sp](JobControl& c) -> JobResult {
@@ -361,7 +361,7 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
             const double tps = secs > 0 && pieces > 1 ? (pieces - 1) / secs : 0;
             const QString text = QString::fromStdString(pending);
             pending.clear();
-            const QString stats = tr("TTFT %1 ms · %2 tok/s · %3 tokens · %4")
+            const QString stats = tr("TTFT %1 ms · %2 tok/s · %3 tokens%4")
                                       .arg(ttft, 0, 'f', 0)
                                       .arg(tps, 0, 'f', 1)
                                       .arg(pieces)
@@ -385,7 +385,7 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
         flush(true);
         if (!g) return {tr("The model could not answer this prompt."), QString::fromStdString(g.error().message), {}};
         // The backend's own figures are the measured ones (the same as verdict generate / run).
-        const QString stats = tr("TTFT %1 ms · %2 tok/s · %3 tokens (%4 in) · %5 · stop: %6")
+        const QString stats = tr("TTFT %1 ms · %2 tok/s · %3 tokens (%4 in)%5 · stop: %6")
                                   .arg(g->ttftMs.value_or(0), 0, 'f', 0)
                                   .arg(g->decodeTps.value_or(0), 0, 'f', 1)
                                   .arg(g->tokensOut)

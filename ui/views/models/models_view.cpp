@@ -2,11 +2,13 @@
 
 #include "core/models/model_card_json.h"
 #include "core/models/model_discovery.h"
+#include "core/models/model_fit.h"
 #include "verdict/engine/devices.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
 
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -73,16 +75,27 @@ ModelsView::ModelsView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_ctx->setSingleStep(1024);
     m_ctx->setValue(static_cast<int>(m_wb.fitContext()));
     m_ctx->setSuffix(tr(" tokens"));
+    // The device the fit badges are for, with its free memory now.
+    m_deviceBox = new QComboBox;
+    m_deviceBox->setObjectName("fitDevice");
     const DeviceList devices = listDevices();
-    const DeviceInfo& dev = devices.devices.size() > 1 ? devices.devices[1] : devices.devices.front();
-    m_device = new QLabel(tr("Fit badges are for %1 (%2 free of %3) at a context of")
-                              .arg(QString::fromStdString(dev.id + " " + dev.name),
-                                   QString::fromStdString(core::formatBytes(dev.freeBytes)),
-                                   QString::fromStdString(core::formatBytes(dev.totalBytes))));
-    m_device->setWordWrap(true);
+    for (const DeviceInfo& d : devices.devices)
+        m_deviceBox->addItem(tr("%1 — %2 (%3 free of %4)")
+                                 .arg(QString::fromStdString(d.id), QString::fromStdString(d.name),
+                                      QString::fromStdString(core::formatDecimalBytes(d.freeBytes)),
+                                      QString::fromStdString(core::formatDecimalBytes(d.totalBytes))),
+                             QString::fromStdString(d.id));
+    const int gpu = devices.devices.size() > 1 ? 1 : 0;
+    const int saved = m_deviceBox->findData(m_wb.fitDevice());
+    m_deviceBox->setCurrentIndex(saved >= 0 ? saved : gpu);
+    m_device = new QLabel(tr("Fit badges for"));
     auto* fitRow = new QHBoxLayout;
-    fitRow->addWidget(m_device, 1);
+    fitRow->addWidget(m_device);
+    fitRow->addWidget(m_deviceBox, 1);
+    fitRow->addWidget(new QLabel(tr("at a context of")));
     fitRow->addWidget(m_ctx);
+    if (!devices.cudaStatus.empty())
+        m_deviceBox->setToolTip(tr("CUDA: %1").arg(QString::fromStdString(devices.cudaStatus)));
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_table);
@@ -115,6 +128,10 @@ ModelsView::ModelsView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ModelsView::showCard);
     connect(m_ctx, &QSpinBox::editingFinished, this, [this] { m_wb.setFitContext(static_cast<uint64_t>(m_ctx->value())); });
+    connect(m_deviceBox, &QComboBox::currentIndexChanged, this, [this] {
+        m_wb.setFitDevice(m_deviceBox->currentData().toString());
+        showCard();
+    });
     if (m_proxy->rowCount() > 0) m_table->selectRow(0);
     connect(m_discoverJob, &Job::stateChanged, discoverBtn, [discoverBtn](Job::State s) {
         discoverBtn->setEnabled(s == Job::State::Idle);

@@ -10,6 +10,7 @@ class QPlainTextEdit;
 class QSpinBox;
 class QLabel;
 class QSortFilterProxyModel;
+class QComboBox;
 
 namespace verdict::ui {
 
@@ -43,6 +44,7 @@ private:
     QPlainTextEdit* m_card;
     QSpinBox* m_ctx;
     QLabel* m_device;
+    QComboBox* m_deviceBox;
     Job* m_discoverJob;
 };
 

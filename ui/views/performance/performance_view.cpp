@@ -2,8 +2,10 @@
 
 #include "charts/report_charts.h"
 #include "core/perf/engine_sweep_target.h"
+#include "core/perf/load_runner.h"
 #include "core/perf/sweep_runner.h"
 #include "core/report/report_data.h"
+#include "core/run/backend_factory.h"
 #include "core/store/model_repository.h"
 #include "core/store/sweep_repository.h"
 #include "report/report_chart_data.h"
@@ -27,7 +29,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 
 namespace verdict::ui {
@@ -267,8 +271,8 @@ bool PerformanceView::runSweeps() {
     st.setValue("sweep/warmups", m_warmups->value());
     const QString refs[2] = {m_wb.modelA(), m_wb.modelB()};
     for (const QString& r : refs)
-        if (r.isEmpty() || r.startsWith("http")) {
-            showError(this, tr("Sweeps measure local GGUF models; for an endpoint use the load test (verdict load URL)."));
+        if (r.isEmpty()) {
+            showError(this, tr("Choose models A and B first (Models screen)."));
             return false;
         }
     auto ids = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
@@ -282,6 +286,41 @@ bool PerformanceView::runSweeps() {
         int64_t got[2] = {0, 0};
         for (int side = 0; side < 2 && !c.cancelled(); ++side) {
             const std::string path = refs[side].toStdString();
+            if (core::isEndpointRef(path)) {
+                // An endpoint is measured as `verdict load` does: closed-loop concurrency levels =
+                // the batch sizes, reps x batch requests per level, the first prompt/output length.
+                const core::EndpointRef er = core::parseEndpointRef(path);
+                core::EndpointConfig ep;
+                ep.baseUrl = er.url;
+                ep.model = er.model;
+                if (const char* key = std::getenv("VERDICT_API_KEY")) ep.apiKey = key;
+                c.report(side / 2.0, tr("%1: asking %2 for its model…").arg(side == 0 ? "A" : "B", names[side]));
+                auto resolved = core::resolveEndpoint(ep);
+                if (!resolved)
+                    return {tr("Endpoint %1 does not answer.").arg(names[side]), QString::fromStdString(resolved.error().message), {}};
+                core::LoadSpec ls;
+                for (int64_t b : spec.batches) ls.concurrency.push_back(static_cast<int>(b));
+                ls.requests = spec.reps * *std::max_element(spec.batches.begin(), spec.batches.end());
+                ls.promptWords = static_cast<int>(spec.promptTokens.front());
+                ls.maxTokens = static_cast<int>(spec.genTokens.front());
+                ls.seed = spec.seed;
+                auto results = core::runLoad(
+                    *resolved, ls,
+                    [&c, side, n = names[side], levels = int(ls.concurrency.size()), total = ls.requests](const core::LoadProgress& p) {
+                        const double within = total > 0 ? double(p.completed + p.failed) / double(total) / levels : 0;
+                        c.report((side + within) / 2.0, tr("%1 %2: concurrency %3 — %4 done, %5 failed")
+                                                            .arg(side == 0 ? "A" : "B", n)
+                                                            .arg(p.level)
+                                                            .arg(p.completed)
+                                                            .arg(p.failed));
+                    },
+                    c.cancelFlag());
+                if (!results) return {tr("The load test of %1 failed.").arg(names[side]), QString::fromStdString(results.error().message), {}};
+                auto stored = core::storeLoadResults(*db, *resolved, ls, *results, names[side].toStdString(), version, c.cancelled());
+                if (!stored) return {tr("The results could not be stored."), QString::fromStdString(stored.error().message), {}};
+                got[side] = stored->id;
+                continue;
+            }
             c.report(-1, tr("%1: loading %2…").arg(side == 0 ? "A" : "B", names[side]));
             auto identity = core::ModelRepository(*db).identifyFile({path});
             if (!identity) return {tr("Model %1 cannot be read.").arg(names[side]), QString::fromStdString(identity.error().message), {}};
