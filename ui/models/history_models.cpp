@@ -7,15 +7,46 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
 #include <map>
 
 namespace verdict::ui {
 
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString when(const std::string& utc) { return qs(utc.substr(0, 16)).replace('T', ' '); }
 }  // namespace
 
-RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
+RecordTableModel::RecordTableModel(QStringList headers, QObject* parent)
+    : QAbstractTableModel(parent), m_headers(std::move(headers)) {}
+
+void RecordTableModel::setRows(std::vector<Row> rows) {
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int RecordTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+int RecordTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_headers.size()); }
+
+QVariant RecordTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+    const Row& r = m_rows[size_t(index.row())];
+    if (role == kIdRole) return r.id;
+    if (role == Qt::ToolTipRole) return r.toolTip;
+    if (role == Qt::DisplayRole && index.column() < r.cells.size()) return r.cells[index.column()];
+    return {};
+}
+
+QVariant RecordTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= m_headers.size()) return {};
+    return m_headers[section];
+}
+
+RunListModel::RunListModel(QObject* parent)
+    : RecordTableModel({tr("Run"), tr("Model"), tr("Suite"), tr("Status"), tr("Items"), tr("Accuracy (95 % CI)"),
+                        tr("Started (UTC)")},
+                       parent) {}
 
 Result<void> RunListModel::reload(core::Database& db) {
     core::RunRepository runs(db);
@@ -27,63 +58,30 @@ Result<void> RunListModel::reload(core::Database& db) {
     for (const auto& s : *suites) suiteNames[s.id] = s.name;
     std::vector<Row> rows;
     for (auto it = list->rbegin(); it != list->rend(); ++it) {
-        Row r;
-        r.id = it->id;
-        r.modelPath = qs(it->modelPath);
-        r.model = QFileInfo(r.modelPath).completeBaseName();
-        r.suite = qs(suiteNames[it->suiteId]);
-        r.status = qs(std::string(core::runStatusName(it->status)));
-        r.started = qs(it->startedAt.substr(0, 16)).replace('T', ' ');
-        r.error = qs(it->error);
-        r.planned = it->nPlanned;
         auto items = runs.items(it->id);
         if (!items) return items.error();
         const core::RunSummary sum = core::summarizeRun(*items);
-        r.stored = sum.nStored;
-        if (sum.accuracy.overall.n > 0) {
-            r.accuracy = sum.accuracy.overall.accuracy;
-            r.lo = sum.accuracy.overall.ci.lo;
-            r.hi = sum.accuracy.overall.ci.hi;
-        }
-        rows.push_back(std::move(r));
+        const auto& acc = sum.accuracy.overall;
+        const QString accuracy = acc.n == 0 ? QString("—")
+                                            : QString("%1 % (%2–%3)")
+                                                  .arg(100 * acc.accuracy, 0, 'f', 1)
+                                                  .arg(100 * acc.ci.lo, 0, 'f', 0)
+                                                  .arg(100 * acc.ci.hi, 0, 'f', 0);
+        const QString path = qs(it->modelPath);
+        rows.push_back({it->id,
+                        {QVariant::fromValue<qint64>(it->id), QFileInfo(path).completeBaseName(), qs(suiteNames[it->suiteId]),
+                         qs(std::string(core::runStatusName(it->status))),
+                         QString("%1/%2").arg(sum.nStored).arg(it->nPlanned), accuracy, when(it->startedAt)},
+                        it->error.empty() ? path : path + "\n" + qs(it->error)});
     }
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
+    setRows(std::move(rows));
     return {};
 }
 
-int RunListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int RunListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant RunListModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
-    const Row& r = m_rows[size_t(index.row())];
-    if (role == kIdRole) return r.id;
-    if (role == Qt::ToolTipRole) return r.error.isEmpty() ? r.modelPath : r.modelPath + "\n" + r.error;
-    if (role != Qt::DisplayRole) return {};
-    switch (index.column()) {
-    case Id: return r.id;
-    case Model: return r.model;
-    case Suite: return r.suite;
-    case Status: return r.status;
-    case Items: return QString("%1/%2").arg(r.stored).arg(r.planned);
-    case Accuracy:
-        if (r.accuracy < 0) return QString("—");
-        return QString("%1 % (%2–%3)").arg(100 * r.accuracy, 0, 'f', 1).arg(100 * r.lo, 0, 'f', 0).arg(100 * r.hi, 0, 'f', 0);
-    case Started: return r.started;
-    default: return {};
-    }
-}
-
-QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* kNames[] = {QT_TR_NOOP("Run"),   QT_TR_NOOP("Model"),    QT_TR_NOOP("Suite"),  QT_TR_NOOP("Status"),
-                                   QT_TR_NOOP("Items"), QT_TR_NOOP("Accuracy (95 % CI)"), QT_TR_NOOP("Started (UTC)")};
-    return section >= 0 && section < ColumnCount ? tr(kNames[section]) : QVariant();
-}
-
-SweepListModel::SweepListModel(QObject* parent) : QAbstractTableModel(parent) {}
+SweepListModel::SweepListModel(QObject* parent)
+    : RecordTableModel({tr("Sweep"), tr("Name"), tr("Model"), tr("Status"), tr("Points"), tr("Best output tok/s"),
+                        tr("Created (UTC)")},
+                       parent) {}
 
 Result<void> SweepListModel::reload(core::Database& db) {
     core::SweepRepository repo(db);
@@ -91,54 +89,22 @@ Result<void> SweepListModel::reload(core::Database& db) {
     if (!list) return list.error();
     std::vector<Row> rows;
     for (auto it = list->rbegin(); it != list->rend(); ++it) {
-        Row r;
-        r.id = it->id;
-        r.name = qs(it->name);
-        r.modelPath = qs(it->modelPath);
-        r.model = it->backend == "endpoint" ? r.modelPath : QFileInfo(r.modelPath).completeBaseName();
-        r.status = qs(it->status);
-        r.created = qs(it->createdAt.substr(0, 16)).replace('T', ' ');
-        r.error = qs(it->error);
         auto points = repo.points(it->id);
         if (!points) return points.error();
-        r.points = qint64(points->size());
+        double best = 0;
         for (const auto& p : *points)
             if (p.metrics.is_object() && p.metrics.contains("output_tok_per_s") && p.metrics["output_tok_per_s"].is_number())
-                r.bestTps = std::max(r.bestTps, p.metrics["output_tok_per_s"].get<double>());
-        rows.push_back(std::move(r));
+                best = std::max(best, p.metrics["output_tok_per_s"].get<double>());
+        const QString path = qs(it->modelPath);
+        rows.push_back({it->id,
+                        {QVariant::fromValue<qint64>(it->id), qs(it->name),
+                         it->backend == "endpoint" ? path : QFileInfo(path).completeBaseName(), qs(it->status),
+                         QVariant::fromValue<qint64>(qint64(points->size())),
+                         best > 0 ? QString::number(best, 'f', 1) : QString("—"), when(it->createdAt)},
+                        it->error.empty() ? path : path + "\n" + qs(it->error)});
     }
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
+    setRows(std::move(rows));
     return {};
-}
-
-int SweepListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int SweepListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant SweepListModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
-    const Row& r = m_rows[size_t(index.row())];
-    if (role == kIdRole) return r.id;
-    if (role == Qt::ToolTipRole) return r.error.isEmpty() ? r.modelPath : r.modelPath + "\n" + r.error;
-    if (role != Qt::DisplayRole) return {};
-    switch (index.column()) {
-    case Id: return r.id;
-    case Name: return r.name;
-    case Model: return r.model;
-    case Status: return r.status;
-    case Points: return r.points;
-    case BestTps: return r.bestTps > 0 ? QString::number(r.bestTps, 'f', 1) : QString("—");
-    case Created: return r.created;
-    default: return {};
-    }
-}
-
-QVariant SweepListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* kNames[] = {QT_TR_NOOP("Sweep"),  QT_TR_NOOP("Name"),   QT_TR_NOOP("Model"),         QT_TR_NOOP("Status"),
-                                   QT_TR_NOOP("Points"), QT_TR_NOOP("Best output tok/s"), QT_TR_NOOP("Created (UTC)")};
-    return section >= 0 && section < ColumnCount ? tr(kNames[section]) : QVariant();
 }
 
 }  // namespace verdict::ui
