@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace verdict::arch {
 
@@ -74,7 +75,7 @@ Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& c, Ten
 uint64_t DecoderScratch::bytes() const {
     uint64_t n = 0;
     for (const auto* v : {&inpL, &cur, &q, &k, &v, &kqv, &attnOut, &ffnInp, &ffnGate, &ffnUp, &ffnOut, &ropeTable,
-                          &attnWork, &routerLogits, &expertWeights, &moeX, &moeDown, &expertOut, &outNorm})
+                          &attnWork, &routerLogits, &expertWeights, &moeX, &expertOut, &outNorm})
         n += v->size() * sizeof(float);
     n += (selected.size() + gatherSlot.size()) * sizeof(int32_t);
     return n;
@@ -85,7 +86,7 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, i
     auto s = std::make_unique<DecoderScratch>();
     const auto B = static_cast<size_t>(nBatch);
     const auto E = static_cast<size_t>(c.nEmbd);
-    const auto ff = static_cast<size_t>(std::max(c.nFf, c.nExpert > 0 ? c.nFfExp : 0));
+    const auto ff = static_cast<size_t>(std::max(c.nFf, c.nExpert > 0 ? c.nExpertUsed * c.nFfExp : 0));
     try {
         s->nBatch = nBatch;
         s->inpL.allocate(B * E);
@@ -108,9 +109,8 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, i
             s->routerLogits.allocate(B * X);
             s->selected.allocate(B * U);
             s->expertWeights.allocate(B * U);
-            s->gatherSlot.allocate(B);
-            s->moeX.allocate(B * E);
-            s->moeDown.allocate(B * E);
+            s->gatherSlot.allocate(B * U);
+            s->moeX.allocate(B * U * E);
             s->expertOut.allocate(B * U * E);
         }
         s->outNorm.allocate(B * E);
@@ -260,7 +260,7 @@ void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, Decode
 void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
                int64_t nTok, float* out, int layer) {
     const ArchConfig& c = ctx.cfg;
-    const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed, F = c.nFfExp;
+    const int64_t X = c.nExpert, U = c.nExpertUsed;
 
     // Routing: softmax over the router logits, top-k, weights renormalised over the chosen k.
     project(L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data(), ctx.pool);
@@ -287,36 +287,78 @@ void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderS
         for (int64_t slot = 0; slot < U; ++slot) wts[slot] /= fsum;
     }
 
-    // Each expert runs once over the rows routed to it (a batched matmul per expert).
+    static const Weight kNone;
+    runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
+               ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
+               out, kNone, kNone, kNone, nullptr);
+}
+
+void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight& upExps, const Weight& downExps,
+                const int32_t* selected, const float* weights, int64_t U, const float* x, int64_t nTok,
+                const ExpertBuffers& buf, float* out, const Weight& shGate, const Weight& shUp, const Weight& shDown,
+                float* sharedOut) {
+    const int64_t E = upExps.cols(), F = upExps.rows(), X = upExps.ne[2];
+    const int64_t S = shGate.present() ? shGate.rows() : 0;
+    float* shUpOut = buf.up + nTok * U * F;
+    float* shGateOut = buf.gate + nTok * U * F;
+
+    // Gather: the rows of each expert, expert after expert (row m of the gathered block = slot
+    // gatherSlot[m]); begin[e] .. begin[e + 1] are expert e's rows.
+    thread_local std::vector<int64_t> begin;
+    begin.assign(static_cast<size_t>(X + 1), 0);
+    int64_t m = 0;
     for (int32_t e = 0; e < X; ++e) {
-        int64_t m = 0;
+        begin[static_cast<size_t>(e)] = m;
         for (int64_t t = 0; t < nTok; ++t)
             for (int64_t slot = 0; slot < U; ++slot)
-                if (s.selected[t * U + slot] == e) {
-                    s.gatherSlot[m] = static_cast<int32_t>(t * U + slot);
-                    std::copy_n(x + t * E, E, s.moeX.data() + m * E);
+                if (selected[t * U + slot] == e) {
+                    buf.gatherSlot[m] = static_cast<int32_t>(t * U + slot);
+                    std::copy_n(x + t * E, E, buf.moeX + m * E);
                     ++m;
                 }
-        if (m == 0) continue;
-        cpu::matmul(L.ffnUpExps.type, L.ffnUpExps.matrix(e), F, E, s.moeX.data(), m, s.ffnUp.data(), F, ctx.pool);
-        cpu::matmul(L.ffnGateExps.type, L.ffnGateExps.matrix(e), F, E, s.moeX.data(), m, s.ffnGate.data(), F,
-                    ctx.pool);
-        swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), m * F);
-        cpu::matmul(L.ffnDownExps.type, L.ffnDownExps.matrix(e), E, F, s.ffnGate.data(), m, s.moeDown.data(), E,
-                    ctx.pool);
-        for (int64_t i = 0; i < m; ++i) {
-            const int64_t slotIndex = s.gatherSlot[i];
-            const float wgt = s.expertWeights[slotIndex];
-            const float* src = s.moeDown.data() + i * E;
-            float* dst = s.expertOut.data() + slotIndex * E;
-            for (int64_t j = 0; j < E; ++j) dst[j] = src[j] * wgt;
-        }
+    }
+    begin[static_cast<size_t>(X)] = m;
+
+    // Stage 1: up and gate of every used expert (and of the shared experts) in one group.
+    thread_local std::vector<cpu::MatmulJob> jobs;
+    jobs.clear();
+    for (int32_t e = 0; e < X; ++e) {
+        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
+        if (rows == 0) continue;
+        const float* xe = buf.moeX + b0 * E;
+        jobs.push_back({upExps.type, upExps.matrix(e), F, E, xe, rows, buf.up + b0 * F, F});
+        jobs.push_back({gateExps.type, gateExps.matrix(e), F, E, xe, rows, buf.gate + b0 * F, F});
+    }
+    if (S > 0) {
+        jobs.push_back({shUp.type, shUp.data, S, E, x, nTok, shUpOut, S});
+        jobs.push_back({shGate.type, shGate.data, S, E, x, nTok, shGateOut, S});
+    }
+    cpu::matmulGroup(jobs.data(), static_cast<int>(jobs.size()), ctx.pool);
+    const int64_t hidden = m * F + nTok * S;  // the routed rows, then the shared ones, contiguous
+    swigluRows(ctx.pool, buf.gate, buf.up, hidden);
+
+    // Stage 2: every down projection in one group; the routed outputs overwrite moeX.
+    jobs.clear();
+    for (int32_t e = 0; e < X; ++e) {
+        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
+        if (rows == 0) continue;
+        jobs.push_back({downExps.type, downExps.matrix(e), E, F, buf.gate + b0 * F, rows, buf.moeX + b0 * E, E});
+    }
+    if (S > 0) jobs.push_back({shDown.type, shDown.data, E, S, shGateOut, nTok, sharedOut, E});
+    cpu::matmulGroup(jobs.data(), static_cast<int>(jobs.size()), ctx.pool);
+
+    for (int64_t i = 0; i < m; ++i) {
+        const int64_t slotIndex = buf.gatherSlot[i];
+        const float wgt = weights[slotIndex];
+        const float* src = buf.moeX + i * E;
+        float* dst = buf.expertOut + slotIndex * E;
+        for (int64_t j = 0; j < E; ++j) dst[j] = src[j] * wgt;
     }
     // Sum the weighted expert outputs in rank order (as llama.cpp adds its views).
     for (int64_t t = 0; t < nTok; ++t) {
         float* o = out + t * E;
-        std::copy_n(s.expertOut.data() + t * U * E, E, o);
-        for (int64_t slot = 1; slot < U; ++slot) addRows(o, s.expertOut.data() + (t * U + slot) * E, o, E);
+        std::copy_n(buf.expertOut + t * U * E, E, o);
+        for (int64_t slot = 1; slot < U; ++slot) addRows(o, buf.expertOut + (t * U + slot) * E, o, E);
     }
 }
 

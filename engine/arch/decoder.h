@@ -84,8 +84,8 @@ struct DecoderScratch : ArchScratch {
     ScratchBuffer<float> kqv;       // [nBatch][n_head*head_dim_v]     kqv_out (attention, per head)
     ScratchBuffer<float> attnOut;   // [nBatch][n_embd]   attn_output projection
     ScratchBuffer<float> ffnInp;    // [nBatch][n_embd]   attention residual
-    ScratchBuffer<float> ffnGate;   // [nBatch][max(n_ff, n_ff_exp)]
-    ScratchBuffer<float> ffnUp;     // [nBatch][max(n_ff, n_ff_exp)]
+    ScratchBuffer<float> ffnGate;   // [nBatch][max(n_ff, n_expert_used*n_ff_exp)]
+    ScratchBuffer<float> ffnUp;     // [nBatch][max(n_ff, n_expert_used*n_ff_exp)]
     ScratchBuffer<float> ffnOut;    // [nBatch][n_embd]
     ScratchBuffer<float> ropeTable; // [nBatch][n_rot]    (cos, sin) per position
     ScratchBuffer<float> attnWork;  // [nThreads][attnStride]
@@ -94,9 +94,8 @@ struct DecoderScratch : ArchScratch {
     ScratchBuffer<float> routerLogits;    // [nBatch][n_expert]   ffn_moe_logits -> probs
     ScratchBuffer<int32_t> selected;      // [nBatch][n_expert_used] expert ids, best first
     ScratchBuffer<float> expertWeights;   // [nBatch][n_expert_used] renormalised gate weights
-    ScratchBuffer<int32_t> gatherSlot;    // [nBatch]  (token*n_expert_used + slot) of each gathered row
-    ScratchBuffer<float> moeX;            // [nBatch][n_embd]  rows routed to one expert
-    ScratchBuffer<float> moeDown;         // [nBatch][n_embd]
+    ScratchBuffer<int32_t> gatherSlot;    // [nBatch*n_expert_used]  (token*n_expert_used + slot) of each gathered row
+    ScratchBuffer<float> moeX;            // [nBatch*n_expert_used][n_embd]  rows routed to each expert, then their outputs
     ScratchBuffer<float> expertOut;       // [nBatch*n_expert_used][n_embd] weighted expert outputs
     ScratchBuffer<float> outNorm;         // [nBatch][n_embd]  result_norm
 
@@ -142,6 +141,25 @@ void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, 
 // Dense SwiGLU: out = down(silu(gate x) * up x).   x, out: [nTok][n_embd]
 void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
                  int64_t nTok, float* out, int layer);
+
+// The buffers of runExperts for nTok rows routed to U experts each, expert width F, shared width S.
+struct ExpertBuffers {
+    float* moeX;          // [nTok*U][E]       the rows routed to each expert, expert after expert; then their outputs
+    int32_t* gatherSlot;  // [nTok*U]          t*U + slot of each gathered row
+    float* up;            // [nTok*U*F + nTok*S]  routed hidden rows, then the shared experts'
+    float* gate;          // [nTok*U*F + nTok*S]
+    float* expertOut;     // [nTok*U][E]       weighted expert outputs by (token, slot)
+};
+
+// The SwiGLU experts of a MoE FFN once routed: out[t] = sum over slots in rank order of
+// weights[t][slot] * down_e(silu(gate_e x_t) * up_e x_t), e = selected[t][slot], experts stacked
+// [E, F, X] (gate, up) and [F, E, X] (down). When shGate is present, sharedOut[t] =
+// shDown(silu(shGate x_t) * shUp x_t) too. All products of a stage run as one matmulGroup: the
+// gate and up projections of every expert (x quantized once per token), then every down.
+void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight& upExps, const Weight& downExps,
+                const int32_t* selected, const float* weights, int64_t U, const float* x, int64_t nTok,
+                const ExpertBuffers& buf, float* out, const Weight& shGate, const Weight& shUp, const Weight& shDown,
+                float* sharedOut);
 
 // Mixtral-style MoE (llama.cpp build_moe_ffn, softmax gating, weights renormalised over the top-k):
 // probs = softmax(router x); experts = top-k(probs), lowest id first on ties; w = probs[experts] /

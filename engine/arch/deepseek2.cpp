@@ -153,7 +153,7 @@ Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t 
     auto s = std::make_unique<Deepseek2Scratch>();
     const auto B = static_cast<size_t>(nBatch), E = static_cast<size_t>(c.nEmbd), H = static_cast<size_t>(c.nHead);
     const auto Lr = static_cast<size_t>(c.kvLoraRank), dr = static_cast<size_t>(c.nRot);
-    const auto ff = static_cast<size_t>(std::max({c.nFf, c.nFfExp, c.nFfExp * c.nExpertShared}));
+    const auto ff = static_cast<size_t>(std::max(c.nFf, c.nFfExp * (c.nExpertUsed + c.nExpertShared)));
     try {
         s->nBatch = nBatch;
         s->nCtx = nCtx;
@@ -172,15 +172,16 @@ Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t 
         s->ropeTable.allocate(B * dr);
         s->workStride = (std::max<int64_t>(nCtx, c.kvLoraRank) + 15) / 16 * 16;
         s->work.allocate(static_cast<size_t>(nThreads * s->workStride));
+        s->headBlockStride = (std::max(c.headDimK - c.nRot, c.headDimV) * c.kvLoraRank + 15) / 16 * 16;
+        s->headBlock.allocate(static_cast<size_t>(nThreads * s->headBlockStride));
         if (c.nExpert > 0) {
             const auto X = static_cast<size_t>(c.nExpert), U = static_cast<size_t>(c.nExpertUsed);
             s->probs.allocate(B * X);
             s->selScore.allocate(B * X);
             s->selected.allocate(B * U);
             s->expertWeights.allocate(B * U);
-            s->gatherSlot.allocate(B);
-            s->moeX.allocate(B * E);
-            s->moeDown.allocate(B * E);
+            s->gatherSlot.allocate(B * U);
+            s->moeX.allocate(B * U * E);
             s->expertOut.allocate(B * U * E);
         }
     } catch (const std::bad_alloc&) {
@@ -239,8 +240,8 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 uint64_t Deepseek2Scratch::bytes() const {
     uint64_t n = 0;
     for (const auto* v : {&inpL, &cur, &qA, &q, &kvA, &latent, &kPe, &qLat, &oLat, &kqv, &attnOut, &ffnInp, &ffnOut,
-                          &shexpOut, &outNorm, &ffnGate, &ffnUp, &ropeTable, &work, &probs, &selScore, &expertWeights,
-                          &moeX, &moeDown, &expertOut})
+                          &shexpOut, &outNorm, &ffnGate, &ffnUp, &ropeTable, &work, &headBlock, &probs, &selScore, &expertWeights,
+                          &moeX, &expertOut})
         n += v->size() * sizeof(float);
     n += (selected.size() + gatherSlot.size()) * sizeof(int32_t);
     return n;

@@ -61,16 +61,18 @@ struct Deepseek2Scratch : ArchScratch {
     ScratchBuffer<float> oLat;           // [B][H][L]  attention-weighted sum of latents
     ScratchBuffer<float> kqv;            // [B][H*dv]  kqv_out
     ScratchBuffer<float> attnOut, ffnInp, ffnOut, shexpOut, outNorm;  // [B][E]
-    ScratchBuffer<float> ffnGate, ffnUp; // [B][max(n_ff, F, F*shared)]
+    ScratchBuffer<float> ffnGate, ffnUp; // [B][max(n_ff, U*F + F*shared)]
     ScratchBuffer<float> ropeTable;      // [B][dr]
     ScratchBuffer<float> work;           // [nThreads][workStride]: scores over the context, or a weight row
     int64_t workStride = 0;
+    ScratchBuffer<float> headBlock;      // [nThreads][headBlockStride]: one head's max(dn, dv) x L rows of attn_kv_b, dequantized
+    int64_t headBlockStride = 0;
     ScratchBuffer<float> probs;          // [B][X]  router probabilities (unbiased)
     ScratchBuffer<float> selScore;       // [B][X]  selection scores (probs + bias, groups masked)
     ScratchBuffer<int32_t> selected;     // [B][U]  expert ids, best first
     ScratchBuffer<float> expertWeights;  // [B][U]
-    ScratchBuffer<int32_t> gatherSlot;   // [B]
-    ScratchBuffer<float> moeX, moeDown;  // [B][E]
+    ScratchBuffer<int32_t> gatherSlot;   // [B*U]
+    ScratchBuffer<float> moeX;           // [B*U][E]  rows routed to each expert, then their outputs
     ScratchBuffer<float> expertOut;      // [B*U][E]
 
     uint64_t bytes() const override;

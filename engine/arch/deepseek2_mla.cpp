@@ -28,6 +28,10 @@ namespace {
 
 using tensor::TensorType;
 
+// Below this many query rows the absorb / up-projection read the quantized attn_kv_b rows directly
+// (cpu::axpyRows / dotRows); from it on, dequantizing a head's rows once pays for itself.
+constexpr int64_t kFusedRows = 4;
+
 // x[0..K) replaced by the values cpu::matmul's dot products see for weights of `type` (the
 // activation rounding of kernels.h). K is a multiple of the type's block size.
 void asSeenByMatmul(TensorType type, float* x, int64_t K) {
@@ -121,17 +125,24 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
     dump(ctx, "q", layer, q, rows, H * dk);
 
     // Absorb: qLat[t][h] = sum_i q_nope[t][h][i] * W_k[h][i]  (W_k[h][i] = row h*(dn+dv)+i of
-    // attn_kv_b, L elements). One dequantized weight row serves every row of the batch.
+    // attn_kv_b, L elements), one head per task. A few rows (decode) run fused over the quantized
+    // rows; more rows first dequantize the head's dn key rows into the thread's block (dn x L
+    // floats, L2-resident), then every row sweeps it while its own qLat row stays in L1. Either
+    // way each element sums over i in order, with the same values (cpu::axpyRows).
     const Weight& wkvB = L.wkvB;
+    const bool fused = rows < kFusedRows;
     ctx.pool.parallelFor(H, 1, [&](int64_t h0, int64_t h1, int thread) {
-        float* wrow = s.work.data() + thread * s.workStride;
+        float* wk = s.headBlock.data() + thread * s.headBlockStride;
         for (int64_t h = h0; h < h1; ++h) {
-            for (int64_t t = rowBegin; t < n; ++t) std::fill_n(s.qLat.data() + (t * H + h) * Lr, Lr, 0.0f);
-            for (int64_t i = 0; i < dn; ++i) {
-                cpu::dequantizeRow(wkvB.type, wkvB.row(h * (dn + dv) + i), wrow, Lr);
-                for (int64_t t = rowBegin; t < n; ++t)
-                    cpu::axpyF32(s.q[static_cast<size_t>(t * H * dk + h * dk + i)], wrow,
-                                 s.qLat.data() + (t * H + h) * Lr, Lr);
+            if (!fused) cpu::dequantizeRow(wkvB.type, wkvB.row(h * (dn + dv)), wk, dn * Lr);
+            for (int64_t t = rowBegin; t < n; ++t) {
+                float* ql = s.qLat.data() + (t * H + h) * Lr;
+                const float* qn = s.q.data() + t * H * dk + h * dk;
+                std::fill_n(ql, Lr, 0.0f);
+                if (fused)
+                    cpu::axpyRows(wkvB.type, wkvB.row(h * (dn + dv)), wkvB.rowBytes, dn, qn, ql, Lr);
+                else
+                    for (int64_t i = 0; i < dn; ++i) cpu::axpyF32(qn[i], wk + i * Lr, ql, Lr);
             }
         }
     });
@@ -166,16 +177,21 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
         }
     });
 
-    // Up-project: kqv[t][h][k] = W_v[h][k] . oLat[t][h]  (W_v[h][k] = row h*(dn+dv)+dn+k).
+    // Up-project: kqv[t][h][k] = W_v[h][k] . oLat[t][h]  (W_v[h][k] = row h*(dn+dv)+dn+k), the dv
+    // value rows of a head taken like the key rows above.
     ctx.pool.parallelFor(H, 1, [&](int64_t h0, int64_t h1, int thread) {
-        float* wrow = s.work.data() + thread * s.workStride;
-        for (int64_t h = h0; h < h1; ++h)
-            for (int64_t k = 0; k < dv; ++k) {
-                cpu::dequantizeRow(wkvB.type, wkvB.row(h * (dn + dv) + dn + k), wrow, Lr);
-                for (int64_t t = rowBegin; t < n; ++t)
-                    s.kqv[static_cast<size_t>(t * H * dv + h * dv + k)] =
-                        cpu::dotF32(wrow, s.oLat.data() + (t * H + h) * Lr, Lr);
+        float* wv = s.headBlock.data() + thread * s.headBlockStride;
+        for (int64_t h = h0; h < h1; ++h) {
+            if (!fused) cpu::dequantizeRow(wkvB.type, wkvB.row(h * (dn + dv) + dn), wv, dv * Lr);
+            for (int64_t t = rowBegin; t < n; ++t) {
+                const float* ol = s.oLat.data() + (t * H + h) * Lr;
+                float* out = s.kqv.data() + t * H * dv + h * dv;
+                if (fused)
+                    cpu::dotRows(wkvB.type, wkvB.row(h * (dn + dv) + dn), wkvB.rowBytes, dv, ol, out, Lr);
+                else
+                    for (int64_t k = 0; k < dv; ++k) out[k] = cpu::dotF32(wv + k * Lr, ol, Lr);
             }
+        }
     });
     dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * H * dv, rows, H * dv);
     project(L.wo, nullptr, s.kqv.data() + rowBegin * H * dv, rows, s.attnOut.data() + rowBegin * E, ctx.pool);

@@ -69,7 +69,7 @@ void swiGluFfn(const ForwardContext& ctx, const Weight& gate, const Weight& up, 
 void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deepseek2Scratch& s, const float* x,
                  int64_t nTok, float* out, int layer) {
     const ArchConfig& c = ctx.cfg;
-    const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed, F = c.nFfExp;
+    const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed;
 
     // Routing.
     project(L.gateInp, nullptr, x, nTok, s.probs.data(), ctx.pool);
@@ -99,37 +99,11 @@ void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deep
     dump(ctx, "ffn_moe_probs", layer, s.probs.data(), nTok, X);
     dump(ctx, "ffn_moe_sel", layer, s.selScore.data(), nTok, X);  // what top-k ranked (bias, groups)
 
-    // Each expert runs once over the rows routed to it.
-    for (int32_t e = 0; e < X; ++e) {
-        int64_t m = 0;
-        for (int64_t t = 0; t < nTok; ++t)
-            for (int64_t slot = 0; slot < U; ++slot)
-                if (s.selected[static_cast<size_t>(t * U + slot)] == e) {
-                    s.gatherSlot[static_cast<size_t>(m)] = static_cast<int32_t>(t * U + slot);
-                    std::copy_n(x + t * E, E, s.moeX.data() + m * E);
-                    ++m;
-                }
-        if (m == 0) continue;
-        cpu::matmul(L.upExps.type, L.upExps.matrix(e), F, E, s.moeX.data(), m, s.ffnUp.data(), F, ctx.pool);
-        cpu::matmul(L.gateExps.type, L.gateExps.matrix(e), F, E, s.moeX.data(), m, s.ffnGate.data(), F, ctx.pool);
-        swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), m * F);
-        cpu::matmul(L.downExps.type, L.downExps.matrix(e), E, F, s.ffnGate.data(), m, s.moeDown.data(), E, ctx.pool);
-        for (int64_t i = 0; i < m; ++i) {
-            const int64_t slotIndex = s.gatherSlot[static_cast<size_t>(i)];
-            const float wgt = s.expertWeights[static_cast<size_t>(slotIndex)];
-            const float* src = s.moeDown.data() + i * E;
-            float* dst = s.expertOut.data() + slotIndex * E;
-            for (int64_t j = 0; j < E; ++j) dst[j] = src[j] * wgt;
-        }
-    }
-    // Weighted experts summed in rank order (llama.cpp adds its views so), then the shared experts.
-    for (int64_t t = 0; t < nTok; ++t) {
-        float* o = out + t * E;
-        std::copy_n(s.expertOut.data() + t * U * E, E, o);
-        for (int64_t slot = 1; slot < U; ++slot) addRows(o, s.expertOut.data() + (t * U + slot) * E, o, E);
-    }
+    // The routed experts and the shared ones (routed sum in rank order, then + shared, as llama.cpp).
+    runExperts(ctx, L.gateExps, L.upExps, L.downExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
+               ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
+               out, L.gateShexp, L.upShexp, L.downShexp, s.shexpOut.data());
     if (L.gateShexp.present()) {
-        swiGluFfn(ctx, L.gateShexp, L.upShexp, L.downShexp, s, x, nTok, s.shexpOut.data());
         dump(ctx, "ffn_shexp", layer, s.shexpOut.data(), nTok, E);
         addRows(out, s.shexpOut.data(), out, nTok * E);
     }

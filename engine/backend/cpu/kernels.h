@@ -22,6 +22,17 @@ bool canCompute(tensor::TensorType type);
 // reference dequantizer of tensor/quantize.h; also F32 / F16 / BF16 rows). Thread-safe.
 void dequantizeRow(tensor::TensorType type, const void* src, float* dst, int64_t n);
 
+// f32 products with quantized rows, for ops that cannot quantize their activations (MLA's
+// absorbed attention): each row is taken at its dequantizeRow values, so the results equal
+// dequantizeRow followed by dotF32 / axpyF32 (ops_vec.h) row by row, bit for bit; Q8_0 runs fused.
+// W: nRows rows of n elements of `type`, rowBytes apart.
+//   dotRows:  y[r] = sum_k W[r, k] * x[k]
+//   axpyRows: y[k] += sum_r a[r] * W[r, k], adding the rows in order r = 0, 1, ...
+void dotRows(tensor::TensorType type, const void* W, size_t rowBytes, int64_t nRows, const float* x, float* y,
+             int64_t n);
+void axpyRows(tensor::TensorType type, const void* W, size_t rowBytes, int64_t nRows, const float* a, float* y,
+              int64_t n);
+
 // Y[t, r] = sum_k W[r, k] * X[t, k]
 //   W: nRows rows of K elements of `type`, rows contiguous (row stride = rowBytes(type, K)),
 //      straight from the mmap'd file: 2-byte aligned is enough (4 for F32; GGUF gives 32)
@@ -37,5 +48,23 @@ void dequantizeRow(tensor::TensorType type, const void* src, float* dst, int64_t
 // several threads at once (with the same or different pools); uses a per-thread scratch buffer.
 void matmul(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, const float* X,
             int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool);
+
+// One product of a matmulGroup: the arguments of matmul().
+struct MatmulJob {
+    tensor::TensorType type;
+    const void* W;
+    int64_t nRows, K;
+    const float* X;
+    int64_t nTok;
+    float* Y;
+    int64_t ldy;
+};
+
+// Runs independent matmuls (disjoint outputs) in one dispatch over the pool, each with matmul()'s
+// numerics and task shapes: small products (the experts of a MoE decode step) keep every thread
+// busy without a fork-join per matrix. Jobs with the same X, K, nTok and activation format
+// prepare (quantize) X once. Jobs with nRows or nTok <= 0 are skipped. Same preconditions and
+// thread safety as matmul().
+void matmulGroup(const MatmulJob* jobs, int nJobs, ThreadPool& pool);
 
 }  // namespace verdict::cpu
