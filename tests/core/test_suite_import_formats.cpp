@@ -68,6 +68,21 @@ private slots:
         QCOMPARE(r->items[0].id, std::string("1"));  // no id in the file: the line number
     }
 
+    // A set cancel flag stops the import at the next item with an error naming the file (the
+    // window's import dialog closed during a large file); unset, the import is unchanged.
+    void cancelStopsTheImport() {
+        const std::string path = suiteFile("prompts_mixed.jsonl");
+        std::atomic<bool> cancel{true};
+        auto stopped = importSuite(path, {}, &cancel);
+        QVERIFY(!stopped.ok());
+        QVERIFY2(stopped.error().message.find("cancelled") != std::string::npos, stopped.error().message.c_str());
+        QVERIFY(stopped.error().message.find("prompts_mixed.jsonl") != std::string::npos);
+        cancel = false;
+        auto full = importSuite(path, {}, &cancel);
+        QVERIFY(full.ok());
+        QCOMPARE(full->items.size(), size_t(6));
+    }
+
     void gzipMatchesPlain() {
         auto plain = importSuite(suiteFile("gsm8k_sample.jsonl"));
         auto gz = importSuite(suiteFile("gsm8k_sample.jsonl.gz"));

@@ -110,8 +110,9 @@ void ImportSuiteDialog::reread() {
     m_summary->setText(tr("Reading %1…").arg(m_path));
     auto out = std::make_shared<std::optional<core::ImportResult>>();
     const std::string path = m_path.toStdString();
-    m_job->start([out, path, opts](JobControl&) -> JobResult {
-        auto r = core::importSuite(path, opts);
+    m_job->start([out, path, opts](JobControl& c) -> JobResult {
+        auto r = core::importSuite(path, opts, c.cancelFlag());
+        if (c.cancelled()) return {};  // the dialog was closed
         if (!r) return {tr("The file could not be read as a test suite."), QString::fromStdString(r.error().message), {}};
         *out = std::move(*r);
         return {};

@@ -184,13 +184,15 @@ Result<ImportSummary> importSuiteStreaming(const std::string& path, const Import
     return summary;
 }
 
-Result<ImportResult> importSuite(const std::string& path, const ImportOptions& options) {
+Result<ImportResult> importSuite(const std::string& path, const ImportOptions& options,
+                                 const std::atomic<bool>* cancel) {
     std::vector<SuiteItem> items;
     auto summary = importSuiteStreaming(path, options, [&](SuiteItem&& item) {
         items.push_back(std::move(item));
-        return true;
+        return !(cancel && cancel->load());
     });
     if (!summary) return summary.error();
+    if (cancel && cancel->load()) return Error{"import of " + path + " cancelled"};
     ImportResult r;
     r.suiteName = std::move(summary->suiteName);
     r.shape = std::move(summary->shape);

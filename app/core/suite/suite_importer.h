@@ -14,6 +14,7 @@
 
 #include <verdict/engine/result.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -72,7 +73,10 @@ struct ImportResult {
 // Imports the whole file into memory. Fails (Error) only when the file cannot be read at all,
 // is corrupt gzip, or its shape cannot be recognised and no mapping was given; everything else
 // becomes per-record rejections.
-Result<ImportResult> importSuite(const std::string& path, const ImportOptions& options = {});
+// `cancel` (optional), when set, stops the import at the next item: the result is then an Error
+// "import of PATH cancelled" (the window's import dialog closed while reading a large file).
+Result<ImportResult> importSuite(const std::string& path, const ImportOptions& options = {},
+                                 const std::atomic<bool>* cancel = nullptr);
 
 // Called once per accepted item, in file order; return false to stop early (the summary then
 // covers the records read so far; the content hash still covers the whole file).
