@@ -128,6 +128,19 @@ private slots:
         QVERIFY(cv->vote(-1));          // left = A outside blind mode
         QVERIFY(!cv->vote(1));          // one vote per answer
         QVERIFY2(cv->winRateText().contains("A wins 1 of 1"), qPrintable(cv->winRateText()));
+        {
+            // The CLI reads the same vote for the same pair.
+            QProcess cli;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("VERDICT_DB", m_tmp.filePath("results.db"));
+            cli.setProcessEnvironment(env);
+            cli.start(VERDICT_BINARY, {"votes", "--a", m_wb->modelA(), "--b", m_wb->modelB(), "--json"});
+            QVERIFY(cli.waitForFinished(60000));
+            QCOMPARE(cli.exitCode(), 0);
+            const QJsonObject summary = QJsonDocument::fromJson(cli.readAllStandardOutput()).object().value("summary").toObject();
+            QCOMPARE(summary.value("wins_a").toInt(), 1);
+            QCOMPARE(summary.value("decided").toInt(), 1);
+        }
 
         // Blind: names hidden, the vote maps back to the right model whichever side it was on.
         cv->findChild<QCheckBox*>("blindMode")->setChecked(true);

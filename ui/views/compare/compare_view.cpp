@@ -451,8 +451,9 @@ bool CompareView::vote(int side) {
     core::VoteWinner winner = core::VoteWinner::Tie;
     if (side != 0) winner = ((side < 0) != m_swapped) ? core::VoteWinner::A : core::VoteWinner::B;
     core::VoteRecord v;
-    v.modelA = sideA.ref.toStdString();
-    v.modelB = sideB.ref.toStdString();
+    // Stored as the CLI stores them (verdict compare --vote), so `verdict votes` sees the same pair.
+    v.modelA = core::normalizeModelRef(sideA.ref.toStdString());
+    v.modelB = core::normalizeModelRef(sideB.ref.toStdString());
     v.prompt = m_lastPrompt.toStdString();
     v.answerA = sideA.answer.toStdString();
     v.answerB = sideB.answer.toStdString();
@@ -492,7 +493,8 @@ void CompareView::refreshWinRate() {
     }
     auto db = m_wb.openDb();
     if (!db) return;
-    auto s = core::VoteRepository(*db).summary(a.toStdString(), b.toStdString());
+    auto s = core::VoteRepository(*db).summary(core::normalizeModelRef(a.toStdString()),
+                                               core::normalizeModelRef(b.toStdString()));
     if (!s) {
         m_winRate->setText(QString::fromStdString(s.error().message));
         return;
