@@ -34,6 +34,13 @@ MemoryEstimate estimateMemory(const ModelCard& c, uint64_t ctx) {
                                          : uint64_t(c.nHeadKv) * (c.headDimK + c.headDimV);
     m.kvBytesPerToken = perLayer * c.nLayer * 2;
     m.kvBytesAtCtx = m.kvBytesPerToken * ctx;
+    m.computeBytes = computeBytesEstimate(c, ctx);
+    return m;
+}
+
+}  // namespace
+
+uint64_t computeBytesEstimate(const ModelCard& c, uint64_t ctx) {
     // Scratch for one 512-token batch, f32: the logits, the widest activations (residual, norm,
     // q/k/v, FFN gate/up) and one layer's attention scores over the context.
     const uint64_t ubatch = std::min<uint64_t>(512, std::max<uint64_t>(ctx, 1));
@@ -41,11 +48,8 @@ MemoryEstimate estimateMemory(const ModelCard& c, uint64_t ctx) {
     const uint64_t logits = uint64_t(c.nVocab) * ubatch * 4;
     const uint64_t acts = (uint64_t(c.nEmbd) * 4 + ff * 3) * ubatch * 4;
     const uint64_t scores = uint64_t(c.nHead) * ubatch * ctx * 4;
-    m.computeBytes = logits + acts + scores;
-    return m;
+    return logits + acts + scores;
 }
-
-}  // namespace
 
 Result<ModelCard> describeModel(const gguf::GgufFile& f, std::optional<uint64_t> ctx) {
     ModelCard c;

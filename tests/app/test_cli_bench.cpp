@@ -5,6 +5,8 @@
 // file and the token counts.
 #include "fixtures.h"
 
+#include "cli_process.h"
+
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -13,19 +15,8 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-    nlohmann::json json() const { return nlohmann::json::parse(out.toStdString(), nullptr, false); }
-};
-
-Run runVerdict(const QStringList& args, int timeoutMs = 120000) {
-    QProcess p;
-    p.start(VERDICT_BINARY, args);
-    p.waitForFinished(timeoutMs);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+using verdict::test::CliRun;
+using verdict::test::runVerdict;
 
 QString fixtureModel(const char* name) { return QString::fromStdString(verdict::test::fixture(name).string()); }
 
@@ -54,7 +45,7 @@ private slots:
     void benchJsonShape() {
         const QString model = fixtureModel("models/stories260K.gguf");
         VERDICT_NEED_FIXTURE(model.toStdString());
-        Run r = runVerdict({"bench", model, "-p", "16", "-n", "8", "-r", "2", "--threads", "1", "--json"});
+        CliRun r = runVerdict({"bench", model, "-p", "16", "-n", "8", "-r", "2", "--threads", "1", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const auto j = r.json();
         QVERIFY2(j.is_array() && j.size() == 2, r.out.constData());
@@ -91,25 +82,25 @@ private slots:
     void benchListsTableAndErrors() {
         const QString model = fixtureModel("models/stories260K.gguf");
         VERDICT_NEED_FIXTURE(model.toStdString());
-        Run lists = runVerdict({"bench", model, "-p", "8,16", "-n", "0", "-r", "1", "--json"});
+        CliRun lists = runVerdict({"bench", model, "-p", "8,16", "-n", "0", "-r", "1", "--json"});
         QVERIFY2(lists.exitCode == 0, lists.err.constData());
         const auto j = lists.json();
         QVERIFY(j.is_array() && j.size() == 2);
         QCOMPARE(j[0]["test"].get<std::string>(), std::string("pp8"));
         QCOMPARE(j[1]["test"].get<std::string>(), std::string("pp16"));
 
-        Run table = runVerdict({"bench", model, "-p", "0", "-n", "4", "-r", "2"});
+        CliRun table = runVerdict({"bench", model, "-p", "0", "-n", "4", "-r", "2"});
         QVERIFY2(table.exitCode == 0, table.err.constData());
         QVERIFY2(table.out.contains("| model") && table.out.contains("tg4") && table.out.contains("±"),
                  table.out.constData());
         QVERIFY(!table.out.contains("pp512"));
 
-        Run missing = runVerdict({"bench", "/nonexistent/model.gguf", "-r", "1"});
+        CliRun missing = runVerdict({"bench", "/nonexistent/model.gguf", "-r", "1"});
         QCOMPARE(missing.exitCode, 2);
         QVERIFY(missing.err.contains("/nonexistent/model.gguf"));
-        Run badReps = runVerdict({"bench", model, "-r", "0"});
+        CliRun badReps = runVerdict({"bench", model, "-r", "0"});
         QVERIFY(badReps.exitCode != 0 && badReps.exitCode != 2);
-        Run badList = runVerdict({"bench", model, "-p", "8,x"});
+        CliRun badList = runVerdict({"bench", model, "-p", "8,x"});
         QVERIFY(badList.exitCode != 0 && badList.exitCode != 2);
     }
 
@@ -118,7 +109,7 @@ private slots:
         VERDICT_NEED_FIXTURE(model.toStdString());
         QTemporaryDir dir;
         const QString text = writeFile(dir, "story.txt", kStory);
-        Run r = runVerdict({"perplexity", model, text, "--ctx", "32", "--json"});
+        CliRun r = runVerdict({"perplexity", model, text, "--ctx", "32", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.err.contains("chunk 1/"));
         const auto j = r.json();
@@ -138,7 +129,7 @@ private slots:
         QVERIFY(ppl > 1 && ppl < 512);
         QVERIFY(std::fabs(ppl - std::exp(j["mean_nll"].get<double>())) < 1e-9 * ppl);
 
-        Run self = runVerdict({"perplexity", model, text, "--ctx", "32", "--kld-base", model, "--json"});
+        CliRun self = runVerdict({"perplexity", model, text, "--ctx", "32", "--kld-base", model, "--json"});
         QVERIFY2(self.exitCode == 0, self.err.constData());
         const auto k = self.json()["kld"];
         QVERIFY(k.is_object());
@@ -151,7 +142,7 @@ private slots:
                               "same_top_p_stderr", "mean_delta_p", "rms_delta_p", "rms_delta_p_stderr"})
             QVERIFY2(k.contains(f) && k[f].is_number(), f);
 
-        Run textMode = runVerdict({"perplexity", model, text, "--ctx", "32"});
+        CliRun textMode = runVerdict({"perplexity", model, text, "--ctx", "32"});
         QVERIFY2(textMode.exitCode == 0, textMode.err.constData());
         QVERIFY(textMode.out.contains("Final estimate: PPL = "));
     }
@@ -161,17 +152,17 @@ private slots:
         VERDICT_NEED_FIXTURE(model.toStdString());
         QTemporaryDir dir;
         const QString missing = dir.filePath("nope.txt");
-        Run a = runVerdict({"perplexity", model, missing});
+        CliRun a = runVerdict({"perplexity", model, missing});
         QCOMPARE(a.exitCode, 2);
         QVERIFY2(a.err.contains(missing.toUtf8()), a.err.constData());
 
         const QString empty = writeFile(dir, "empty.txt", "");
-        Run b = runVerdict({"perplexity", model, empty});
+        CliRun b = runVerdict({"perplexity", model, empty});
         QCOMPARE(b.exitCode, 2);
         QVERIFY2(b.err.contains("empty") && b.err.contains(empty.toUtf8()), b.err.constData());
 
         const QString shortText = writeFile(dir, "short.txt", "Once upon a time, there was a cat.");
-        Run c = runVerdict({"perplexity", model, shortText, "--ctx", "512"});
+        CliRun c = runVerdict({"perplexity", model, shortText, "--ctx", "512"});
         QCOMPARE(c.exitCode, 2);
         QVERIFY2(c.err.contains(shortText.toUtf8()) && c.err.contains("needs at least 1024 tokens")
                      && c.err.contains("tokenizes to only"),
@@ -179,11 +170,11 @@ private slots:
 
         const QString tiny = fixtureModel("models/llama-2-tiny-random.gguf");
         const QString text = writeFile(dir, "story.txt", kStory);
-        Run d = runVerdict({"perplexity", model, text, "--ctx", "32", "--kld-base", tiny});
+        CliRun d = runVerdict({"perplexity", model, text, "--ctx", "32", "--kld-base", tiny});
         QCOMPARE(d.exitCode, 2);
         QVERIFY2(d.err.contains("vocabularies differ"), d.err.constData());
 
-        Run e = runVerdict({"perplexity", model});
+        CliRun e = runVerdict({"perplexity", model});
         QVERIFY(e.exitCode != 0 && e.exitCode != 2);
     }
 };

@@ -4,25 +4,16 @@
 // every held-out item, demo-large's overall accuracy exceeds demo-small's by at least 10 points
 // (the trade-off the first run of the workbench shows: large = more accurate, small = faster).
 // These are the project's own files, so nothing is skipped when they are missing: it fails.
+#include "cli_process.h"
+
 #include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-    nlohmann::json json() const { return nlohmann::json::parse(out.toStdString(), nullptr, false); }
-};
-
-Run runVerdict(const QStringList& args, int timeoutMs = 120000) {
-    QProcess p;
-    p.start(VERDICT_BINARY, args);
-    p.waitForFinished(timeoutMs);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+using verdict::test::CliRun;
+using verdict::test::runVerdict;
 
 // The source tree's root: tests/data is two levels below it.
 QString sourcePath(const QString& rel) { return QDir(QStringLiteral(VERDICT_TEST_DATA_DIR "/../..")).filePath(rel); }
@@ -56,7 +47,7 @@ private:
     Score runModel(const QString& model, const QString& db) {
         Score s;
         for (const char* suite : {"demo_tasks", "demo_mc"}) {
-            const Run r = runVerdict({"run", model, "--suite", suite, "--temp", "0", "--max-tokens", "32", "--threads",
+            const CliRun r = runVerdict({"run", model, "--suite", suite, "--temp", "0", "--max-tokens", "32", "--threads",
                                       "2", "--new", "--db", db, "--json"});
             if (r.exitCode != 0) {
                 qWarning("verdict run failed: %s", r.err.constData());
@@ -84,7 +75,7 @@ private slots:
         for (const QString& model : m_models) {
             const QStringList args = {"generate", model, "-p", "Q: What is 21 + 34?\nA:", "-n", "8", "--temp", "0",
                                       "--threads", "2", "--json"};
-            const Run a = runVerdict(args);
+            const CliRun a = runVerdict(args);
             QVERIFY2(a.exitCode == 0, a.err.constData());
             const auto j = a.json();
             QVERIFY(j.is_object());
@@ -92,7 +83,7 @@ private slots:
             QVERIFY(!j["tokens"].empty());
             QVERIFY(!j.value("text", std::string()).empty());
             // Greedy is deterministic: a second run gives the same tokens.
-            const Run b = runVerdict(args);
+            const CliRun b = runVerdict(args);
             QCOMPARE(b.exitCode, 0);
             QCOMPARE(QString::fromStdString(b.json()["tokens"].dump()), QString::fromStdString(j["tokens"].dump()));
         }
@@ -104,7 +95,7 @@ private slots:
         const QString db = dir.filePath("demo.db");
         for (const QString& suite : m_suites) {
             const QString name = QFileInfo(suite).completeBaseName();
-            const Run r = runVerdict({"suite", "import", suite, "--name", name, "--db", db, "--json"});
+            const CliRun r = runVerdict({"suite", "import", suite, "--name", name, "--db", db, "--json"});
             QVERIFY2(r.exitCode == 0, r.err.constData());
             const auto j = r.json();
             QCOMPARE(j.value("rejected_count", -1), 0);

@@ -34,15 +34,7 @@ MemoryEstimate estimateAtCtx(const ModelCard& card, uint64_t ctx) {
     m.weightsBytes = card.memoryTrained.weightsBytes;
     m.kvBytesPerToken = card.memoryTrained.kvBytesPerToken;
     m.kvBytesAtCtx = m.kvBytesPerToken * ctx;
-    // Scratch for one 512-token f32 batch (engine/model/model_card.cpp, documented with
-    // `verdict info` in docs/cli.md): logits + the widest activations + one layer's attention
-    // scores over the context.
-    const uint64_t ubatch = std::min<uint64_t>(512, std::max<uint64_t>(ctx, 1));
-    const uint64_t ff = std::max<uint64_t>(card.nFf, card.nEmbd);
-    const uint64_t logits = uint64_t(card.nVocab) * ubatch * 4;
-    const uint64_t acts = (uint64_t(card.nEmbd) * 4 + ff * 3) * ubatch * 4;
-    const uint64_t scores = uint64_t(card.nHead) * ubatch * ctx * 4;
-    m.computeBytes = logits + acts + scores;
+    m.computeBytes = computeBytesEstimate(card, ctx);
     return m;
 }
 

@@ -70,6 +70,10 @@ struct ModelCard {
     std::optional<MemoryEstimate> memoryAtCtx;  // at the requested context
 };
 
+// The activation scratch estimate for one 512-token batch at a context of `ctx` tokens (the
+// MemoryEstimate::computeBytes of a card), from the card's shape. Documented with `verdict info`.
+uint64_t computeBytesEstimate(const ModelCard& card, uint64_t ctx);
+
 // Computes the card. `ctx` (optional) adds an estimate at that context length.
 // Fails when the metadata a card needs is missing or contradicts itself (names the key).
 Result<ModelCard> describeModel(const gguf::GgufFile& file, std::optional<uint64_t> ctx = std::nullopt);
