@@ -54,6 +54,11 @@ struct ForwardBatch {
     float* logits = nullptr;          // [allLogits ? nTok : 1][nVocab]; null: no output needed
     const int64_t* positions = nullptr;         // [nTok] per-row position, or null (see above)
     session::KvCache* const* caches = nullptr;  // [nTok] per-row cache (capacity <= the scratch's nCtx)
+    // Partial GPU offload (decoderForward only): the pass starts at block firstLayer from `hidden`
+    // ([nTok][n_embd], the residual stream after block firstLayer - 1, computed on the GPU) instead
+    // of the embeddings; the cache needs only blocks >= firstLayer. tokens is then unused.
+    const float* hidden = nullptr;
+    int64_t firstLayer = 0;
 };
 
 struct ForwardContext {

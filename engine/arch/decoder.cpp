@@ -379,12 +379,16 @@ void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const Forw
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd;
 
-    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
-    dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    if (b.hidden) {
+        std::copy_n(b.hidden, n * E, s.inpL.data());
+    } else {
+        embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+        dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    }
     ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+    for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
         attentionBlock(ctx, L, s, il, b, r0);

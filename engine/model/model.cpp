@@ -1,4 +1,5 @@
 #include "verdict/engine/model.h"
+#include "verdict/engine/devices.h"
 
 #include "arch/arch_registry.h"
 #include "arch/decoder.h"
@@ -60,6 +61,8 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     std::shared_ptr<Model> model(new Model());
     detail::ModelImpl& m = *model->m_impl;
     m.path = path;
+    auto deviceIndex = gpu::parseDevice(options.device);
+    if (!deviceIndex) return deviceIndex.error();
     if (cancelled(options, 0.0f)) return Error{path + ": loading cancelled"};
     // Created first: its workers start while the file is parsed.
     m.pool = std::make_unique<cpu::ThreadPool>(options.threads);
@@ -91,6 +94,12 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     }
 
     if (auto r = pageIn(*m.file, options); !r) return r.error();
+    if (*deviceIndex >= 0) {
+        m.gpuLayers = options.gpuLayers < 0 ? m.cfg.nLayer : std::min<int64_t>(options.gpuLayers, m.cfg.nLayer);
+        auto g = gpu::openGpuModel(m, *deviceIndex, m.gpuLayers);
+        if (!g) return Error{path + ": " + g.error().message};
+        m.gpu = std::move(g.value());
+    }
 
     const arch::ArchConfig& c = m.cfg;
     m.shape.arch = c.arch;
@@ -114,6 +123,11 @@ const ModelShape& Model::shape() const { return m_impl->shape; }
 int Model::threads() const { return m_impl->pool->size(); }
 double Model::loadMs() const { return m_impl->loadMs; }
 uint64_t Model::weightsBytes() const { return m_impl->weightsBytes; }
+std::string Model::device() const { return m_impl->gpu ? m_impl->gpu->deviceId() : "cpu"; }
+int Model::gpuLayers() const { return static_cast<int>(m_impl->gpu ? m_impl->gpuLayers : 0); }
+std::string Model::deviceName() const {
+    return m_impl->gpu ? m_impl->gpu->deviceName() : listDevices().devices.front().name;
+}
 
 bool Model::hasTokenizer() const { return m_impl->tokenizer != nullptr; }
 

@@ -5,6 +5,7 @@
 #include "arch/arch_config.h"
 #include "arch/architecture.h"
 #include "backend/cpu/thread_pool.h"
+#include "backend/gpu/gpu_model.h"
 #include "gguf/gguf_file.h"
 #include "model/model_tokenizer.h"
 #include "verdict/engine/model.h"
@@ -26,6 +27,9 @@ struct ModelImpl {
     std::string tokenizerError;                   // why `tokenizer` is null
     double loadMs = 0;
     uint64_t weightsBytes = 0;
+    std::unique_ptr<gpu::GpuModel> gpu;           // set when opened on a GPU: forward passes run there
+    int64_t gpuLayers = 0;                        // blocks on the GPU; < cfg.nLayer: the rest on the CPU
+    bool partialOffload() const { return gpu && gpuLayers < cfg.nLayer; }
 };
 
 }  // namespace verdict::detail

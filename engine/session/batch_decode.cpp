@@ -94,11 +94,79 @@ int64_t maxContext(std::span<SessionImpl* const> ds) {
     return n;
 }
 
+// decodeRows on a GPU model: one pass per kMaxBatchRows rows, each row on its own device cache;
+// with a partial offload the CPU's blocks follow on each row's CPU cache, from the GPU's residual
+// stream.
+Result<void> decodeRowsGpu(std::span<SessionImpl* const> ds, std::span<const int32_t> tokens) {
+    const detail::ModelImpl& m = *ds.front()->m;
+    const int64_t nVocab = m.cfg.nVocab;
+    const auto n = static_cast<int64_t>(ds.size());
+    const bool partial = m.partialOffload();
+    BatchBuffers* cpuBuf = nullptr;
+    if (partial) {
+        auto buffers = batchBuffers(*ds.front(), maxContext(ds));
+        if (!buffers) return buffers.error();
+        cpuBuf = *buffers;
+    }
+    std::vector<int64_t> positions;
+    std::vector<gpu::GpuKv*> caches;
+    std::vector<float> logits, hidden;
+    try {
+        positions.resize(static_cast<size_t>(std::min(n, kMaxBatchRows)));
+        caches.resize(positions.size());
+        logits.resize(positions.size() * static_cast<size_t>(nVocab));
+        if (partial) hidden.resize(positions.size() * static_cast<size_t>(m.cfg.nEmbd));
+    } catch (const std::bad_alloc&) {
+        return Error{"cannot allocate the logits of a batch of " + std::to_string(n) + " sequences"};
+    }
+    for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
+        const int64_t rows = std::min(kMaxBatchRows, n - begin);
+        for (int64_t r = 0; r < rows; ++r) {
+            SessionImpl& d = *ds[static_cast<size_t>(begin + r)];
+            positions[static_cast<size_t>(r)] = static_cast<int64_t>(d.tokens.size());
+            caches[static_cast<size_t>(r)] = d.gpuKv.get();
+        }
+        gpu::GpuBatch b;
+        b.tokens = tokens.data() + begin;
+        b.positions = positions.data();
+        b.caches = caches.data();
+        b.nTok = rows;
+        if (partial) {
+            b.hidden = hidden.data();
+        } else {
+            b.logits = logits.data();
+        }
+        if (auto r = m.gpu->forward(b); !r) return r.error();
+        if (partial) {
+            for (int64_t r = 0; r < rows; ++r)
+                cpuBuf->caches[static_cast<size_t>(r)] = ds[static_cast<size_t>(begin + r)]->kv.get();
+            const arch::ForwardContext ctx{m.cfg, *m.pool, *ds.front()->kv, nullptr};
+            arch::ForwardBatch fb;
+            fb.tokens = tokens.data() + begin;
+            fb.nTok = rows;
+            fb.allLogits = true;
+            fb.logits = logits.data();
+            fb.positions = positions.data();
+            fb.caches = cpuBuf->caches.data();
+            fb.hidden = hidden.data();
+            fb.firstLayer = m.gpuLayers;
+            m.arch->forward(*m.weights, *cpuBuf->scratch, ctx, fb);
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+            SessionImpl& d = *ds[static_cast<size_t>(begin + r)];
+            std::memcpy(d.logits.data(), logits.data() + r * nVocab, sizeof(float) * static_cast<size_t>(nVocab));
+            d.tokens.push_back(tokens[static_cast<size_t>(begin + r)]);
+        }
+    }
+    return {};
+}
+
 // Appends tokens[i] to ds[i] (already checked: ids, room, distinct sessions of one model) and
 // leaves each session's logits in its own buffer (row 0). Passes of up to kMaxBatchRows rows.
 Result<void> decodeRows(std::span<SessionImpl* const> ds, std::span<const int32_t> tokens) {
     const detail::ModelImpl& m = *ds.front()->m;
     const int64_t nVocab = m.cfg.nVocab;
+    if (m.gpu) return decodeRowsGpu(ds, tokens);
     if (!m.arch->sequenceRows) {
         // An architecture without multi-sequence rows: one pass per session (same results).
         for (size_t i = 0; i < ds.size(); ++i)

@@ -24,8 +24,11 @@ struct SessionImpl {
     SessionOptions options;
     int64_t nCtx = 0;
     int64_t nBatch = 0;
-    std::unique_ptr<session::KvCache> kv;
-    std::unique_ptr<arch::ArchScratch> scratch;
+    std::unique_ptr<session::KvCache> kv;         // CPU models
+    std::unique_ptr<arch::ArchScratch> scratch;   // CPU models
+    std::unique_ptr<gpu::GpuKv> gpuKv;            // GPU models (m->gpu): the cache in device memory
+                                                  // (partial offload: kv and scratch serve the CPU's blocks)
+    std::vector<float> hidden;                    // partial offload: [nBatch][nEmbd] handed from GPU to CPU
     std::vector<float> logits;        // [rows][nVocab]: 1 row, or every row of an allLogits call
     std::vector<int32_t> tokens;      // the sequence held in the cache
     Timings timings;
@@ -33,6 +36,9 @@ struct SessionImpl {
 
     // Checks ids and room, then runs the forward pass over `tokens` in chunks of nBatch.
     Result<LogitsView> evaluate(std::span<const int32_t> input, bool allLogits);
+    // The GPU path of evaluate: chunks of nBatch rows through m->gpu (then the CPU's blocks when
+    // the model is partially offloaded).
+    Result<void> evaluateGpu(std::span<const int32_t> input, bool allLogits);
     // Length of the common prefix of the cache and `seq`.
     int64_t commonPrefix(std::span<const int32_t> seq) const;
     void truncate(int64_t n);

@@ -7,7 +7,7 @@
 // whole batch, so aggregate tok/s should grow with the batch until compute (not memory
 // bandwidth) limits it; per-sequence tok/s falls.
 //
-//   bench_batch MODEL.gguf [--threads N] [--batches 1,2,4,8,16,32] [--steps S] [--prompt N]
+//   bench_batch MODEL.gguf [--threads N] [--batches 1,2,4,8,16,32] [--steps S] [--prompt N] [--device DEV]
 //
 // A model of the fixtures README's "perf" shape: verdict make-model --n-embd 2048 --n-layer 16
 // --n-head 32 --n-head-kv 8 --n-ff 5632 --n-vocab 32000 --ctx 2048 --type q4_0 perf-q4_0.gguf
@@ -37,11 +37,12 @@ struct Options {
     std::vector<int> batches = {1, 2, 4, 8, 16, 32};
     int steps = 16;
     int prompt = 32;
+    std::string device = "cpu";
 };
 
 int usage(const char* why) {
     std::fprintf(stderr, "bench_batch: %s\nusage: bench_batch MODEL.gguf [--threads N] [--batches 1,2,4] "
-                         "[--steps S] [--prompt N]\n", why);
+                         "[--steps S] [--prompt N] [--device cpu|cuda:N]\n", why);
     return 3;
 }
 
@@ -117,6 +118,8 @@ int main(int argc, char** argv) {
             o.steps = std::max(1, std::atoi(argv[++i]));
         } else if (a == "--prompt" && hasValue) {
             o.prompt = std::max(1, std::atoi(argv[++i]));
+        } else if (a == "--device" && hasValue) {
+            o.device = argv[++i];
         } else if (!a.empty() && a[0] != '-' && o.model.empty()) {
             o.model = a;
         } else {
@@ -126,18 +129,20 @@ int main(int argc, char** argv) {
     if (o.model.empty()) return usage("no model given");
     ModelOptions mo;
     mo.threads = o.threads;
+    mo.device = o.device;
     auto model = Model::open(o.model, mo);
     if (!model) {
         std::fprintf(stderr, "bench_batch: %s\n", model.error().message.c_str());
         return 2;
     }
     // Warm-up: page the weights in and grow the buffers once.
-    if (auto w = runBatch(*model, Options{o.model, o.threads, {}, 2, 4}, 1); !w) {
+    if (auto w = runBatch(*model, Options{o.model, o.threads, {}, 2, 4, o.device}, 1); !w) {
         std::fprintf(stderr, "bench_batch: %s\n", w.error().message.c_str());
         return 1;
     }
-    std::printf("{\n  \"model\": \"%s\",\n  \"threads\": %d,\n  \"steps\": %d,\n  \"prompt_tokens\": %d,\n  \"runs\": [\n",
-                o.model.c_str(), (*model)->threads(), o.steps, o.prompt);
+    std::printf("{\n  \"model\": \"%s\",\n  \"device\": \"%s\",\n  \"threads\": %d,\n  \"steps\": %d,\n"
+                "  \"prompt_tokens\": %d,\n  \"runs\": [\n",
+                o.model.c_str(), (*model)->device().c_str(), (*model)->threads(), o.steps, o.prompt);
     double base = 0;
     for (size_t k = 0; k < o.batches.size(); ++k) {
         auto f = runBatch(*model, o, o.batches[k]);

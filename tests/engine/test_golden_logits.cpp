@@ -9,8 +9,10 @@
 //   3. free-running greedy generation must reproduce gen_ids up to the first step where the
 //      reference's top-1/top-2 gap is below the tolerance (there the order may legitimately flip).
 // Tolerance |ours - ref| <= abs + rel * |ref|, per weight type (see tolerances() below and
-// docs in the report). Max |Δ| per fixture is printed.
+// docs in the report). Max |Δ| per fixture is printed. With VERDICT_TEST_DEVICE=cuda:0
+// (tests/gpu, label gpu) the same checks run on the CUDA backend.
 #include "fixtures.h"
+#include "test_device.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
 
@@ -165,10 +167,15 @@ private slots:
         const auto refPath = verdict::test::fixture("reference/" + c.stem + ".json");
         VERDICT_NEED_FIXTURE(modelPath);
         VERDICT_NEED_FIXTURE(refPath);
+        VERDICT_NEED_TEST_DEVICE();
         const auto refs = loadReference(refPath);
         QVERIFY(!refs.empty());
 
-        auto model = Model::open(modelPath.string());
+        ModelOptions mo;
+        mo.device = verdict::test::testDevice();
+        auto model = Model::open(modelPath.string(), mo);
+        if (!model && mo.device != "cpu" && model.error().message.find("no CUDA forward pass") != std::string::npos)
+            QSKIP(model.error().message.c_str());
         QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
         SessionOptions so;
         so.nCtx = 128;  // as the references

@@ -26,6 +26,14 @@ struct ModelOptions {
     std::function<bool(float fraction)> progress;
     // Cancels loading when it becomes true (may be set from another thread).
     const std::atomic<bool>* cancel = nullptr;
+    // Where the forward pass runs: "cpu", or "cuda" / "cuda:N" (weights uploaded to that GPU).
+    // A GPU the build, driver or model cannot use is an error naming the reason (no silent
+    // fall-back to the CPU: a measurement must run where it says it ran).
+    std::string device = "cpu";
+    // Partial offload: with a GPU device, only the first gpuLayers transformer blocks run there
+    // (their weights and KV cache in device memory); the remaining blocks and the output head run
+    // on the CPU. < 0 or >= the model's block count: everything on the GPU. Ignored on the CPU.
+    int gpuLayers = -1;
 };
 
 // Shape of the loaded network (from the file's metadata).
@@ -60,6 +68,9 @@ public:
     int threads() const;
     double loadMs() const;
     uint64_t weightsBytes() const;  // data bytes of the tensors in use
+    std::string device() const;     // "cpu" or "cuda:N"
+    std::string deviceName() const; // CPU model name or GPU product name
+    int gpuLayers() const;          // blocks on the GPU (0 on the CPU, n_layer when fully offloaded)
 
     // Tokenizer. When the file has no usable tokenizer, hasTokenizer() is false, tokenize()
     // fails with the reason, pieces are empty, and token ids still work everywhere else.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace verdict {
@@ -23,6 +24,18 @@ struct MemoryUse {
     uint64_t kvBytes = 0;         // this session's KV cache (allocated size)
     uint64_t scratchBytes = 0;    // this session's activation and logits buffers
     uint64_t peakRssBytes = 0;    // process peak resident set (VmHWM from /proc/self/status); 0 if unknown
+    // GPU sessions (device != "cpu"): device memory from the backend's own allocator. weights and
+    // scratch/workspace are the model's (shared by its sessions), kv this session's; peak is the
+    // model's high-water mark of all of it; deviceUsed is cudaMemGetInfo's total - free (every
+    // process on the device) as a cross-check. All 0 on the CPU.
+    std::string device = "cpu";
+    uint64_t vramWeightsBytes = 0;
+    uint64_t vramKvBytes = 0;
+    uint64_t vramScratchBytes = 0;
+    uint64_t vramWorkspaceBytes = 0;
+    uint64_t vramPeakBytes = 0;
+    uint64_t vramDeviceUsedBytes = 0;
+    uint64_t vramDeviceTotalBytes = 0;
 };
 
 // Peak resident set size of this process in bytes (VmHWM), 0 where /proc is not available.

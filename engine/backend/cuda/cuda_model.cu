@@ -1,0 +1,499 @@
+// The CUDA backend's model: the weights of a llama-family decoder (llama, mistral, mixtral, qwen2)
+// uploaded once in their GGUF block formats, and the forward pass of decoderForward
+// (arch/decoder.cpp) step for step on the device. Sessions hold their KV caches in device memory
+// (CudaKv); one pass may mix rows of several sequences (batched decode).
+//
+// Products: passes of up to kMatvecMaxCols rows read the blocks in place (ops_matvec.cu); larger
+// passes dequantise tiles of the weight to f16 and run cuBLAS GEMMs on the tensor cores with f32
+// accumulation (F16 weights are used as they are, F32 weights through SGEMM). Activations of a GEMM
+// are rounded to f16, as llama.cpp's CUDA backend does (values beyond +-65504 would overflow).
+#include "arch/decoder.h"
+#include "backend/cpu/ops_rope.h"
+#include "backend/cuda/cuda_memory.h"
+#include "backend/cuda/cuda_model.h"
+#include "backend/cuda/cuda_ops.h"
+#include "backend/gpu/gpu_model.h"
+#include "model/model_impl.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace verdict::cuda {
+namespace {
+
+constexpr uint64_t kAlign = 256;
+constexpr uint64_t kWorkspaceBytes = 32ull << 20;    // cuBLAS workspace
+constexpr int64_t kTileElems = int64_t{32} << 20;    // f16 weight tile for GEMMs (64 MiB)
+constexpr int64_t kLogitRows = 64;                   // output rows per logits chunk
+constexpr int kMaxSplits = 32;                       // attention position splits (decode)
+constexpr int kMaxHeadDim = 256;
+constexpr int kMaxExperts = 512;
+constexpr int kMaxUsedExperts = 32;
+
+uint64_t alignUp(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+const char* blasText(cublasStatus_t s) {
+    switch (s) {
+        case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+        case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED (out of memory)";
+        case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+        case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+        case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+        case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+        default: return "cuBLAS error";
+    }
+}
+
+class CudaKv final : public gpu::GpuKv {
+public:
+    CudaKv(DeviceBuffer mem, int64_t capacity, bool f16) : m_mem(std::move(mem)), m_capacity(capacity), m_f16(f16) {}
+    uint64_t bytes() const override { return m_mem.bytes(); }
+    int64_t capacity() const override { return m_capacity; }
+    uint8_t* base() const { return m_mem.data(); }
+    bool f16() const { return m_f16; }
+
+private:
+    DeviceBuffer m_mem;
+    int64_t m_capacity;
+    bool m_f16;
+};
+
+struct LayerMatrices {
+    DeviceMatrix wq, wk, wv, wo, gate, up, down, gateInp, gateExps, upExps, downExps;
+    const float *attnNorm = nullptr, *ffnNorm = nullptr, *bq = nullptr, *bk = nullptr, *bv = nullptr, *bo = nullptr;
+};
+
+// The activation buffers of a pass of up to `rows` rows, carved from one allocation.
+struct Scratch {
+    DeviceBuffer mem;
+    int64_t rows = 0;
+    float *inpL, *cur, *q, *k, *v, *kqv, *attnOut, *gate, *up, *ffnOut, *router, *expertW, *moeY, *ropeTable;
+    float *logits, *partials;
+    int32_t *tokens, *experts;
+    RowCache* rowCache;
+    __half *xHalf, *wHalf;
+};
+
+class CudaModel final : public gpu::GpuModel {
+public:
+    CudaModel(const detail::ModelImpl& m, const arch::DecoderWeights& w, int device, int64_t layers)
+        : m_m(m), m_w(w), m_device(device), m_nLayers(layers) {}
+    ~CudaModel() override;
+
+    Result<void> init();
+    std::string deviceId() const override { return "cuda:" + std::to_string(m_device); }
+    std::string deviceName() const override { return m_name; }
+    Result<std::unique_ptr<gpu::GpuKv>> createKv(int64_t capacity, bool f16) override;
+    Result<void> forward(const gpu::GpuBatch& batch) override;
+    gpu::VramUse vram() const override;
+
+private:
+    Result<void> upload();
+    Result<void> ensureScratch(int64_t rows);
+    void project(const DeviceMatrix& w, const float* bias, const float* x, int64_t nTok, float* y);
+    AttentionShape attentionShape(int layer, bool f16) const;
+    Result<void> check(const char* what);
+
+    const detail::ModelImpl& m_m;
+    const arch::DecoderWeights& m_w;
+    int m_device;
+    int64_t m_nLayers;      // blocks on this GPU (all of them, or the first ones: partial offload)
+    std::string m_name;
+    int64_t m_maxCols = 0;  // longest weight row (K)
+    int64_t m_maxRows = 0;  // most rows of a weight matrix (N)
+
+    Ledger m_ledger;
+    DeviceBuffer m_weights, m_workspace;
+    Scratch m_s;
+    cudaStream_t m_stream = nullptr;
+    cublasHandle_t m_blas = nullptr;
+    std::string m_blasError;  // first cuBLAS failure of the current pass
+
+    DeviceMatrix m_tokEmbd, m_output;
+    const float* m_outputNorm = nullptr;
+    std::vector<LayerMatrices> m_layers;
+
+    std::vector<float> m_hostTable;
+    std::vector<RowCache> m_hostRows;
+    std::mutex m_mutex;
+};
+
+CudaModel::~CudaModel() {
+    cudaSetDevice(m_device);
+    if (m_stream) cudaStreamSynchronize(m_stream);
+    if (m_blas) cublasDestroy(m_blas);
+    if (m_stream) cudaStreamDestroy(m_stream);
+}
+
+Result<void> CudaModel::check(const char* what) {
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaStreamSynchronize(m_stream);
+    if (e != cudaSuccess)
+        return Error{deviceId() + ": " + what + " failed: " + cudaErrorText(e)
+                     + " (the device context may be unusable: reopen the model)"};
+    if (!m_blasError.empty()) {
+        std::string msg = deviceId() + ": " + what + " failed: " + m_blasError;
+        m_blasError.clear();
+        return Error{msg};
+    }
+    return {};
+}
+
+Result<void> CudaModel::init() {
+    int count = 0;
+    if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
+        cudaGetLastError();
+        return Error{"no usable CUDA device for cuda:" + std::to_string(m_device) + " (" + cudaErrorText(e) + ")"};
+    }
+    if (m_device >= count)
+        return Error{"no device cuda:" + std::to_string(m_device) + ": this machine has " + std::to_string(count)
+                     + " CUDA device" + (count == 1 ? "" : "s") + " (see `verdict devices`)"};
+    cudaDeviceProp prop{};
+    if (cudaError_t e = cudaGetDeviceProperties(&prop, m_device); e != cudaSuccess)
+        return Error{deviceId() + ": " + cudaErrorText(e)};
+    m_name = prop.name;
+    if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return Error{deviceId() + ": " + cudaErrorText(e)};
+    if (cudaError_t e = cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking); e != cudaSuccess)
+        return Error{deviceId() + ": cannot create a stream: " + cudaErrorText(e)};
+    if (cublasStatus_t st = cublasCreate(&m_blas); st != CUBLAS_STATUS_SUCCESS)
+        return Error{deviceId() + ": cannot initialise cuBLAS: " + blasText(st)};
+    cublasSetStream(m_blas, m_stream);
+    auto ws = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Workspace, kWorkspaceBytes, "the cuBLAS workspace");
+    if (!ws) return ws.error();
+    m_workspace = std::move(ws.value());
+    cublasSetWorkspace(m_blas, m_workspace.data(), m_workspace.bytes());
+    return upload();
+}
+
+// --- weights -------------------------------------------------------------------------------------
+
+Result<void> CudaModel::upload() {
+    const arch::ArchConfig& c = m_m.cfg;
+    if (c.headDimK > kMaxHeadDim || c.headDimV > kMaxHeadDim)
+        return Error{"head size " + std::to_string(std::max(c.headDimK, c.headDimV)) + " exceeds the CUDA backend's "
+                     + std::to_string(kMaxHeadDim)};
+    if (c.nExpert > kMaxExperts || c.nExpertUsed > kMaxUsedExperts)
+        return Error{std::to_string(c.nExpert) + " experts (" + std::to_string(c.nExpertUsed)
+                     + " used) exceed the CUDA backend's limits (" + std::to_string(kMaxExperts) + ", "
+                     + std::to_string(kMaxUsedExperts) + ")"};
+
+    // Plan: every tensor's place in one arena, checked first so that a bad type fails before any copy.
+    struct Item { const void* host; uint64_t bytes; uint64_t offset; };
+    std::vector<Item> items;
+    uint64_t total = 0;
+    auto place = [&](const void* host, uint64_t bytes) {
+        items.push_back({host, bytes, total});
+        total += alignUp(bytes);
+        return items.size() - 1;
+    };
+    std::vector<std::pair<DeviceMatrix*, size_t>> matrices;
+    std::vector<std::pair<const float**, size_t>> vectors;
+    std::string bad;
+    auto matrix = [&](DeviceMatrix& d, const arch::Weight& w) {
+        if (!w.present()) return;
+        auto bt = blockTypeFor(w.type);
+        if (!bt) {
+            if (bad.empty())
+                bad = "tensor " + w.name + " has type " + std::string(tensor::typeName(w.type))
+                    + ", which the CUDA backend cannot compute yet";
+            return;
+        }
+        if (w.cols() % 32 != 0) {
+            if (bad.empty())
+                bad = "tensor " + w.name + " has rows of " + std::to_string(w.cols())
+                    + " elements; the CUDA backend needs a multiple of 32";
+            return;
+        }
+        d.type = *bt;
+        d.cols = w.cols();
+        d.rows = w.rows();
+        d.nMat = w.ne[2];
+        d.rowBytes = w.rowBytes;
+        m_maxCols = std::max(m_maxCols, d.cols);
+        m_maxRows = std::max(m_maxRows, d.rows);
+        matrices.emplace_back(&d, place(w.data, d.rowBytes * static_cast<uint64_t>(d.rows * d.nMat)));
+    };
+    auto vec = [&](const float*& d, const arch::VecWeight& v) {
+        if (v.present()) vectors.emplace_back(&d, place(v.data, sizeof(float) * static_cast<uint64_t>(v.n)));
+    };
+
+    const bool head = m_nLayers == c.nLayer;  // the output head runs here only without a partial offload
+    matrix(m_tokEmbd, m_w.tokEmbd);
+    if (head && !m_w.tiedOutput) matrix(m_output, m_w.output);
+    if (head) vec(m_outputNorm, m_w.outputNorm);
+    m_layers.resize(static_cast<size_t>(m_nLayers));
+    for (size_t il = 0; il < m_layers.size(); ++il) {
+        const arch::DecoderLayerWeights& L = m_w.layers[il];
+        LayerMatrices& D = m_layers[il];
+        matrix(D.wq, L.wq);
+        matrix(D.wk, L.wk);
+        matrix(D.wv, L.wv);
+        matrix(D.wo, L.wo);
+        matrix(D.gate, L.ffnGate);
+        matrix(D.up, L.ffnUp);
+        matrix(D.down, L.ffnDown);
+        matrix(D.gateInp, L.ffnGateInp);
+        matrix(D.gateExps, L.ffnGateExps);
+        matrix(D.upExps, L.ffnUpExps);
+        matrix(D.downExps, L.ffnDownExps);
+        vec(D.attnNorm, L.attnNorm);
+        vec(D.ffnNorm, L.ffnNorm);
+        vec(D.bq, L.bq);
+        vec(D.bk, L.bk);
+        vec(D.bv, L.bv);
+        vec(D.bo, L.bo);
+    }
+    if (!bad.empty()) return Error{bad};
+
+    auto arena = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Weights, total, "the model's weights");
+    if (!arena) return arena.error();
+    m_weights = std::move(arena.value());
+    for (const Item& it : items)
+        if (cudaError_t e = cudaMemcpy(m_weights.data() + it.offset, it.host, it.bytes, cudaMemcpyHostToDevice);
+            e != cudaSuccess)
+            return Error{deviceId() + ": uploading the weights failed: " + cudaErrorText(e)};
+    for (auto& [d, i] : matrices) d->data = m_weights.data() + items[i].offset;
+    for (auto& [d, i] : vectors) *d = reinterpret_cast<const float*>(m_weights.data() + items[i].offset);
+    if (m_w.tiedOutput) m_output = m_tokEmbd;
+    return {};
+}
+
+Result<std::unique_ptr<gpu::GpuKv>> CudaModel::createKv(int64_t capacity, bool f16) {
+    const AttentionShape a = attentionShape(0, f16);
+    const uint64_t bytes = cacheLayerBytes(a, capacity) * static_cast<uint64_t>(m_nLayers);
+    auto mem = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Kv, bytes,
+                                      "a KV cache of " + std::to_string(capacity) + " positions");
+    if (!mem) return mem.error();
+    return std::unique_ptr<gpu::GpuKv>(std::make_unique<CudaKv>(std::move(mem.value()), capacity, f16));
+}
+
+gpu::VramUse CudaModel::vram() const {
+    gpu::VramUse v;
+    v.weights = m_ledger.bytes(VramKind::Weights);
+    v.kv = m_ledger.bytes(VramKind::Kv);
+    v.scratch = m_ledger.bytes(VramKind::Scratch);
+    v.workspace = m_ledger.bytes(VramKind::Workspace);
+    v.peak = m_ledger.peak();
+    size_t freeB = 0, totalB = 0;
+    if (cudaSetDevice(m_device) == cudaSuccess && cudaMemGetInfo(&freeB, &totalB) == cudaSuccess) {
+        v.deviceUsed = totalB - freeB;
+        v.deviceTotal = totalB;
+    } else {
+        cudaGetLastError();
+    }
+    return v;
+}
+
+// --- activations ---------------------------------------------------------------------------------
+
+Result<void> CudaModel::ensureScratch(int64_t rows) {
+    if (rows <= m_s.rows) return {};
+    rows = std::max(rows, m_s.rows);
+    const arch::ArchConfig& c = m_m.cfg;
+    const int64_t E = c.nEmbd, U = std::max<int64_t>(c.nExpertUsed, 1);
+    const int64_t ff = std::max(c.nFf, c.nExpert > 0 ? c.nExpertUsed * c.nFfExp : 0);
+    const AttentionShape a = attentionShape(0, false);
+    struct Part { void* out; uint64_t bytes; };
+    Scratch s;
+    std::vector<Part> parts = {
+        {&s.inpL, 4ull * rows * E},
+        {&s.cur, 4ull * rows * E},
+        {&s.q, 4ull * rows * c.nHead * c.headDimK},
+        {&s.k, 4ull * rows * c.nHeadKv * c.headDimK},
+        {&s.v, 4ull * rows * c.nHeadKv * c.headDimV},
+        {&s.kqv, 4ull * rows * c.nHead * c.headDimV},
+        {&s.attnOut, 4ull * rows * E},
+        {&s.gate, 4ull * rows * ff},
+        {&s.up, 4ull * rows * ff},
+        {&s.ffnOut, 4ull * rows * E},
+        {&s.router, 4ull * rows * std::max<int64_t>(c.nExpert, 1)},
+        {&s.expertW, 4ull * rows * U},
+        {&s.moeY, c.nExpert > 0 ? 4ull * rows * U * E : 0},
+        {&s.ropeTable, 4ull * rows * std::max(c.nRot, 2)},
+        {&s.logits, 4ull * std::min(rows, kLogitRows) * c.nVocab},
+        {&s.partials, 4ull * static_cast<uint64_t>(attentionPartialFloats(a, kMaxSplits))},
+        {&s.tokens, 4ull * rows},
+        {&s.experts, 4ull * rows * U},
+        {&s.rowCache, sizeof(RowCache) * static_cast<uint64_t>(rows)},
+        {&s.xHalf, 2ull * rows * m_maxCols},
+        {&s.wHalf, 2ull * static_cast<uint64_t>(std::min(kTileElems, m_maxRows * m_maxCols))},
+    };
+    uint64_t total = 0;
+    for (const Part& p : parts) total += alignUp(p.bytes);
+    m_s.mem.reset();  // free the old buffers first
+    m_s.rows = 0;
+    auto mem = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, total,
+                                      "activations of " + std::to_string(rows) + "-token passes");
+    if (!mem) return mem.error();
+    s.mem = std::move(mem.value());
+    uint64_t off = 0;
+    for (const Part& p : parts) {
+        *static_cast<uint8_t**>(p.out) = s.mem.data() + off;
+        off += alignUp(p.bytes);
+    }
+    s.rows = rows;
+    m_s = std::move(s);
+    return {};
+}
+
+AttentionShape CudaModel::attentionShape(int layer, bool f16) const {
+    const arch::ArchConfig& c = m_m.cfg;
+    return AttentionShape{static_cast<int>(c.nHead), static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK),
+                          static_cast<int>(c.headDimV), f16, c.kqScale(), c.attnSoftCap,
+                          static_cast<int>(c.windowOf(layer)), layer};
+}
+
+// y [nTok][W.rows] = x [nTok][W.cols] W^T (+ bias).
+void CudaModel::project(const DeviceMatrix& w, const float* bias, const float* x, int64_t nTok, float* y) {
+    const int64_t N = w.rows, K = w.cols;
+    if (nTok <= kMatvecMaxCols) {
+        // Blocks read in place, once for all the rows.
+        matvec(w, x, K, static_cast<int>(nTok), y, N, m_stream);
+    } else if (w.type == BlockType::F32) {
+        const float one = 1.0f, zero = 0.0f;
+        const cublasStatus_t st = cublasSgemm(m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N),
+                                              static_cast<int>(nTok), static_cast<int>(K), &one,
+                                              reinterpret_cast<const float*>(w.data), static_cast<int>(K), x,
+                                              static_cast<int>(K), &zero, y, static_cast<int>(N));
+        if (st != CUBLAS_STATUS_SUCCESS && m_blasError.empty()) m_blasError = blasText(st);
+    } else {
+        // Tensor cores: f16 inputs, f32 accumulation and output; the weight in tiles of rows.
+        toHalf(x, m_s.xHalf, nTok * K, m_stream);
+        const int64_t tileRows = std::max<int64_t>(1, std::min(N, kTileElems / K));
+        const float one = 1.0f, zero = 0.0f;
+        for (int64_t r0 = 0; r0 < N; r0 += tileRows) {
+            const int64_t nr = std::min(tileRows, N - r0);
+            const __half* a = reinterpret_cast<const __half*>(w.data + static_cast<uint64_t>(r0) * w.rowBytes);
+            if (w.type != BlockType::F16) {
+                dequantizeF16(w, r0, nr, m_s.wHalf, m_stream);
+                a = m_s.wHalf;
+            }
+            const cublasStatus_t st = cublasGemmEx(
+                m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(nr), static_cast<int>(nTok), static_cast<int>(K),
+                &one, a, CUDA_R_16F, static_cast<int>(K), m_s.xHalf, CUDA_R_16F, static_cast<int>(K), &zero, y + r0,
+                CUDA_R_32F, static_cast<int>(N), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            if (st != CUBLAS_STATUS_SUCCESS && m_blasError.empty()) m_blasError = blasText(st);
+        }
+    }
+    if (bias) addBias(y, bias, nTok, N, m_stream);
+}
+
+// --- the forward pass ----------------------------------------------------------------------------
+
+Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
+    std::lock_guard lock(m_mutex);
+    const arch::ArchConfig& c = m_m.cfg;
+    const int64_t n = b.nTok, E = c.nEmbd;
+    if (n <= 0) return Error{"forward: no tokens"};
+    if (n > 65535) return Error{"forward: " + std::to_string(n) + " rows in one pass exceed the CUDA backend's 65535"};
+    if (m_nLayers < c.nLayer && b.logits && !b.hidden)
+        return Error{"forward: a partially offloaded model hands over its residual stream, it has no logits"};
+    if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return Error{deviceId() + ": " + cudaErrorText(e)};
+    if (auto r = ensureScratch(n); !r) return r.error();
+    const Scratch& s = m_s;
+
+    // Rows: their caches and positions, and the RoPE angles computed by the CPU backend's own code.
+    bool f16 = false;
+    int64_t maxLen = 0;
+    m_hostRows.resize(static_cast<size_t>(n));
+    for (int64_t t = 0; t < n; ++t) {
+        auto* kv = static_cast<CudaKv*>(b.caches[t]);
+        if (b.positions[t] < 0 || b.positions[t] >= kv->capacity())
+            return Error{"forward: position " + std::to_string(b.positions[t]) + " of row " + std::to_string(t)
+                         + " is outside its cache of " + std::to_string(kv->capacity()) + " positions"};
+        if (t > 0 && kv->f16() != f16) return Error{"forward: a pass cannot mix f16 and f32 KV caches"};
+        f16 = kv->f16();
+        m_hostRows[static_cast<size_t>(t)] = {kv->base(), static_cast<int32_t>(kv->capacity()),
+                                              static_cast<int32_t>(b.positions[t])};
+        maxLen = std::max(maxLen, b.positions[t] + 1);
+    }
+    if (c.nRot > 0) {
+        m_hostTable.resize(static_cast<size_t>(n * c.nRot));
+        arch::ForwardBatch fb;
+        fb.tokens = b.tokens;
+        fb.nTok = n;
+        fb.positions = b.positions;
+        arch::ropeTables(c, m_w.ropeFreqs, fb, m_hostTable.data());
+        cudaMemcpyAsync(s.ropeTable, m_hostTable.data(), sizeof(float) * m_hostTable.size(), cudaMemcpyHostToDevice,
+                        m_stream);
+    }
+    cudaMemcpyAsync(s.tokens, b.tokens, sizeof(int32_t) * static_cast<size_t>(n), cudaMemcpyHostToDevice, m_stream);
+    cudaMemcpyAsync(s.rowCache, m_hostRows.data(), sizeof(RowCache) * m_hostRows.size(), cudaMemcpyHostToDevice,
+                    m_stream);
+
+    embedRows(m_tokEmbd, s.tokens, n, s.inpL, m_stream);
+    const bool neox = c.ropeMode == cpu::RopeMode::Neox;
+    const int64_t F = c.nFf, X = c.nExpert, U = c.nExpertUsed, FX = c.nFfExp;
+    for (int il = 0; il < static_cast<int>(m_nLayers); ++il) {
+        const LayerMatrices& L = m_layers[static_cast<size_t>(il)];
+        const AttentionShape a = attentionShape(il, f16);
+        rmsNorm(s.inpL, L.attnNorm, s.cur, n, E, c.rmsEps, m_stream);
+        project(L.wq, L.bq, s.cur, n, s.q);
+        project(L.wk, L.bk, s.cur, n, s.k);
+        project(L.wv, L.bv, s.cur, n, s.v);
+        rope(s.q, n, c.nHead, c.headDimK, c.nRot, neox, s.ropeTable, m_stream);
+        rope(s.k, n, c.nHeadKv, c.headDimK, c.nRot, neox, s.ropeTable, m_stream);
+        storeKv(a, s.rowCache, n, s.k, s.v, m_stream);
+        attention(a, s.rowCache, n, maxLen, s.q, s.kqv, s.partials, kMaxSplits, m_stream);
+        project(L.wo, L.bo, s.kqv, n, s.attnOut);
+        add(s.attnOut, s.inpL, s.inpL, n * E, m_stream);  // ffn_inp
+        rmsNorm(s.inpL, L.ffnNorm, s.cur, n, E, c.rmsEps, m_stream);
+        if (X == 0) {
+            project(L.up, nullptr, s.cur, n, s.up);
+            project(L.gate, nullptr, s.cur, n, s.gate);
+            swiglu(s.gate, s.up, n * F, m_stream);
+            project(L.down, nullptr, s.gate, n, s.ffnOut);
+        } else {
+            project(L.gateInp, nullptr, s.cur, n, s.router);
+            routeSoftmaxTopK(s.router, n, static_cast<int>(X), static_cast<int>(U), s.experts, s.expertW, m_stream);
+            expertMatvec(L.upExps, s.experts, n * U, s.cur, E, U, s.up, FX, m_stream);
+            expertMatvec(L.gateExps, s.experts, n * U, s.cur, E, U, s.gate, FX, m_stream);
+            swiglu(s.gate, s.up, n * U * FX, m_stream);
+            expertMatvec(L.downExps, s.experts, n * U, s.gate, FX, 1, s.moeY, E, m_stream);
+            combineExperts(s.moeY, s.expertW, n, static_cast<int>(U), E, s.ffnOut, m_stream);
+        }
+        add(s.ffnOut, s.inpL, s.inpL, n * E, m_stream);  // l_out
+    }
+
+    if (b.hidden) {
+        cudaMemcpyAsync(b.hidden, s.inpL, sizeof(float) * static_cast<size_t>(n * E), cudaMemcpyDeviceToHost, m_stream);
+    } else if (b.logits && m_nLayers == c.nLayer) {
+        const int64_t V = c.nVocab;
+        for (int64_t r0 = b.logitsFrom; r0 < n; r0 += kLogitRows) {
+            const int64_t rows = std::min(kLogitRows, n - r0);
+            rmsNorm(s.inpL + r0 * E, m_outputNorm, s.cur, rows, E, c.rmsEps, m_stream);
+            project(m_output, nullptr, s.cur, rows, s.logits);
+            // Into pageable memory: returns when the copy is done, so s.logits is free for the next chunk.
+            cudaMemcpyAsync(b.logits + (r0 - b.logitsFrom) * V, s.logits, sizeof(float) * static_cast<size_t>(rows * V),
+                            cudaMemcpyDeviceToHost, m_stream);
+        }
+    }
+    return check("a forward pass");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& m, int device, int64_t layers) {
+    const auto* w = dynamic_cast<const arch::DecoderWeights*>(m.weights.get());
+    if (!w || m.arch->forward != &arch::decoderForward)
+        return Error{"architecture '" + m.cfg.arch
+                     + "' has no CUDA forward pass yet (on the GPU: llama, mistral, mixtral, qwen2); use --device cpu"};
+    auto model = std::make_unique<CudaModel>(m, *w, device, layers);
+    if (auto r = model->init(); !r) return r.error();
+    return std::unique_ptr<gpu::GpuModel>(std::move(model));
+}
+
+}  // namespace verdict::cuda
+
+namespace verdict::gpu {
+
+Result<std::unique_ptr<GpuModel>> openGpuModel(const detail::ModelImpl& model, int device, int64_t layers) {
+    return cuda::openCudaModel(model, device, layers);
+}
+
+}  // namespace verdict::gpu

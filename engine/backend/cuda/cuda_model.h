@@ -1,0 +1,10 @@
+// The CUDA implementation of gpu::GpuModel (cuda_model.cu).
+#pragma once
+
+#include "backend/gpu/gpu_model.h"
+
+namespace verdict::cuda {
+
+Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& model, int device, int64_t layers);
+
+}  // namespace verdict::cuda

@@ -1,0 +1,100 @@
+// Host-side launchers of the CUDA kernels, one group per op family (ops_*.cu). All pointers are
+// device pointers unless named host*; every launcher enqueues on `stream` and returns at once.
+// Launch errors surface at the backend's next cudaGetLastError / synchronisation, where they
+// become Error values (cuda_model.cu).
+//
+// Shapes follow the CPU backend: activations are row-major [rows][cols] f32, rows = tokens;
+// weights are GGUF rows of `cols` elements in their on-disk block format.
+#pragma once
+
+#include "backend/cuda/block_type.h"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace verdict::cuda {
+
+// A weight matrix (or a stack of expert matrices) in device memory, in its GGUF type.
+struct DeviceMatrix {
+    const uint8_t* data = nullptr;
+    BlockType type = BlockType::F32;
+    int64_t cols = 0;        // K: elements per row
+    int64_t rows = 0;        // N: rows of one matrix
+    int64_t nMat = 1;        // matrices in the stack (experts)
+    uint64_t rowBytes = 0;
+    uint64_t matrixBytes() const { return rowBytes * static_cast<uint64_t>(rows); }
+};
+
+// --- ops_matvec.cu: quantised matrix x few vectors, reading the blocks in place ------------------
+constexpr int kMatvecMaxCols = 8;
+// y[c][r] = W[r] . x[c] for c < nCols (<= kMatvecMaxCols), r < W.rows; x rows have W.cols
+// elements (stride ldx), y rows stride ldy.
+void matvec(const DeviceMatrix& w, const float* x, int64_t ldx, int nCols, float* y, int64_t ldy, cudaStream_t s);
+// Expert products: for pair p < nPairs, expert e = experts[p] of the stack, input row
+// x[xRowOf(p)] (xRowOf(p) = p / xDiv: xDiv = U for the gate/up projections of token p / U, 1 for
+// the down projection of pair p), output y[p][0 .. W.rows).
+void expertMatvec(const DeviceMatrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t ldx,
+                  int64_t xDiv, float* y, int64_t ldy, cudaStream_t s);
+
+// --- ops_dequant.cu: whole matrices to f16 for tensor-core GEMMs, embeddings ---------------------
+// out[r][k] = W[rowBegin + r][k] for r < nRows, as f16 (row-major, nRows x W.cols).
+void dequantizeF16(const DeviceMatrix& w, int64_t rowBegin, int64_t nRows, __half* out, cudaStream_t s);
+// out[t] = row tokens[t] of W as f32 (token ids checked by the caller).
+void embedRows(const DeviceMatrix& w, const int32_t* tokens, int64_t nTok, float* out, cudaStream_t s);
+// y = half(x), n elements.
+void toHalf(const float* x, __half* y, int64_t n, cudaStream_t s);
+
+// --- ops_elementwise.cu --------------------------------------------------------------------------
+// y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w   (w may be null), rows of n elements.
+void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps, cudaStream_t s);
+void add(const float* a, const float* b, float* y, int64_t n, cudaStream_t s);  // y = a + b
+void addBias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t s);  // y[r] += bias
+void swiglu(float* gate, const float* up, int64_t n, cudaStream_t s);  // gate = silu(gate) * up
+// Rotates the first nRot elements of each head of x [nTok][nHead*headDim] with table [nTok][nRot]
+// ((cos, sin) per pair, from cpu::ropeTable); neox pairs (i, i + nRot/2), else (2i, 2i+1).
+void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox, const float* table,
+          cudaStream_t s);
+
+// --- ops_attention.cu ----------------------------------------------------------------------------
+// Where row t of a pass reads and writes its sequence's cache.
+struct RowCache {
+    uint8_t* base;     // the sequence's cache: per layer K [nHeadKv][capacity][dimK] then V [nHeadKv][capacity][dimV]
+    int32_t capacity;  // positions
+    int32_t pos;       // position of row t
+};
+
+struct AttentionShape {
+    int nHead, nHeadKv, dimK, dimV;
+    bool f16;              // cache element type
+    float scale;           // q.k multiplier
+    float softCap;         // 0 = off
+    int window;            // 0 = full causal, else keys pos-window+1 .. pos
+    int layer;
+};
+
+// Bytes of one layer of a cache of `capacity` positions.
+uint64_t cacheLayerBytes(const AttentionShape& a, int64_t capacity);
+// Writes k [nTok][nHeadKv*dimK] and v [nTok][nHeadKv*dimV] at each row's position.
+void storeKv(const AttentionShape& a, const RowCache* rows, int64_t nTok, const float* k, const float* v,
+             cudaStream_t s);
+// out[t][h*dimV ..] = softmax over the row's visible positions of (q[t,h] . K) . V, rows of
+// q [nTok][nHead*dimK]. When the pass has few (row, head) pairs (decode), the visible positions
+// are split over up to maxSplits blocks whose partial softmax states are merged afterwards
+// ("flash-decoding"); `partials` holds attentionPartialFloats(a, maxSplits) floats. maxLen is the
+// longest visible range of the pass (known on the host), used to pick the split.
+int64_t attentionPartialFloats(const AttentionShape& a, int maxSplits);
+void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int64_t maxLen, const float* q,
+               float* out, float* partials, int maxSplits, cudaStream_t s);
+
+// --- ops_moe.cu ----------------------------------------------------------------------------------
+// Softmax over each row of logits [nTok][nExpert], the top U (highest first, lowest id on ties),
+// their probabilities renormalised to sum 1 -> experts [nTok][U], weights [nTok][U].
+void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
+                      cudaStream_t s);
+// out[t] = sum over slots in rank order of weights[t][slot] * y[t*U + slot], rows of n.
+void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out,
+                    cudaStream_t s);
+
+}  // namespace verdict::cuda

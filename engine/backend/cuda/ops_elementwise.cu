@@ -1,0 +1,80 @@
+// Row-wise and element-wise ops: RMSNorm, residual adds, biases, SwiGLU, RoPE. Same formulas as
+// the CPU backend (backend/cpu/ops_norm, ops_activation, ops_rope); the RoPE angles come from the
+// very same host function (cpu::ropeTable), so only the rotation runs here.
+#include "backend/cuda/cuda_common.cuh"
+#include "backend/cuda/cuda_ops.h"
+
+namespace verdict::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void rmsNormKernel(const float* x, const float* w, float* y, int64_t n, float eps) {
+    const float* xr = x + blockIdx.x * n;
+    float* yr = y + blockIdx.x * n;
+    float sum = 0.0f;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) sum += xr[i] * xr[i];
+    sum = blockSum(sum);
+    const float scale = rsqrtf(sum / static_cast<float>(n) + eps);
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) yr[i] = w ? (xr[i] * scale) * w[i] : xr[i] * scale;
+}
+
+__global__ void addKernel(const float* a, const float* b, float* y, int64_t n) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a[i] + b[i];
+}
+
+__global__ void addBiasKernel(float* y, const float* bias, int64_t total, int64_t n) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < total) y[i] += bias[i % n];
+}
+
+__global__ void swigluKernel(float* gate, const float* up, int64_t n) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float g = gate[i];
+        gate[i] = g / (1.0f + expf(-g)) * up[i];
+    }
+}
+
+// One thread per rotated pair: (token, head, pair).
+__global__ void ropeKernel(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
+                           const float* table) {
+    const int64_t half = nRot / 2;
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= nTok * nHead * half) return;
+    const int64_t pair = i % half, h = (i / half) % nHead, t = i / (half * nHead);
+    float* v = x + (t * nHead + h) * headDim;
+    const float c = table[t * nRot + 2 * pair], s = table[t * nRot + 2 * pair + 1];
+    const int64_t i0 = neox ? pair : 2 * pair, i1 = neox ? pair + half : 2 * pair + 1;
+    const float x0 = v[i0], x1 = v[i1];
+    // Rounded as the CPU's applyRope (no fused multiply-add): products, then the sum.
+    v[i0] = __fsub_rn(__fmul_rn(x0, c), __fmul_rn(x1, s));
+    v[i1] = __fadd_rn(__fmul_rn(x0, s), __fmul_rn(x1, c));
+}
+
+}  // namespace
+
+void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps, cudaStream_t s) {
+    if (rows > 0) rmsNormKernel<<<static_cast<unsigned>(rows), kThreads, 0, s>>>(x, w, y, n, eps);
+}
+
+void add(const float* a, const float* b, float* y, int64_t n, cudaStream_t s) {
+    if (n > 0) addKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(a, b, y, n);
+}
+
+void addBias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t s) {
+    if (rows * n > 0) addBiasKernel<<<gridFor(rows * n, kThreads), kThreads, 0, s>>>(y, bias, rows * n, n);
+}
+
+void swiglu(float* gate, const float* up, int64_t n, cudaStream_t s) {
+    if (n > 0) swigluKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(gate, up, n);
+}
+
+void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox, const float* table,
+          cudaStream_t s) {
+    const int64_t n = nTok * nHead * (nRot / 2);
+    if (n > 0) ropeKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(x, nTok, nHead, headDim, nRot, neox, table);
+}
+
+}  // namespace verdict::cuda

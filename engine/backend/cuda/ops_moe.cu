@@ -1,0 +1,70 @@
+// Mixture-of-experts routing and the weighted sum of expert outputs, as the CPU backend does it
+// (arch/decoder.cpp moeSwiGlu): softmax over the router logits (max subtracted, the sum of exps in
+// double), the top U experts by probability with the lowest id winning ties, weights renormalised
+// over the chosen ones, outputs added in rank order. One thread per token: nExpert is small
+// (8 .. 256) and this keeps the order of operations exactly the CPU's.
+#include "backend/cuda/cuda_common.cuh"
+#include "backend/cuda/cuda_ops.h"
+
+namespace verdict::cuda {
+namespace {
+
+constexpr int kMaxExperts = 512;  // checked when the model is opened
+
+__global__ void routeKernel(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
+                            float* weights) {
+    const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= nTok) return;
+    const float* x = logits + t * nExpert;
+    float mx = -INFINITY;
+    for (int e = 0; e < nExpert; ++e) mx = fmaxf(mx, x[e]);
+    double sum = 0.0;
+    for (int e = 0; e < nExpert; ++e) sum += static_cast<double>(expf(x[e] - mx));
+    const float inv = static_cast<float>(1.0 / sum);
+    int32_t* sel = experts + t * U;
+    float* w = weights + t * U;
+    bool taken[kMaxExperts];
+    for (int e = 0; e < nExpert; ++e) taken[e] = false;
+    double wsum = 0.0;
+    for (int slot = 0; slot < U; ++slot) {
+        int best = -1;
+        float bestP = 0.0f;
+        for (int e = 0; e < nExpert; ++e) {
+            if (taken[e]) continue;
+            const float p = expf(x[e] - mx) * inv;
+            if (best < 0 || p > bestP) {
+                best = e;
+                bestP = p;
+            }
+        }
+        taken[best] = true;
+        sel[slot] = best;
+        w[slot] = bestP;
+        wsum += bestP;
+    }
+    const float fsum = static_cast<float>(wsum);
+    for (int slot = 0; slot < U; ++slot) w[slot] /= fsum;
+}
+
+__global__ void combineKernel(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= nTok * n) return;
+    const int64_t t = i / n, j = i % n;
+    float v = y[(t * U) * n + j] * weights[t * U];
+    for (int slot = 1; slot < U; ++slot) v += y[(t * U + slot) * n + j] * weights[t * U + slot];
+    out[i] = v;
+}
+
+}  // namespace
+
+void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
+                      cudaStream_t s) {
+    if (nTok > 0) routeKernel<<<gridFor(nTok, 64), 64, 0, s>>>(logits, nTok, nExpert, U, experts, weights);
+}
+
+void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out,
+                    cudaStream_t s) {
+    if (nTok * n > 0) combineKernel<<<gridFor(nTok * n, 256), 256, 0, s>>>(y, weights, nTok, U, n, out);
+}
+
+}  // namespace verdict::cuda
