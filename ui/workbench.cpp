@@ -130,6 +130,20 @@ void Workbench::setFitDevice(const QString& id) {
     for (int r = 0; r < m_models->rowCount(); ++r) refreshFit(r);
 }
 
+void Workbench::setRunDevice(const QString& id) {
+    const QString device = id.isEmpty() ? QString("cpu") : id;
+    if (device == m_runDevice) return;
+    m_runDevice = device;
+    emit runDeviceChanged();
+}
+
+void Workbench::setRunGpuLayers(int n) {
+    const int layers = n < 0 ? -1 : n;
+    if (layers == m_runGpuLayers) return;
+    m_runGpuLayers = layers;
+    emit runGpuLayersChanged();
+}
+
 void Workbench::refreshFit(int row) {
     if (row < 0 || row >= m_models->rowCount()) return;
     const ModelEntry& e = m_models->entries()[static_cast<size_t>(row)];
@@ -213,6 +227,8 @@ void Workbench::saveState() const {
     s.setValue("workspace/modelB", m_modelB);
     s.setValue("workspace/fitContext", static_cast<qulonglong>(m_fitCtx));
     s.setValue("workspace/fitDevice", m_fitDevice);
+    s.setValue("workspace/runDevice", m_runDevice);
+    s.setValue("workspace/runGpuLayers", m_runGpuLayers);
     s.setValue("workspace/initialized", true);
 }
 
@@ -220,6 +236,8 @@ void Workbench::restoreState() {
     QSettings s;
     m_fitCtx = std::max<qulonglong>(s.value("workspace/fitContext", 4096).toULongLong(), 1);
     m_fitDevice = s.value("workspace/fitDevice").toString();
+    setRunDevice(s.value("workspace/runDevice", "cpu").toString());
+    setRunGpuLayers(s.value("workspace/runGpuLayers", -1).toInt());
     for (const QString& line : s.value("workspace/models").toStringList()) {
         const QString source = line.section('\t', 0, 0), ref = line.section('\t', 1);
         if (source == "endpoint") {

@@ -55,6 +55,15 @@ public:
     QString fitDevice() const;  // the chosen id, else the default
     void setFitDevice(const QString& id);
 
+    // Where local models run on the Compare, Suites and Performance screens (ModelOptions::device:
+    // "cpu", "cuda:0"; core's BackendOpenOptions / EngineSweepTargetOptions::device). Default "cpu".
+    QString runDevice() const { return m_runDevice; }
+    void setRunDevice(const QString& id);
+    // Partial offload with a GPU run device (ModelOptions::gpuLayers; core's ...Options::gpuLayers):
+    // the first N transformer blocks on the GPU, the rest on the CPU. -1 (default): all of them.
+    int runGpuLayers() const { return m_runGpuLayers; }
+    void setRunGpuLayers(int n);
+
     // Called after anything was written to the database (runs, sweeps, suites, votes).
     void notifyResultsChanged() { emit resultsChanged(); }
 
@@ -77,6 +86,8 @@ signals:
     void selectionChanged();
     void comparedRunsChanged();
     void resultsChanged();
+    void runDeviceChanged();
+    void runGpuLayersChanged();
 
 private:
     void refreshFit(int row);
@@ -87,6 +98,8 @@ private:
     int64_t m_runA = 0, m_runB = 0;
     uint64_t m_fitCtx = 4096;
     QString m_fitDevice;
+    QString m_runDevice = "cpu";
+    int m_runGpuLayers = -1;
     std::vector<QPointer<Job>> m_jobs;
 };
 

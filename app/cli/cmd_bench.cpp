@@ -1,4 +1,5 @@
-// verdict bench MODEL [-p 512] [-n 128] [-r 5] [--threads T] [--kv-type f16] [--json]:
+// verdict bench MODEL [-p 512] [-n 128] [-r 5] [--threads T] [--kv-type f16] [--device DEV]
+//             [--gpu-layers N] [--json]:
 // llama-bench's two tests on the built-in engine (definitions from ggml-org/llama.cpp
 // tools/llama-bench/llama-bench.cpp, test_prompt() / test_gen() and the main loop):
 //   pp<N>: N random token ids (the first one BOS when the vocabulary adds it) evaluated as one
@@ -15,6 +16,7 @@
 #include "backend/cpu/thread_pool.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "verdict/engine/devices.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/model_card.h"
@@ -50,6 +52,7 @@ struct BenchTest {
     int64_t nGen = 0;
     std::string testTime;           // RFC 3339, UTC, when the test started
     std::vector<uint64_t> samplesNs;
+    MemoryUse memory;               // the test's session after its last repetition
     std::string name() const { return nPrompt > 0 ? "pp" + std::to_string(nPrompt) : "tg" + std::to_string(nGen); }
     std::vector<double> samplesTs() const {
         std::vector<double> ts;
@@ -161,6 +164,7 @@ public:
             const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
             t.samplesNs.push_back(static_cast<uint64_t>(std::max<int64_t>(ns.count(), 1)));
         }
+        t.memory = s.memoryUse();
         return t;
     }
 
@@ -221,13 +225,16 @@ int runBench(const std::vector<std::string>& argv) {
         {"repetitions", true, "R", "timed repetitions per test (default 5)", false, 'r'},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"kv-type", true, "TYPE", "KV cache element type: f16 (default, as llama-bench) or f32"},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
         {"json", false, "", "print a JSON array, one object per test (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail(kCmd, args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict bench MODEL.gguf [-p 512] [-n 128] [-r 5] [--threads T] [--json]", formatOptions(specs));
+        printHelp("verdict bench MODEL.gguf [-p 512] [-n 128] [-r 5] [--threads T] [--device DEV] [--gpu-layers N] [--json]",
+                  formatOptions(specs));
         return kExitOk;
     }
     if (args->positionals().size() != 1) return fail(kCmd, "expected exactly one model file (see --help)", kExitUsage);
@@ -248,13 +255,23 @@ int runBench(const std::vector<std::string>& argv) {
     if (kvName != "f32" && kvName != "f16") return fail(kCmd, "--kv-type must be f16 or f32", kExitUsage);
     const bool json = args->has("json");
     const std::string path = args->positionals()[0];
+    std::string device;
+    if (int rc = readDeviceOption(kCmd, *args, &device); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption(kCmd, *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     auto card = describeModelFile(path);
     if (!card) return fail(kCmd, card.error().message, kExitBadInput);
     ModelOptions mo;
     mo.threads = static_cast<int>(*threads);
+    mo.device = device;
+    mo.gpuLayers = gpuLayers;
     auto model = Model::open(path, mo);
-    if (!model) return fail(kCmd, model.error().message, kExitBadInput);
+    if (!model) return fail(kCmd, model.error().message, openFailureExitCode(device));
+    // llama-bench's gpu_info and backends: the GPU's name and "CUDA" when the model runs there.
+    const bool onGpu = (*model)->device() != "cpu";
+    const std::string gpuInfo = onGpu ? (*model)->deviceName() : std::string();
+    const std::string backend = onGpu ? "CUDA" : "CPU";
 
     const DeviceList devices = listDevices();
     const std::string cpuName = devices.devices.empty() ? "unknown" : devices.devices.front().name;
@@ -286,8 +303,9 @@ int runBench(const std::vector<std::string>& argv) {
             out.push_back({
                 {"build_commit", VERDICT_BUILD_COMMIT},
                 {"cpu_info", cpuName},
-                {"gpu_info", ""},
-                {"backends", "CPU"},
+                {"gpu_info", gpuInfo},
+                {"backends", backend},
+                {"n_gpu_layers", (*model)->gpuLayers()},  // llama-bench's field: blocks on the GPU (0 on the CPU)
                 {"model_filename", path},
                 {"model_type", type},
                 {"model_size", modelSize},
@@ -311,6 +329,7 @@ int runBench(const std::vector<std::string>& argv) {
                 {"cpu_logical_cores", logicalCpus},
                 {"simd", simd},
                 {"engine_version", VERDICT_VERSION},
+                {"memory", memoryUseJson(t.memory, (*model)->gpuLayers())},
             });
         }
         std::cout << out.dump(2) << "\n";
@@ -328,7 +347,7 @@ int runBench(const std::vector<std::string>& argv) {
         std::snprintf(rate, sizeof rate, "%.2f ± %.2f", mean(ts), stddev(ts));
         // "±" is two bytes in UTF-8: one more column of padding keeps the table aligned.
         std::printf("| %-30s | %10s | %10s | %-10s | %7d | %15s | %21s |\n", type.c_str(), formatBytes(modelSize).c_str(),
-                    formatParams(card->nParams).c_str(), "CPU", (*model)->threads(), t.name().c_str(), rate);
+                    formatParams(card->nParams).c_str(), backend.c_str(), (*model)->threads(), t.name().c_str(), rate);
     }
     std::printf("\nbuild: %s (verdict %s, %s, %s)\n", VERDICT_BUILD_COMMIT, VERDICT_VERSION,
                 std::filesystem::path(path).filename().string().c_str(), simd.c_str());

@@ -1,13 +1,14 @@
 // verdict compare A B --prompt TEXT [--system S] [--temp T] [--seed S] [--max-tokens N]
-//                     [--no-chat-template] [--vote a|b|tie] [--json]: asks two models the same
-// prompt and shows both answers with their speed; --vote stores which answer was better (not
-// blind: the caller saw which model wrote which) in the results database (`verdict votes`).
+//                     [--no-chat-template] [--vote a|b|tie] [--device DEV] [--gpu-layers N] [--json]: asks two
+// models the same prompt and shows both answers with their speed; --vote stores which answer was
+// better (not blind: the caller saw which model wrote which) in the results database (`verdict votes`).
 //
 // A and B are model references (core/run/backend_factory.h): GGUF files or "http://host:port[/v1]
 // [MODEL]" endpoints. They are opened one after the other (A is released before B loads) so two
 // large models need not fit in memory together. JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "core/run/backend_factory.h"
 #include "core/store/model_repository.h"
 #include "core/store/store.h"
@@ -39,6 +40,7 @@ nlohmann::json optNumber(const std::optional<double>& v) { return v ? nlohmann::
 nlohmann::json sideJson(const Side& s) {
     return {{"model", s.ref},
             {"backend", s.info.backend},
+            {"device", s.info.device},
             {"text", s.gen.text},
             {"template", s.gen.prompt.templateUsed},
             {"tokens_in", s.gen.tokensIn},
@@ -51,9 +53,9 @@ nlohmann::json sideJson(const Side& s) {
 
 // Stats of one side for the vote's settings (what the voter saw).
 nlohmann::json sideStats(const Side& s) {
-    return {{"backend", s.info.backend},       {"template", s.gen.prompt.templateUsed}, {"tokens_in", s.gen.tokensIn},
-            {"tokens_out", s.gen.tokensOut},   {"ttft_ms", optNumber(s.gen.ttftMs)},     {"decode_tps", optNumber(s.gen.decodeTps)},
-            {"stop_reason", s.gen.stopReason}};
+    return {{"backend", s.info.backend},     {"device", s.info.device},            {"template", s.gen.prompt.templateUsed},
+            {"tokens_in", s.gen.tokensIn},   {"tokens_out", s.gen.tokensOut},      {"ttft_ms", optNumber(s.gen.ttftMs)},
+            {"decode_tps", optNumber(s.gen.decodeTps)}, {"stop_reason", s.gen.stopReason}};
 }
 
 }  // namespace
@@ -69,6 +71,8 @@ int runCompare(const std::vector<std::string>& argv) {
         {"vote", true, "a|b|tie", "store which answer was better (verdict votes)"},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"ctx", true, "N", "context size in tokens (default: min(training context, 4096))", false, 'c'},
+        deviceOptionSpec(true),
+        gpuLayersOptionSpec(),
         {"api-key-env", true, "VAR", "endpoints: environment variable with the API key (default VERDICT_API_KEY)"},
         {"db", true, "PATH", "results database for --vote (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
@@ -78,7 +82,7 @@ int runCompare(const std::vector<std::string>& argv) {
     if (!args) return fail("compare", args.error().message, kExitUsage);
     if (args->has("help")) {
         printHelp("verdict compare A B --prompt TEXT [--system S] [--temp T] [--seed S] [--max-tokens N] "
-                  "[--no-chat-template] [--vote a|b|tie] [--json]\n"
+                  "[--no-chat-template] [--vote a|b|tie] [--device DEV] [--gpu-layers N] [--json]\n"
                   "  A, B: GGUF files or http://host:port[/v1] endpoints (\"URL MODEL\" names the served model)",
                   formatOptions(specs));
         return kExitOk;
@@ -105,6 +109,11 @@ int runCompare(const std::vector<std::string>& argv) {
     const std::string prompt = *args->value("prompt");
     const std::string system = args->value("system").value_or("");
     const bool chatTemplate = !args->has("no-chat-template");
+    const bool anyLocal = !core::isEndpointRef(args->positionals()[0]) || !core::isEndpointRef(args->positionals()[1]);
+    std::string device;
+    if (int rc = readDeviceOption("compare", *args, &device, anyLocal); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("compare", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     // Open the database before generating: a vote must not be lost to a bad --db after the work.
     std::optional<core::Database> db;
@@ -117,6 +126,8 @@ int runCompare(const std::vector<std::string>& argv) {
     core::BackendOpenOptions bo;
     bo.threads = static_cast<int>(*threads);
     bo.nCtx = *ctx;
+    bo.device = device;
+    bo.gpuLayers = gpuLayers;
     bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
     if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
 
@@ -137,7 +148,9 @@ int runCompare(const std::vector<std::string>& argv) {
         s.ref = core::normalizeModelRef(args->positionals()[static_cast<size_t>(i)]);
         const auto t0 = std::chrono::steady_clock::now();
         auto backend = core::openModelBackend(s.ref, bo);
-        if (!backend) return fail("compare", std::string("model ") + label[i] + ": " + backend.error().message, kExitBadInput);
+        if (!backend)
+            return fail("compare", std::string("model ") + label[i] + ": " + backend.error().message,
+                        core::isEndpointRef(s.ref) ? kExitBadInput : openFailureExitCode(device));
         s.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         s.info = (*backend)->info();
         auto gen = (*backend)->generate(p, gp, {});

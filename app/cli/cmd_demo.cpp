@@ -1,4 +1,4 @@
-// verdict demo [--out DIR] [--db PATH] [--quick] [--json]
+// verdict demo [--out DIR] [--db PATH] [--quick] [--device DEV] [--gpu-layers N] [--json]
 // The first-run comparison with nothing downloaded: imports the bundled demo suites, runs both
 // demo models on them (greedy), a short latency sweep of each, and writes the decision report
 // with the cost of a default hardware profile. Every step is the public command a user would
@@ -6,6 +6,7 @@
 // documented paths; results land in the results database the window opens.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "core/workspace/demo_resources.h"
 
 #include <nlohmann/json.hpp>
@@ -70,16 +71,22 @@ int runDemo(const std::vector<std::string>& argv) {
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
         {"quick", false, "", "fewer sweep points (CI)"},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
         {"json", false, "", "print one JSON object at the end (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("demo", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict demo [--out DIR] [--db PATH] [--quick] [--json]", formatOptions(specs));
+        printHelp("verdict demo [--out DIR] [--db PATH] [--quick] [--device DEV] [--gpu-layers N] [--json]", formatOptions(specs));
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("demo", "takes no arguments", kExitUsage);
+    std::string device;  // checked here so a bad one fails before any step; passed on to run and sweep
+    if (int rc = readDeviceOption("demo", *args, &device); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("demo", *args, device, &gpuLayers); rc != kExitOk) return rc;
     const std::string exe = core::currentExecutable();
     if (exe.empty()) return fail("demo", "cannot find this program's own path (/proc/self/exe)", kExitRuntime);
     auto res = core::findDemoResources(exe);
@@ -90,8 +97,10 @@ int runDemo(const std::vector<std::string>& argv) {
     if (ec) return fail("demo", outDir + ": cannot create: " + ec.message(), kExitBadInput);
     std::vector<std::string> common;
     if (auto db = args->value("db")) common = {"--db", *db};
-    std::vector<std::string> threads;
-    if (auto t = args->value("threads")) threads = {"--threads", *t};
+    std::vector<std::string> engineArgs;  // --threads, --device, --gpu-layers: the steps that load models
+    if (auto t = args->value("threads")) engineArgs = {"--threads", *t};
+    engineArgs.insert(engineArgs.end(), {"--device", device});
+    if (gpuLayers >= 0) engineArgs.insert(engineArgs.end(), {"--gpu-layers", std::to_string(gpuLayers)});
     const bool json = args->has("json");
     const auto t0 = std::chrono::steady_clock::now();
     auto say = [&](const std::string& s) {
@@ -99,7 +108,7 @@ int runDemo(const std::vector<std::string>& argv) {
     };
     auto step = [&](std::vector<std::string> a, bool withThreads = false) {
         a.insert(a.end(), common.begin(), common.end());
-        if (withThreads) a.insert(a.end(), threads.begin(), threads.end());
+        if (withThreads) a.insert(a.end(), engineArgs.begin(), engineArgs.end());
         a.push_back("--json");
         return runSelf(exe, a);
     };
@@ -188,7 +197,7 @@ int runDemo(const std::vector<std::string>& argv) {
                           std::to_string(runIds[suite]["demo-small"]), "--sweep", std::to_string(sweepIds["demo-large"]),
                           "--sweep", std::to_string(sweepIds["demo-small"]), "--hardware", "this-machine",
                           "--hardware-file", hwFile, "--tokens-per-day", "1000000", "--baseline-usd-per-mtok", "0.5",
-                          "-o", pdf});
+                          "--measured-on", "this-machine", "-o", pdf});
         if (rep.exitCode != 0) return fail("demo", "the report failed", kExitRuntime);
         report = rep.json();
         if (!report.is_object()) report = {{"output", pdf}};

@@ -1,13 +1,15 @@
 // verdict generate MODEL -p TEXT -n N [--temp T] [--seed S] [--threads T] [--ctx C] [--stop-at-eos]
-//                  [--json]: tokenizes the prompt (BOS added as the vocabulary asks), generates
+//                  [--device DEV] [--gpu-layers N] [--json]: tokenizes the prompt (BOS added as the vocabulary asks), generates
 // N tokens and prints the text (streamed) or one JSON object (shape: docs/cli.md):
 //   {"prompt_tokens": [ids], "tokens": [ids], "text": str, "stop_reason": str,
 //    "timings": {"load_ms", "ttft_ms", "prefill_tps", "decode_tps", "prompt_ms", "decode_ms"},
-//    "memory": {"weights_bytes", "kv_bytes", "scratch_bytes", "peak_rss_bytes"}}
+//    "memory": {"weights_bytes", "kv_bytes", "scratch_bytes", "peak_rss_bytes", "device",
+//               "vram_weights_bytes", ... (0 on the CPU)}}
 // With --temp 0 decoding is greedy and EOS does not stop it unless --stop-at-eos, so exactly N
 // tokens come out (what parity checks against llama.cpp compare).
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
 
@@ -44,6 +46,8 @@ int runGenerate(const std::vector<std::string>& argv) {
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"ctx", true, "N", "context size in tokens (default: min(training context, 4096))", false, 'c'},
         {"kv-type", true, "TYPE", "KV cache element type: f32 (default) or f16"},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
         {"stop-at-eos", false, "", "stop at an end-of-generation token (always on unless --temp 0)"},
         {"stop", true, "STR", "stop when the text contains STR (repeatable)", true},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
@@ -52,7 +56,7 @@ int runGenerate(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, specs);
     if (!args) return fail("generate", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict generate MODEL.gguf -p TEXT [-n N] [--temp T] [--seed S] [--json]", formatOptions(specs));
+        printHelp("verdict generate MODEL.gguf -p TEXT [-n N] [--temp T] [--seed S] [--device DEV] [--gpu-layers N] [--json]", formatOptions(specs));
         return kExitOk;
     }
     if (args->positionals().size() != 1) return fail("generate", "expected exactly one model file (see --help)", kExitUsage);
@@ -76,11 +80,17 @@ int runGenerate(const std::vector<std::string>& argv) {
     const std::string kvType = args->value("kv-type").value_or("f32");
     if (kvType != "f32" && kvType != "f16") return fail("generate", "--kv-type must be f32 or f16", kExitUsage);
     const bool json = args->has("json");
+    std::string device;
+    if (int rc = readDeviceOption("generate", *args, &device); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("generate", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     ModelOptions mo;
     mo.threads = static_cast<int>(*threads);
+    mo.device = device;
+    mo.gpuLayers = gpuLayers;
     auto model = Model::open(args->positionals()[0], mo);
-    if (!model) return fail("generate", model.error().message, kExitBadInput);
+    if (!model) return fail("generate", model.error().message, openFailureExitCode(device));
     auto prompt = (*model)->tokenize(*args->value("prompt"), true, false);
     if (!prompt) return fail("generate", prompt.error().message, kExitBadInput);
     if (prompt->empty()) return fail("generate", "the prompt tokenizes to nothing", kExitBadInput);
@@ -132,10 +142,7 @@ int runGenerate(const std::vector<std::string>& argv) {
     j["timings"] = {{"load_ms", (*model)->loadMs()}, {"ttft_ms", t.ttftMs},       {"prefill_tps", t.prefillTps},
                     {"decode_tps", t.decodeTps},     {"prompt_ms", t.promptMs},   {"decode_ms", t.decodeMs},
                     {"prompt_eval_tokens", t.promptTokens}, {"decode_steps", t.decodeTokens}};
-    j["memory"] = {{"weights_bytes", mem.weightsBytes},
-                   {"kv_bytes", mem.kvBytes},
-                   {"scratch_bytes", mem.scratchBytes},
-                   {"peak_rss_bytes", mem.peakRssBytes}};
+    j["memory"] = memoryUseJson(mem, (*model)->gpuLayers());
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
 }

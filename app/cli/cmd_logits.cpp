@@ -1,10 +1,11 @@
-// verdict logits MODEL --tokens 1,415,2217 [--json]: evaluates exactly that token sequence (no BOS
+// verdict logits MODEL --tokens 1,415,2217 [--device DEV] [--gpu-layers N] [--json]: evaluates exactly that token sequence (no BOS
 // added; teacher forcing, one batch) and prints the logits at every position.
 //   --json: {"n_vocab": N, "tokens": [ids], "logits": [[N floats] per position]}
 //   text:   per position the token and its 5 most likely successors.
 // Floats are printed with the shortest text that reads back to the same f32.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
 
@@ -36,13 +37,15 @@ int runLogits(const std::vector<std::string>& argv) {
         {"tokens", true, "IDS", "comma-separated token ids to evaluate (required; no BOS is added)"},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"kv-type", true, "TYPE", "KV cache element type: f32 (default) or f16"},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
         {"json", false, "", "print {\"n_vocab\", \"tokens\", \"logits\"} as JSON"},
         {"help", false, "", "show this help", false, 'h'},
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("logits", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict logits MODEL.gguf --tokens 1,415,2217 [--json]", formatOptions(specs));
+        printHelp("verdict logits MODEL.gguf --tokens 1,415,2217 [--device DEV] [--gpu-layers N] [--json]", formatOptions(specs));
         return kExitOk;
     }
     if (args->positionals().size() != 1) return fail("logits", "expected exactly one model file (see --help)", kExitUsage);
@@ -58,11 +61,17 @@ int runLogits(const std::vector<std::string>& argv) {
         if (v < 0 || v > INT32_MAX) return fail("logits", "token id " + std::to_string(v) + " is out of range", kExitUsage);
         tokens.push_back(static_cast<int32_t>(v));
     }
+    std::string device;
+    if (int rc = readDeviceOption("logits", *args, &device); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("logits", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     ModelOptions mo;
     mo.threads = static_cast<int>(*threads);
+    mo.device = device;
+    mo.gpuLayers = gpuLayers;
     auto model = Model::open(args->positionals()[0], mo);
-    if (!model) return fail("logits", model.error().message, kExitBadInput);
+    if (!model) return fail("logits", model.error().message, openFailureExitCode(device));
     SessionOptions so;
     so.nCtx = static_cast<int64_t>(tokens.size());
     so.kvType = kvType == "f16" ? KvType::F16 : KvType::F32;

@@ -1,10 +1,11 @@
-// verdict perplexity MODEL FILE [--ctx N] [--chunks N] [--threads T] [--kld-base BASE] [--json]:
+// verdict perplexity MODEL FILE [--ctx N] [--chunks N] [--threads T] [--kld-base BASE] [--device DEV]
+//                   [--gpu-layers N] [--json]:
 // perplexity of MODEL over the text in FILE as llama-perplexity computes it (chunks of --ctx
 // tokens, second half of each chunk scored; see verdict/engine/perplexity.h), and with --kld-base
 // the KL-divergence of MODEL's token distributions against BASE's on the same tokens
 // (llama-perplexity --kl-divergence statistics). Progress goes to stderr; stdout gets a summary or
 // one JSON object (shape: docs/cli.md):
-//   {"model", "file", "n_ctx", "text_tokens", "chunks", "tokens_scored", "ppl", "ppl_stderr",
+//   {"model", "device", "file", "n_ctx", "text_tokens", "chunks", "tokens_scored", "ppl", "ppl_stderr",
 //    "mean_nll", "nll_stderr", "chunk_ppl": [..], "running_ppl": [..], "seconds",
 //    "tokens_per_second", "kld": null | {"base_model", "ppl_base", "ppl_base_stderr", "ppl_ratio",
 //    "ppl_ratio_stderr", "ln_ppl_ratio", "ln_ppl_ratio_stderr", "mean_kld", "mean_kld_stderr",
@@ -13,6 +14,7 @@
 //    "chunk_kld": [..]}}
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/perplexity.h"
 
@@ -74,8 +76,10 @@ void printKld(const KlDivergenceResult& k) {
     std::printf("Same top p: %6.3f ± %5.3f %%\n", 100 * k.sameTopP, 100 * k.sameTopPStderr);
 }
 
-nlohmann::json perplexityJson(const PerplexityResult& r, const std::string& model, const std::string& file) {
+nlohmann::json perplexityJson(const PerplexityResult& r, const std::string& model, const std::string& device,
+                              const std::string& file) {
     return {{"model", model},
+            {"device", device},
             {"file", file},
             {"n_ctx", r.nCtx},
             {"text_tokens", r.textTokens},
@@ -101,13 +105,15 @@ int runPerplexity(const std::vector<std::string>& argv) {
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"kld-base", true, "MODEL", "also compute the KL-divergence of MODEL.gguf against this base model"},
         {"kv-type", true, "TYPE", "KV cache element type: f32 (default) or f16"},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail(kCmd, args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict perplexity MODEL.gguf TEXT_FILE [--ctx N] [--chunks N] [--kld-base BASE.gguf] [--json]",
+        printHelp("verdict perplexity MODEL.gguf TEXT_FILE [--ctx N] [--chunks N] [--kld-base BASE.gguf] [--device DEV] [--gpu-layers N] [--json]",
                   formatOptions(specs));
         return kExitOk;
     }
@@ -125,13 +131,19 @@ int runPerplexity(const std::vector<std::string>& argv) {
     const bool json = args->has("json");
     const std::string modelPath = args->positionals()[0];
     const std::string file = args->positionals()[1];
+    std::string device;
+    if (int rc = readDeviceOption(kCmd, *args, &device); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption(kCmd, *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     auto text = readText(file);
     if (!text) return fail(kCmd, text.error().message, kExitBadInput);
     ModelOptions mo;
     mo.threads = static_cast<int>(*threads);
+    mo.device = device;  // the base model of --kld-base runs there too, with the same offload
+    mo.gpuLayers = gpuLayers;
     auto model = Model::open(modelPath, mo);
-    if (!model) return fail(kCmd, model.error().message, kExitBadInput);
+    if (!model) return fail(kCmd, model.error().message, openFailureExitCode(device));
     if (!(*model)->hasTokenizer()) return fail(kCmd, modelPath + " has no usable tokenizer", kExitBadInput);
     auto ids = (*model)->tokenize(*text, true, false);
     if (!ids) return fail(kCmd, file + ": " + ids.error().message, kExitBadInput);
@@ -146,7 +158,7 @@ int runPerplexity(const std::vector<std::string>& argv) {
     std::shared_ptr<const Model> base;
     if (auto basePath = args->value("kld-base")) {
         auto b = Model::open(*basePath, mo);
-        if (!b) return fail(kCmd, b.error().message, kExitBadInput);
+        if (!b) return fail(kCmd, b.error().message, openFailureExitCode(device));
         base = *b;
         if (base->shape().nVocab != (*model)->shape().nVocab)
             return fail(kCmd,
@@ -177,7 +189,7 @@ int runPerplexity(const std::vector<std::string>& argv) {
         auto r = computePerplexity(*model, *ids, addBos, po);
         if (!r) return fail(kCmd, r.error().message, kExitRuntime);
         if (json) {
-            std::cout << perplexityJson(*r, modelPath, file).dump(2) << "\n";
+            std::cout << perplexityJson(*r, modelPath, (*model)->device(), file).dump(2) << "\n";
         } else {
             std::printf("model: %s\n", modelPath.c_str());
             printPerplexity(*r, file);
@@ -188,7 +200,7 @@ int runPerplexity(const std::vector<std::string>& argv) {
     auto k = computeKlDivergence(*model, base, *ids, addBos, po);
     if (!k) return fail(kCmd, k.error().message, kExitRuntime);
     if (json) {
-        nlohmann::json j = perplexityJson(k->model, modelPath, file);
+        nlohmann::json j = perplexityJson(k->model, modelPath, (*model)->device(), file);
         j["seconds"] = k->seconds;
         j["tokens_per_second"] = k->tokensPerSecond;
         j["kld"] = {{"base_model", base->path()},

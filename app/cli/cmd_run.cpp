@@ -9,6 +9,7 @@
 // Progress (items/s, ETA) goes to stderr when it is a terminal. JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "cli/signal_stop.h"
 #include "core/run/backend_factory.h"
 #include "core/run/suite_bindings.h"
@@ -71,6 +72,8 @@ int runRun(const std::vector<std::string>& argv) {
         {"api-key-env", true, "VAR", "endpoint runs: environment variable with the API key (default VERDICT_API_KEY)"},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"ctx", true, "N", "context size in tokens (default: min(training context, 4096))", false, 'c'},
+        deviceOptionSpec(true),
+        gpuLayersOptionSpec(),
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object at the end (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
@@ -110,6 +113,11 @@ int runRun(const std::vector<std::string>& argv) {
     if (!resuming && args->positionals().empty()) return fail("run", "missing MODEL file (see --help)", kExitUsage);
     if (!resuming && !args->has("suite")) return fail("run", "missing --suite NAME", kExitUsage);
 
+    std::string device;  // the spelling is checked before anything is opened
+    if (int rc = readDeviceOption("run", *args, &device, false); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("run", *args, device, &gpuLayers); rc != kExitOk) return rc;
+
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("run", db.error().message, kExitBadInput);
     core::SuiteRepository suites(*db);
@@ -139,11 +147,16 @@ int runRun(const std::vector<std::string>& argv) {
     auto items = suites.items(suite->id);
     if (!items) return fail("run", items.error().message, kExitRuntime);
 
+    // A GPU is checked once the model is known (it may come from the resumed run); an endpoint ignores it.
+    if (int rc = readDeviceOption("run", *args, &device, !core::isEndpointRef(modelPath)); rc != kExitOk) return rc;
+
     SignalStop signals("run");  // before the engine starts its threads
     // A file (the engine) or an endpoint: "URL" from the command line, or "URL MODEL" as a run stores it.
     core::BackendOpenOptions bo;
     bo.threads = static_cast<int>(*threads);
     bo.nCtx = *ctx;
+    bo.device = device;
+    bo.gpuLayers = gpuLayers;
     bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
     bo.cancelLoad = signals.cancelFlag();
     bo.endpointModel = args->value("model").value_or("");
@@ -152,7 +165,7 @@ int runRun(const std::vector<std::string>& argv) {
     if (!opened) {
         if (!core::isEndpointRef(modelPath) && signals.token().stop_requested())
             return fail("run", "cancelled while loading the model", 130);
-        return fail("run", opened.error().message, kExitBadInput);
+        return fail("run", opened.error().message, core::isEndpointRef(modelPath) ? kExitBadInput : openFailureExitCode(device));
     }
     std::unique_ptr<core::ModelBackend> backend = std::move(*opened);
 
@@ -217,6 +230,7 @@ int runRun(const std::vector<std::string>& argv) {
             {"resumed", prepared->resumed},
             {"suite", {{"id", suite->id}, {"name", suite->name}}},
             {"model", {{"path", outcome->run.modelPath}, {"sha256", outcome->run.modelSha256}, {"bytes", outcome->run.modelBytes}}},
+            {"device", outcome->run.device},
             {"chat_template", outcome->run.chatTemplateMode},
             {"n_planned", outcome->run.nPlanned},
             {"n_items", sum.nStored},

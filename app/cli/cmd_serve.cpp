@@ -1,10 +1,11 @@
-// verdict serve MODEL [--host H] [--port P] [--api-key KEY] [--parallel N] [--ctx N] [--json]
+// verdict serve MODEL [--host H] [--port P] [--api-key KEY] [--parallel N] [--ctx N] [--device DEV] [--gpu-layers N] [--json]
 // The OpenAI-compatible server (core/serve/openai_server.h) until SIGINT/SIGTERM. Binds to
 // 127.0.0.1 by default; any other address needs an API key (--api-key or $VERDICT_API_KEY).
 // With --json one line {"url": ..., "model": ..., ...} is printed once it listens (so a script
 // can use --port 0 and read the port). Routes and shapes: docs/serve.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "cli/signal_stop.h"
 #include "core/net/http.h"
 #include "core/serve/openai_server.h"
@@ -27,6 +28,8 @@ int runServe(const std::vector<std::string>& argv) {
         {"parallel", true, "N", "sequences decoded together, 1..64 (default 8)", false, 'P'},
         {"ctx", true, "N", "context per sequence (default: min(training context, 4096))", false, 'c'},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
         {"model-id", true, "NAME", "model name clients use (default: the file name)"},
         {"max-tokens-limit", true, "N", "largest max_tokens a request may ask for (default 4096)"},
         {"max-body", true, "BYTES", "largest request body (default 8388608)"},
@@ -36,7 +39,7 @@ int runServe(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, specs);
     if (!args) return fail("serve", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict serve MODEL [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--parallel 8] [--json]",
+        printHelp("verdict serve MODEL [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--parallel 8] [--device DEV] [--gpu-layers N] [--json]",
                   formatOptions(specs));
         return kExitOk;
     }
@@ -58,13 +61,19 @@ int runServe(const std::vector<std::string>& argv) {
     const bool loopback = host == "127.0.0.1" || host == "::1" || host == "localhost";
     if (!loopback && apiKey.empty())
         return fail("serve", "binding to " + host + " needs an API key (--api-key or $VERDICT_API_KEY)", kExitUsage);
+    std::string device;
+    if (int rc = readDeviceOption("serve", *args, &device); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("serve", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     SignalStop signals("serve");  // before any thread starts
     ModelOptions mo;
     mo.threads = static_cast<int>(*threads);
     mo.cancel = signals.cancelFlag();
+    mo.device = device;
+    mo.gpuLayers = gpuLayers;
     auto model = Model::open(args->positionals()[0], mo);
-    if (!model) return fail("serve", model.error().message, kExitBadInput);
+    if (!model) return fail("serve", model.error().message, openFailureExitCode(device));
     core::ServeOptions so;
     so.modelId = args->value("model-id").value_or("");
     so.apiKey = apiKey;
@@ -72,7 +81,7 @@ int runServe(const std::vector<std::string>& argv) {
     so.nCtx = *ctx;
     so.maxTokensLimit = static_cast<int>(*limit);
     auto server = core::OpenAiServer::create(*model, so);
-    if (!server) return fail("serve", server.error().message, kExitBadInput);
+    if (!server) return fail("serve", server.error().message, openFailureExitCode(device));
     core::net::HttpServerOptions ho;
     ho.host = host;
     ho.port = static_cast<int>(*port);
@@ -89,6 +98,7 @@ int runServe(const std::vector<std::string>& argv) {
                                     {"model", so.modelId.empty() ? std::filesystem::path(args->positionals()[0]).filename().string()
                                                                  : so.modelId},
                                     {"parallel", *parallel},
+                                    {"device", (*model)->device()},
                                     {"api_key_required", !apiKey.empty()}}
                          .dump()
                   << std::endl;

@@ -4,6 +4,7 @@
 //   stored sweeps. Metric definitions: docs/metrics.md; JSON shapes: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "cli/signal_stop.h"
 #include "core/perf/engine_sweep_target.h"
 #include "core/perf/sweep_runner.h"
@@ -218,7 +219,9 @@ int runSweep(const std::vector<std::string>& argv) {
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
         {"seed", true, "N", "seed of the random prompt tokens (default 1)"},
         {"name", true, "NAME", "name of the sweep (default: the model file name)"},
-        {"bandwidth", true, "GB/S", "memory bandwidth for the roofline (default: measured)"},
+        {"bandwidth", true, "GB/S", "memory bandwidth for the roofline (default: measured on the CPU; none on a GPU)"},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
@@ -226,7 +229,7 @@ int runSweep(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, specs);
     if (!args) return fail("sweep", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict sweep MODEL [--prompt 128,512] [--gen 128] [--batch 1,4,16] [--reps 3] [--json]\n"
+        printHelp("verdict sweep MODEL [--prompt 128,512] [--gen 128] [--batch 1,4,16] [--reps 3] [--device DEV] [--gpu-layers N] [--json]\n"
                   "       verdict sweep list | show ID | export ID --format csv|json",
                   formatOptions(specs));
         return kExitOk;
@@ -258,6 +261,11 @@ int runSweep(const std::vector<std::string>& argv) {
     constexpr int kMaxBatch = 32;
     if (auto r = core::validateSweepSpec(spec, kMaxBatch); !r) return fail("sweep", r.error().message, kExitUsage);
 
+    std::string device;
+    if (int rc = readDeviceOption("sweep", *args, &device); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("sweep", *args, device, &gpuLayers); rc != kExitOk) return rc;
+
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("sweep", db.error().message, kExitBadInput);
     core::ModelRepository models(*db);
@@ -269,8 +277,10 @@ int runSweep(const std::vector<std::string>& argv) {
     to.threads = static_cast<int>(*threads);
     to.maxBatch = kMaxBatch;
     to.cancelLoad = signals.cancelFlag();
+    to.device = device;
+    to.gpuLayers = gpuLayers;
     auto target = core::EngineSweepTarget::open(modelPath, to);
-    if (!target) return fail("sweep", target.error().message, kExitBadInput);
+    if (!target) return fail("sweep", target.error().message, openFailureExitCode(device));
 
     core::SweepOptions so;
     so.name = args->value("name").value_or("");

@@ -2,7 +2,9 @@
 // bench: the JSON array's shape (llama-bench field names + Verdict's own), positive rates, one
 // sample per repetition, comma lists and 0 = test off, the markdown table; perplexity: the JSON
 // shape, KLD of a model against itself, and the bad-input exits (2) with messages that name the
-// file and the token counts.
+// file and the token counts. --device (generate, bench, perplexity, logits, run, sweep): a bad
+// string is a usage error naming it, a GPU this build or machine lacks is exit 3 naming CUDA (never
+// a crash), and the memory objects carry the device and its VRAM fields (zeros on the CPU).
 #include "fixtures.h"
 
 #include "cli_process.h"
@@ -176,6 +178,89 @@ private slots:
 
         CliRun e = runVerdict({"perplexity", model});
         QVERIFY(e.exitCode != 0 && e.exitCode != 2);
+    }
+
+    void deviceOption() {
+        const QString model = fixtureModel("models/stories260K.gguf");
+        VERDICT_NEED_FIXTURE(model.toStdString());
+        const char* vram[] = {"vram_weights_bytes", "vram_kv_bytes", "vram_scratch_bytes", "vram_workspace_bytes",
+                              "vram_peak_bytes", "vram_device_used_bytes", "vram_device_total_bytes"};
+
+        // Not a device: a usage error with the engine's message, before the model is read.
+        for (const char* bad : {"bogus", "cuda:x", "cuda:-1", "cuda:"}) {
+            CliRun r = runVerdict({"generate", model, "-p", "Once", "-n", "2", "--device", bad});
+            QVERIFY2(r.exitCode == 1 || r.exitCode == 2, r.err.constData());
+            QVERIFY2(r.err.contains(QByteArray("\"") + bad + "\""), r.err.constData());
+            QVERIFY2(r.err.contains("cpu, cuda or cuda:N"), r.err.constData());
+        }
+        QTemporaryDir dir;
+        const QString db = dir.filePath("v.db");
+        for (const QStringList& cmd : {QStringList{"bench", model, "-r", "1"}, QStringList{"logits", model, "--tokens", "1"},
+                                       QStringList{"sweep", model}, QStringList{"run", model, "--suite", "x"}}) {
+            CliRun r = runVerdict(cmd + QStringList{"--device", "tpu"}, db);
+            QVERIFY2(r.exitCode == 1 && r.err.contains("\"tpu\""), (cmd.front() + ": " + r.err).toUtf8().constData());
+        }
+
+        // --gpu-layers: with the (default) cpu device, or not a count, a usage error naming it.
+        for (const QStringList& extra : {QStringList{"--gpu-layers", "2"}, QStringList{"--gpu-layers", "-3"},
+                                         QStringList{"--gpu-layers", "x"}, QStringList{"--device", "cpu", "--gpu-layers", "all"}}) {
+            CliRun r = runVerdict(QStringList{"generate", model, "-p", "Once", "-n", "2"} + extra);
+            QVERIFY2(r.exitCode == 1 && r.err.contains("--gpu-layers"), (extra.join(' ') + ": " + r.err).toUtf8().constData());
+        }
+
+        // cuda:0: works only with the CUDA backend and a GPU; otherwise exit 3 naming CUDA, never a crash.
+        const auto devices = runVerdict({"devices", "--json"}).json();
+        bool gpu = false;
+        for (const auto& d : devices["devices"]) gpu = gpu || d["id"] == "cuda:0";
+        CliRun partial = runVerdict({"generate", model, "-p", "Once upon", "-n", "4", "--temp", "0", "--device", "cuda:0",
+                                     "--gpu-layers", "2", "--json"});
+        if (!gpu) QVERIFY2(partial.exitCode == 3 && partial.err.contains("cuda:0"), partial.err.constData());
+        else if (partial.exitCode == 0)  // 2 of the model's blocks on the GPU (stories260K has 5)
+            QCOMPARE(partial.json()["memory"]["gpu_layers"].get<int>(), 2);
+        else
+            QVERIFY2(partial.exitCode == 3, partial.err.constData());
+        CliRun onGpu = runVerdict({"generate", model, "-p", "Once upon", "-n", "4", "--temp", "0", "--device", "cuda:0", "--json"});
+        if (!gpu) {
+            QVERIFY2(onGpu.exitCode == 3, onGpu.err.constData());
+            QVERIFY2(onGpu.err.contains("CUDA") || onGpu.err.contains("cuda"), onGpu.err.constData());
+            QVERIFY(onGpu.err.contains("cuda:0"));
+            CliRun benchGpu = runVerdict({"bench", model, "-p", "8", "-n", "0", "-r", "1", "--device", "cuda"});
+            QVERIFY2(benchGpu.exitCode == 3 && benchGpu.err.contains("cuda:0"), benchGpu.err.constData());
+        } else {
+            // A GPU is there: the model runs on it, or fails with the reason (exit 3), never a crash.
+            QVERIFY2(onGpu.exitCode == 0 || onGpu.exitCode == 3, onGpu.err.constData());
+            if (onGpu.exitCode == 0) {
+                const auto mem = onGpu.json()["memory"];
+                QCOMPARE(mem["device"].get<std::string>(), std::string("cuda:0"));
+                QVERIFY(mem["vram_weights_bytes"].get<uint64_t>() > 0);
+                QVERIFY(mem["vram_kv_bytes"].get<uint64_t>() > 0);
+                QVERIFY(mem["vram_device_total_bytes"].get<uint64_t>() >= mem["vram_device_used_bytes"].get<uint64_t>());
+            }
+        }
+
+        // The CPU (default and explicit): the memory object has the device and zero VRAM.
+        for (const QStringList& extra : {QStringList{}, QStringList{"--device", "cpu"}}) {
+            CliRun r = runVerdict(QStringList{"generate", model, "-p", "Once upon", "-n", "4", "--temp", "0", "--json"} + extra);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const auto mem = r.json()["memory"];
+            QVERIFY2(mem.is_object(), r.out.constData());
+            QCOMPARE(mem["device"].get<std::string>(), std::string("cpu"));
+            QCOMPARE(mem["gpu_layers"].get<int>(), 0);
+            for (const char* k : vram) {
+                QVERIFY2(mem.contains(k) && mem[k].is_number_unsigned(), k);
+                QCOMPARE(mem[k].get<uint64_t>(), uint64_t{0});
+            }
+            QVERIFY(mem["weights_bytes"].get<uint64_t>() > 0 && mem["kv_bytes"].get<uint64_t>() > 0);
+        }
+        CliRun b = runVerdict({"bench", model, "-p", "8", "-n", "4", "-r", "1", "--device", "cpu", "--json"});
+        QVERIFY2(b.exitCode == 0, b.err.constData());
+        for (const auto& t : b.json()) {
+            QCOMPARE(t["backends"].get<std::string>(), std::string("CPU"));
+            QCOMPARE(t["n_gpu_layers"].get<int>(), 0);
+            QCOMPARE(t["memory"]["device"].get<std::string>(), std::string("cpu"));
+            for (const char* k : vram) QCOMPARE(t["memory"][k].get<uint64_t>(), uint64_t{0});
+            QVERIFY(t["memory"]["kv_bytes"].get<uint64_t>() > 0);
+        }
     }
 };
 

@@ -41,6 +41,7 @@ public:
     std::function<void(int call, int token)> onEachToken;  // test hook (e.g. request a stop)
     std::set<std::string> failPrompts;  // generate() fails for these prompt texts
     std::function<double(const std::string&)> logprobOf;  // overrides the log-likelihood rule
+    std::string device = "test";      // BackendInfo::device ("cpu (NAME, N threads)", "cuda:0 (NAME)")
 
     BackendInfo info() const override {
         BackendInfo i;
@@ -53,7 +54,7 @@ public:
             i.modelParts = {file};
         }
         i.engineVersion = "fake 1";
-        i.device = "test";
+        i.device = device;
         i.chatTemplate = chatTemplate;
         return i;
     }
@@ -464,6 +465,39 @@ private slots:
         QVERIFY(same.ok());
         QVERIFY(same->resumed);
         QCOMPARE(same->run.id, n->run.id);  // the newest unfinished run with that key
+    }
+
+    // A run's timings come from one device: it continues on that device (other thread counts are
+    // fine), an explicit resume elsewhere is refused naming both, an automatic one starts afresh.
+    void resumeNeedsSameDevice() {
+        Env env(genItems(4));
+        FakeBackend fake;
+        fake.device = "cpu (Test CPU, 2 threads)";
+        SuiteRunner runner(env.db, fake, renderPlain, scoreExact);
+        std::stop_source stop;
+        stop.request_stop();
+        auto p = runner.prepare(env.request());
+        QVERIFY(p.ok());
+        QVERIFY(runner.execute(*p, stop.get_token()).ok());  // cancelled before any item
+
+        fake.device = "cuda:0 (Test GPU)";
+        RunRequest explicitResume = env.request();
+        explicitResume.resumeRunId = p->run.id;
+        auto refused = runner.prepare(explicitResume);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("was measured on cpu (Test CPU, 2 threads), this is cuda:0 (Test GPU)") !=
+                     std::string::npos,
+                 refused.error().message.c_str());
+        auto fresh = runner.prepare(env.request());
+        QVERIFY(fresh.ok());
+        QVERIFY(!fresh->resumed);
+        QVERIFY(fresh->run.id != p->run.id);
+
+        fake.device = "cpu (Test CPU, 8 threads)";
+        auto resumed = runner.prepare(explicitResume);
+        QVERIFY2(resumed.ok(), resumed.ok() ? "" : resumed.error().message.c_str());
+        QVERIFY(resumed->resumed);
+        QCOMPARE(resumed->run.id, p->run.id);
     }
 
     void liveOwnerBlocksResume() {

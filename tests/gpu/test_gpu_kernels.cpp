@@ -255,11 +255,13 @@ private slots:
         QTest::addColumn<int>("pos0");
         QTest::addColumn<float>("softCap");
         QTest::addColumn<int>("window");
-        QTest::addRow("prefill-f32") << false << 9 << 0 << 0.0f << 0;
-        QTest::addRow("decode-long-split-f32") << false << 1 << 1500 << 0.0f << 0;
-        QTest::addRow("decode-long-split-f16") << true << 1 << 1500 << 0.0f << 0;
-        QTest::addRow("softcap-window") << false << 4 << 40 << 30.0f << 16;
-        QTest::addRow("prefill-f16") << true << 33 << 5 << 0.0f << 0;
+        QTest::addColumn<int>("forceSplit");  // 0: attentionSplits' choice
+        QTest::addRow("prefill-f32") << false << 9 << 0 << 0.0f << 0 << 0;
+        QTest::addRow("decode-long-split-f32") << false << 1 << 1500 << 0.0f << 0 << 0;
+        QTest::addRow("decode-long-split-f16") << true << 1 << 1500 << 0.0f << 0 << 0;
+        QTest::addRow("softcap-window") << false << 4 << 40 << 30.0f << 16 << 0;
+        QTest::addRow("prefill-f16") << true << 33 << 5 << 0.0f << 0 << 0;
+        QTest::addRow("short-rows-fixed-32-splits") << false << 3 << 2 << 0.0f << 0 << 32;  // empty splits (graphs)
     }
 
     // One sequence: the cache is filled through storeKv with positions 0 .. pos0+nTok-1, then the
@@ -270,6 +272,7 @@ private slots:
         QFETCH(int, pos0);
         QFETCH(float, softCap);
         QFETCH(int, window);
+        QFETCH(int, forceSplit);
         const int nHead = 8, nHeadKv = 2, dimK = 64, dimV = 64;
         const int64_t cap = pos0 + nTok + 3, total = pos0 + nTok;
         cuda::AttentionShape a{nHead, nHeadKv, dimK, dimV, f16, 0.125f, softCap, window, 1};
@@ -284,7 +287,9 @@ private slots:
         cuda::storeKv(a, drows.p, total, dk.p, dv.p, nullptr);
         Dev<cuda::RowCache> dlast(std::vector<cuda::RowCache>(rows.end() - nTok, rows.end()));
         Dev<float> partials(static_cast<size_t>(cuda::attentionPartialFloats(a, 32)));
-        cuda::attention(a, dlast.p, nTok, total, dq.p, dout.p, partials.p, 32, nullptr);
+        const int nSplit = forceSplit > 0 ? forceSplit : cuda::attentionSplits(a, nTok, total, 32);
+        if (nTok == 1) QVERIFY(nSplit > 1);  // the decode rows exercise the split-K merge
+        cuda::attention(a, dlast.p, nTok, nSplit, dq.p, dout.p, partials.p, nullptr);
         QString why;
         QVERIFY2(noCudaError(why), qPrintable(why));
 

@@ -115,6 +115,21 @@ private slots:
 
     void compareSideBySide() {
         CompareView* cv = m_window->compareView();
+        // Where local models run: one choice shared by Compare, Suites and Performance, the CPU by default.
+        QCOMPARE(m_wb->runDevice(), QString("cpu"));
+        const int nDevices = m_window->modelsView()->findChild<QComboBox*>("fitDevice")->count();
+        for (QWidget* view : {static_cast<QWidget*>(cv), static_cast<QWidget*>(m_window->suitesView()),
+                              static_cast<QWidget*>(m_window->performanceView())}) {
+            auto* box = view->findChild<QComboBox*>("runDevice");
+            QVERIFY2(box, qPrintable(view->objectName()));
+            QCOMPARE(box->currentData().toString(), QString("cpu"));
+            QCOMPARE(box->count(), nDevices);  // the same list as the Models screen's
+            auto* layers = view->findChild<QSpinBox*>("runGpuLayers");  // partial offload: GPU only
+            QVERIFY2(layers, qPrintable(view->objectName()));
+            QCOMPARE(layers->value(), -1);
+            QCOMPARE(layers->text(), QString("all"));
+            QVERIFY(!layers->isEnabled());
+        }
         QSignalSpy done(cv, &CompareView::bothFinished);
         // The demo models were trained on "Q: ...\nA:" questions (datasets/demo).
         QVERIFY(cv->send("Q: What is 51 + 15?\nA:"));

@@ -1,7 +1,7 @@
 #include "core/perf/engine_sweep_target.h"
 
+#include "core/run/device_check.h"
 #include "verdict/engine/batch.h"
-#include "verdict/engine/devices.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
 
@@ -48,15 +48,15 @@ Result<std::unique_ptr<EngineSweepTarget>> EngineSweepTarget::open(const std::st
     ModelOptions mo;
     mo.threads = options.threads;
     mo.cancel = options.cancelLoad;
+    mo.device = options.device;
+    mo.gpuLayers = options.gpuLayers;
     auto model = Model::open(modelPath, mo);
     if (!model) return model.error();
     auto impl = std::make_unique<Impl>();
     impl->model = std::move(*model);
     impl->options = options;
     impl->options.maxBatch = std::max(1, options.maxBatch);
-    const DeviceList devices = listDevices();
-    const std::string cpuName = devices.devices.empty() ? std::string("cpu") : devices.devices.front().name;
-    impl->device = "cpu (" + cpuName + ", " + std::to_string(impl->model->threads()) + " threads)";
+    impl->device = describeDevice(*impl->model);
     // One small session tells the KV bytes per token before any point runs.
     if (auto r = impl->ensureSessions(1, 16); !r) return r.error();
     return std::unique_ptr<EngineSweepTarget>(new EngineSweepTarget(std::move(impl)));
@@ -138,6 +138,14 @@ TargetMemory EngineSweepTarget::memory() const {
         const MemoryUse u = s->memoryUse();
         m.kvBytes += u.kvBytes;
         m.scratchBytes += u.scratchBytes;
+        m.device = u.device;
+        m.vramKvBytes += u.vramKvBytes;
+        m.vramWeightsBytes = u.vramWeightsBytes;  // the model's: the same from every session
+        m.vramScratchBytes = u.vramScratchBytes;
+        m.vramWorkspaceBytes = u.vramWorkspaceBytes;
+        m.vramPeakBytes = u.vramPeakBytes;
+        m.vramDeviceUsedBytes = u.vramDeviceUsedBytes;
+        m.vramDeviceTotalBytes = u.vramDeviceTotalBytes;
     }
     m.peakRssBytes = peakRssBytes();
     return m;

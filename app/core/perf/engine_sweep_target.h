@@ -16,6 +16,8 @@ struct EngineSweepTargetOptions {
     int threads = 0;                 // <= 0: physical cores
     int maxBatch = 32;
     const std::atomic<bool>* cancelLoad = nullptr;
+    std::string device = "cpu";      // "cpu", "cuda", "cuda:N" (ModelOptions::device)
+    int gpuLayers = -1;              // blocks on that GPU, the rest on the CPU; < 0: all (ModelOptions::gpuLayers)
 };
 
 class EngineSweepTarget final : public SweepTarget {

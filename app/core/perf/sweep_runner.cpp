@@ -77,7 +77,15 @@ nlohmann::json pointMetricsJson(const LoadMetrics& m, int64_t batch, int64_t pro
     j["memory"] = {{"weights_bytes", mem.weightsBytes},
                    {"kv_bytes", mem.kvBytes},
                    {"scratch_bytes", mem.scratchBytes},
-                   {"peak_rss_bytes", mem.peakRssBytes}};
+                   {"peak_rss_bytes", mem.peakRssBytes},
+                   {"device", mem.device},
+                   {"vram_weights_bytes", mem.vramWeightsBytes},
+                   {"vram_kv_bytes", mem.vramKvBytes},
+                   {"vram_scratch_bytes", mem.vramScratchBytes},
+                   {"vram_workspace_bytes", mem.vramWorkspaceBytes},
+                   {"vram_peak_bytes", mem.vramPeakBytes},
+                   {"vram_device_used_bytes", mem.vramDeviceUsedBytes},
+                   {"vram_device_total_bytes", mem.vramDeviceTotalBytes}};
     return j;
 }
 
@@ -87,7 +95,10 @@ Result<SweepOutcome> runSweep(Database& db, SweepTarget& target, const SweepSpec
 
     double bandwidth = options.bandwidthGbPerS;
     nlohmann::json probe = nullptr;
-    if (bandwidth <= 0) {
+    // The probe measures host memory: a model on a GPU reads device memory, whose bandwidth the
+    // caller must give (bandwidthGbPerS); without it the roofline of a GPU sweep stays 0 (unknown).
+    const bool onGpu = info.device.rfind("cuda", 0) == 0;
+    if (bandwidth <= 0 && !onGpu) {
         const BandwidthProbeResult b = measureMemoryBandwidth(info.threads);
         bandwidth = b.gbPerS;
         probe = {{"method", "triad"}, {"array_bytes", b.arrayBytes}, {"threads", b.threads}, {"passes", b.passes}};

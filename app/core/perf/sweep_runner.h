@@ -50,7 +50,7 @@ struct SweepOptions {
     std::string engineVersion;
     std::string modelSha256;                // recorded with the sweep (may be "")
     int64_t modelBytes = 0;
-    double bandwidthGbPerS = 0;             // <= 0: measured with measureMemoryBandwidth
+    double bandwidthGbPerS = 0;             // <= 0: measured with measureMemoryBandwidth (host RAM; a GPU target: none, roofline 0)
     std::function<void(const SweepProgress&)> progress;
     const std::atomic<bool>* cancel = nullptr;  // checked between batches
 };

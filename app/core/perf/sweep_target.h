@@ -15,7 +15,7 @@ namespace verdict::core {
 struct SweepTargetInfo {
     std::string backend;          // "engine", "endpoint"
     std::string modelPath;        // file path or endpoint URL + model name
-    std::string device;           // "cpu (AMD EPYC ..., 2 threads)", ...
+    std::string device;           // "cpu (AMD EPYC ..., 2 threads)", "cuda:0 (NVIDIA H200)" (core/run/device_check.h)
     int64_t nVocab = 0;
     int threads = 0;
     double loadMs = 0;            // model load time (cold start), 0 when unknown
@@ -29,6 +29,11 @@ struct TargetMemory {
     uint64_t kvBytes = 0;         // KV caches allocated for the last batch (all sequences)
     uint64_t scratchBytes = 0;
     uint64_t peakRssBytes = 0;    // process peak resident set (VmHWM)
+    // Where the model runs ("cpu", "cuda:0"; "" when the target does not say) and, on a GPU,
+    // verdict::MemoryUse's device memory: kv summed over the sessions, the rest the model's.
+    std::string device;
+    uint64_t vramWeightsBytes = 0, vramKvBytes = 0, vramScratchBytes = 0, vramWorkspaceBytes = 0;
+    uint64_t vramPeakBytes = 0, vramDeviceUsedBytes = 0, vramDeviceTotalBytes = 0;
 };
 
 class SweepTarget {

@@ -41,6 +41,8 @@ Result<std::unique_ptr<ModelBackend>> openModelBackend(const std::string& modelR
     EngineBackendOptions eo;
     eo.threads = options.threads;
     eo.nCtx = options.nCtx;
+    eo.device = options.device;
+    eo.gpuLayers = options.gpuLayers;
     eo.engineVersion = options.engineVersion;
     eo.cancelLoad = options.cancelLoad;
     auto eb = EngineBackend::open(modelRef, eo);

@@ -21,6 +21,8 @@ namespace verdict::core {
 struct BackendOpenOptions {
     int threads = 0;                 // engine: compute threads; <= 0: physical cores
     int64_t nCtx = 0;                // engine: context tokens; <= 0: min(training context, 4096)
+    std::string device = "cpu";      // engine: "cpu", "cuda", "cuda:N" (ModelOptions::device); endpoints ignore it
+    int gpuLayers = -1;              // engine: blocks on that GPU, the rest on the CPU; < 0: all (ModelOptions::gpuLayers)
     std::string engineVersion;       // recorded with runs ("verdict 0.1.0")
     const std::atomic<bool>* cancelLoad = nullptr;  // engine: stops loading when set (Ctrl-C, a Cancel button)
     std::string endpointModel;       // endpoint: served model name; non-empty overrides the ref's " MODEL"

@@ -1,5 +1,6 @@
 #include "core/run/engine_backend.h"
 
+#include "core/run/device_check.h"
 #include "core/run/prompt_renderer.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
@@ -26,6 +27,8 @@ Result<std::unique_ptr<EngineBackend>> EngineBackend::open(const std::string& mo
     ModelOptions mo;
     mo.threads = options.threads;
     mo.cancel = options.cancelLoad;
+    mo.device = options.device;
+    mo.gpuLayers = options.gpuLayers;
     auto model = Model::open(modelPath, mo);
     if (!model) return model.error();
     impl->model = *model;
@@ -48,7 +51,7 @@ BackendInfo EngineBackend::info() const {
     i.modelPath = m_impl->model->path();
     i.modelParts = m_impl->renderer->parts();
     i.engineVersion = m_impl->options.engineVersion;
-    i.device = "cpu (" + std::to_string(m_impl->model->threads()) + " threads)";
+    i.device = describeDevice(*m_impl->model);
     i.chatTemplate = m_impl->renderer->templateSource();
     return i;
 }

@@ -19,6 +19,8 @@ namespace verdict::core {
 struct EngineBackendOptions {
     int threads = 0;                 // compute threads; <= 0: physical cores
     int64_t nCtx = 0;                // context tokens; <= 0: min(training context, 4096)
+    std::string device = "cpu";      // "cpu", "cuda", "cuda:N" (ModelOptions::device)
+    int gpuLayers = -1;              // blocks on that GPU, the rest on the CPU; < 0: all (ModelOptions::gpuLayers)
     std::string engineVersion;       // recorded with the run ("verdict 0.1.0")
     const std::atomic<bool>* cancelLoad = nullptr;  // stops Model::open when set
 };

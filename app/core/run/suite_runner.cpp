@@ -22,6 +22,14 @@ double msSince(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// "cpu" of "cpu (AMD EPYC ..., 8 threads)", "cuda:0" of "cuda:0 (NVIDIA H200)" (core/run/device_check.h).
+std::string deviceIdOf(const std::string& device) { return device.substr(0, device.find(' ')); }
+
+// A run continues only on the device its items were measured on (threads may differ).
+bool sameDevice(const RunRecord& run, const BackendInfo& info) {
+    return deviceIdOf(run.device) == deviceIdOf(info.device);
+}
+
 }  // namespace
 
 nlohmann::json GenerationParams::toJson() const {
@@ -123,6 +131,9 @@ Result<PreparedRun> SuiteRunner::prepare(const RunRequest& req) {
                          "), not with " + rec.modelPath + " (sha256 " + rec.modelSha256.substr(0, 12) + ")"};
         if (r.engineVersion != info.engineVersion)
             return Error{id + " was made with engine " + r.engineVersion + ", this is " + info.engineVersion};
+        if (!sameDevice(r, info))
+            return Error{id + " was measured on " + r.device + ", this is " + info.device + ": continue it with --device " +
+                         deviceIdOf(r.device) + " (a run's timings come from one device)"};
         existing = r;
     } else {
         rec.suiteId = req.suite.id;
@@ -143,7 +154,8 @@ Result<PreparedRun> SuiteRunner::prepare(const RunRequest& req) {
         if (req.autoResume) {
             auto found = runs.findUnfinished(resumeKeyOf(rec));
             if (!found) return found.error();
-            existing = *found;
+            // An unfinished run on another device is left alone: this one starts afresh.
+            if (*found && sameDevice(**found, info)) existing = *found;
         }
         if (!existing) {
             auto created = runs.create(rec);

@@ -40,7 +40,7 @@ struct RunRecord {
     std::optional<int64_t> itemLimit; // --limit, when given
     int64_t nPlanned = 0;             // items this run evaluates
     std::string engineVersion;
-    std::string device;               // "cpu (8 threads)", "cuda:0 NVIDIA ...", endpoint host
+    std::string device;               // "cpu (AMD EPYC ..., 8 threads)", "cuda:0 (NVIDIA H200)", "endpoint"
     std::string startedAt;            // UTC (utcTimestamp())
     // Derived, set by RunRepository::create.
     std::string resumeKey;            // same key = same experiment (see resumeKeyOf)

@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -98,6 +99,14 @@ private:
     void project(const DeviceMatrix& w, const float* bias, const float* x, int64_t nTok, float* y);
     AttentionShape attentionShape(int layer, bool f16) const;
     Result<void> check(const char* what);
+    // The kernels of a pass after its inputs are on the device: embeddings and the blocks, then
+    // (headRows > 0) the output head of rows [headFrom, headFrom + headRows) into s.logits.
+    void enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, int64_t headRows);
+    void enqueueHead(int64_t rowFrom, int64_t rows);  // final norm + output projection into s.logits
+    // The same as one CUDA graph (decode-sized passes): captured on first use per shape, replayed
+    // after; false when capture is not possible here (the caller then enqueues directly).
+    bool launchGraph(int64_t n, bool f16, int64_t headFrom, int64_t headRows);
+    void dropGraphs();
 
     const detail::ModelImpl& m_m;
     const arch::DecoderWeights& m_w;
@@ -121,11 +130,24 @@ private:
     std::vector<float> m_hostTable;
     std::vector<RowCache> m_hostRows;
     std::mutex m_mutex;
+
+    // Decode steps replay one captured graph per pass shape: ~17 kernels per block launched at
+    // once instead of one by one (launch overhead would otherwise dominate small-model decode).
+    // Every kernel argument is a device pointer that stays fixed (weights, scratch, the row table
+    // whose contents are uploaded before each launch) or a shape in the key.
+    struct Graph {
+        int64_t n, headFrom, headRows;
+        bool f16;
+        cudaGraphExec_t exec;
+    };
+    std::vector<Graph> m_graphs;
+    bool m_graphsOff = false;  // capture failed once, or VERDICT_CUDA_GRAPHS=0
 };
 
 CudaModel::~CudaModel() {
     cudaSetDevice(m_device);
     if (m_stream) cudaStreamSynchronize(m_stream);
+    dropGraphs();
     if (m_blas) cublasDestroy(m_blas);
     if (m_stream) cudaStreamDestroy(m_stream);
 }
@@ -167,6 +189,7 @@ Result<void> CudaModel::init() {
     if (!ws) return ws.error();
     m_workspace = std::move(ws.value());
     cublasSetWorkspace(m_blas, m_workspace.data(), m_workspace.bytes());
+    if (const char* g = std::getenv("VERDICT_CUDA_GRAPHS"); g && std::string(g) == "0") m_graphsOff = true;
     return upload();
 }
 
@@ -325,6 +348,7 @@ Result<void> CudaModel::ensureScratch(int64_t rows) {
     };
     uint64_t total = 0;
     for (const Part& p : parts) total += alignUp(p.bytes);
+    dropGraphs();     // they point into the old buffers
     m_s.mem.reset();  // free the old buffers first
     m_s.rows = 0;
     auto mem = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, total,
@@ -385,6 +409,84 @@ void CudaModel::project(const DeviceMatrix& w, const float* bias, const float* x
 
 // --- the forward pass ----------------------------------------------------------------------------
 
+void CudaModel::enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, int64_t headRows) {
+    const arch::ArchConfig& c = m_m.cfg;
+    const Scratch& s = m_s;
+    const int64_t E = c.nEmbd, F = c.nFf, X = c.nExpert, U = c.nExpertUsed, FX = c.nFfExp;
+    const bool neox = c.ropeMode == cpu::RopeMode::Neox;
+    embedRows(m_tokEmbd, s.tokens, n, s.inpL, m_stream);
+    for (int il = 0; il < static_cast<int>(m_nLayers); ++il) {
+        const LayerMatrices& L = m_layers[static_cast<size_t>(il)];
+        const AttentionShape a = attentionShape(il, f16);
+        rmsNorm(s.inpL, L.attnNorm, s.cur, n, E, c.rmsEps, m_stream);
+        project(L.wq, L.bq, s.cur, n, s.q);
+        project(L.wk, L.bk, s.cur, n, s.k);
+        project(L.wv, L.bv, s.cur, n, s.v);
+        rope(s.q, n, c.nHead, c.headDimK, c.nRot, neox, s.ropeTable, m_stream);
+        rope(s.k, n, c.nHeadKv, c.headDimK, c.nRot, neox, s.ropeTable, m_stream);
+        storeKv(a, s.rowCache, n, s.k, s.v, m_stream);
+        attention(a, s.rowCache, n, nSplit, s.q, s.kqv, s.partials, m_stream);
+        project(L.wo, L.bo, s.kqv, n, s.attnOut);
+        add(s.attnOut, s.inpL, s.inpL, n * E, m_stream);  // ffn_inp
+        rmsNorm(s.inpL, L.ffnNorm, s.cur, n, E, c.rmsEps, m_stream);
+        if (X == 0) {
+            project(L.up, nullptr, s.cur, n, s.up);
+            project(L.gate, nullptr, s.cur, n, s.gate);
+            swiglu(s.gate, s.up, n * F, m_stream);
+            project(L.down, nullptr, s.gate, n, s.ffnOut);
+        } else {
+            project(L.gateInp, nullptr, s.cur, n, s.router);
+            routeSoftmaxTopK(s.router, n, static_cast<int>(X), static_cast<int>(U), s.experts, s.expertW, m_stream);
+            expertMatvec(L.upExps, s.experts, n * U, s.cur, E, U, s.up, FX, m_stream);
+            expertMatvec(L.gateExps, s.experts, n * U, s.cur, E, U, s.gate, FX, m_stream);
+            swiglu(s.gate, s.up, n * U * FX, m_stream);
+            expertMatvec(L.downExps, s.experts, n * U, s.gate, FX, 1, s.moeY, E, m_stream);
+            combineExperts(s.moeY, s.expertW, n, static_cast<int>(U), E, s.ffnOut, m_stream);
+        }
+        add(s.ffnOut, s.inpL, s.inpL, n * E, m_stream);  // l_out
+    }
+    if (headRows > 0) enqueueHead(headFrom, headRows);
+}
+
+void CudaModel::enqueueHead(int64_t rowFrom, int64_t rows) {
+    const arch::ArchConfig& c = m_m.cfg;
+    rmsNorm(m_s.inpL + rowFrom * c.nEmbd, m_outputNorm, m_s.cur, rows, c.nEmbd, c.rmsEps, m_stream);
+    project(m_output, nullptr, m_s.cur, rows, m_s.logits);
+}
+
+bool CudaModel::launchGraph(int64_t n, bool f16, int64_t headFrom, int64_t headRows) {
+    if (m_graphsOff) return false;
+    for (const Graph& g : m_graphs)
+        if (g.n == n && g.f16 == f16 && g.headFrom == headFrom && g.headRows == headRows)
+            return cudaGraphLaunch(g.exec, m_stream) == cudaSuccess || (cudaGetLastError(), false);
+    // A fixed split serves every position: rows shorter than the split leave blocks idle.
+    const int nSplit = attentionSplits(attentionShape(0, f16), n, int64_t{1} << 30, kMaxSplits);
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    bool ok = cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+    if (ok) {
+        enqueuePass(n, f16, nSplit, headFrom, headRows);
+        ok = cudaStreamEndCapture(m_stream, &graph) == cudaSuccess && m_blasError.empty();
+    }
+    ok = ok && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    if (graph) cudaGraphDestroy(graph);
+    if (!ok) {
+        // Not fatal: this pass and the following ones run without graphs.
+        cudaGetLastError();
+        m_blasError.clear();
+        if (exec) cudaGraphExecDestroy(exec);
+        m_graphsOff = true;
+        return false;
+    }
+    m_graphs.push_back({n, headFrom, headRows, f16, exec});
+    return cudaGraphLaunch(exec, m_stream) == cudaSuccess || (cudaGetLastError(), false);
+}
+
+void CudaModel::dropGraphs() {
+    for (const Graph& g : m_graphs) cudaGraphExecDestroy(g.exec);
+    m_graphs.clear();
+}
+
 Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
     std::lock_guard lock(m_mutex);
     const arch::ArchConfig& c = m_m.cfg;
@@ -426,53 +528,27 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
     cudaMemcpyAsync(s.rowCache, m_hostRows.data(), sizeof(RowCache) * m_hostRows.size(), cudaMemcpyHostToDevice,
                     m_stream);
 
-    embedRows(m_tokEmbd, s.tokens, n, s.inpL, m_stream);
-    const bool neox = c.ropeMode == cpu::RopeMode::Neox;
-    const int64_t F = c.nFf, X = c.nExpert, U = c.nExpertUsed, FX = c.nFfExp;
-    for (int il = 0; il < static_cast<int>(m_nLayers); ++il) {
-        const LayerMatrices& L = m_layers[static_cast<size_t>(il)];
-        const AttentionShape a = attentionShape(il, f16);
-        rmsNorm(s.inpL, L.attnNorm, s.cur, n, E, c.rmsEps, m_stream);
-        project(L.wq, L.bq, s.cur, n, s.q);
-        project(L.wk, L.bk, s.cur, n, s.k);
-        project(L.wv, L.bv, s.cur, n, s.v);
-        rope(s.q, n, c.nHead, c.headDimK, c.nRot, neox, s.ropeTable, m_stream);
-        rope(s.k, n, c.nHeadKv, c.headDimK, c.nRot, neox, s.ropeTable, m_stream);
-        storeKv(a, s.rowCache, n, s.k, s.v, m_stream);
-        attention(a, s.rowCache, n, maxLen, s.q, s.kqv, s.partials, kMaxSplits, m_stream);
-        project(L.wo, L.bo, s.kqv, n, s.attnOut);
-        add(s.attnOut, s.inpL, s.inpL, n * E, m_stream);  // ffn_inp
-        rmsNorm(s.inpL, L.ffnNorm, s.cur, n, E, c.rmsEps, m_stream);
-        if (X == 0) {
-            project(L.up, nullptr, s.cur, n, s.up);
-            project(L.gate, nullptr, s.cur, n, s.gate);
-            swiglu(s.gate, s.up, n * F, m_stream);
-            project(L.down, nullptr, s.gate, n, s.ffnOut);
-        } else {
-            project(L.gateInp, nullptr, s.cur, n, s.router);
-            routeSoftmaxTopK(s.router, n, static_cast<int>(X), static_cast<int>(U), s.experts, s.expertW, m_stream);
-            expertMatvec(L.upExps, s.experts, n * U, s.cur, E, U, s.up, FX, m_stream);
-            expertMatvec(L.gateExps, s.experts, n * U, s.cur, E, U, s.gate, FX, m_stream);
-            swiglu(s.gate, s.up, n * U * FX, m_stream);
-            expertMatvec(L.downExps, s.experts, n * U, s.gate, FX, 1, s.moeY, E, m_stream);
-            combineExperts(s.moeY, s.expertW, n, static_cast<int>(U), E, s.ffnOut, m_stream);
-        }
-        add(s.ffnOut, s.inpL, s.inpL, n * E, m_stream);  // l_out
-    }
-
-    if (b.hidden) {
-        cudaMemcpyAsync(b.hidden, s.inpL, sizeof(float) * static_cast<size_t>(n * E), cudaMemcpyDeviceToHost, m_stream);
-    } else if (b.logits && m_nLayers == c.nLayer) {
-        const int64_t V = c.nVocab;
-        for (int64_t r0 = b.logitsFrom; r0 < n; r0 += kLogitRows) {
-            const int64_t rows = std::min(kLogitRows, n - r0);
-            rmsNorm(s.inpL + r0 * E, m_outputNorm, s.cur, rows, E, c.rmsEps, m_stream);
-            project(m_output, nullptr, s.cur, rows, s.logits);
-            // Into pageable memory: returns when the copy is done, so s.logits is free for the next chunk.
-            cudaMemcpyAsync(b.logits + (r0 - b.logitsFrom) * V, s.logits, sizeof(float) * static_cast<size_t>(rows * V),
+    const bool wantHead = !b.hidden && b.logits && m_nLayers == c.nLayer;
+    const int64_t V = c.nVocab;
+    if (n <= kMatvecMaxCols && launchGraph(n, f16, wantHead ? b.logitsFrom : 0, wantHead ? n - b.logitsFrom : 0)) {
+        if (wantHead)
+            cudaMemcpyAsync(b.logits, s.logits, sizeof(float) * static_cast<size_t>((n - b.logitsFrom) * V),
                             cudaMemcpyDeviceToHost, m_stream);
+    } else {
+        const AttentionShape a0 = attentionShape(0, f16);
+        enqueuePass(n, f16, attentionSplits(a0, n, maxLen, kMaxSplits), 0, 0);
+        if (wantHead) {
+            for (int64_t r0 = b.logitsFrom; r0 < n; r0 += kLogitRows) {
+                const int64_t rows = std::min(kLogitRows, n - r0);
+                enqueueHead(r0, rows);
+                // Into pageable memory: returns when the copy is done, so s.logits is free for the next chunk.
+                cudaMemcpyAsync(b.logits + (r0 - b.logitsFrom) * V, s.logits,
+                                sizeof(float) * static_cast<size_t>(rows * V), cudaMemcpyDeviceToHost, m_stream);
+            }
         }
     }
+    if (b.hidden)
+        cudaMemcpyAsync(b.hidden, s.inpL, sizeof(float) * static_cast<size_t>(n * E), cudaMemcpyDeviceToHost, m_stream);
     return check("a forward pass");
 }
 

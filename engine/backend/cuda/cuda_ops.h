@@ -80,13 +80,16 @@ uint64_t cacheLayerBytes(const AttentionShape& a, int64_t capacity);
 void storeKv(const AttentionShape& a, const RowCache* rows, int64_t nTok, const float* k, const float* v,
              cudaStream_t s);
 // out[t][h*dimV ..] = softmax over the row's visible positions of (q[t,h] . K) . V, rows of
-// q [nTok][nHead*dimK]. When the pass has few (row, head) pairs (decode), the visible positions
-// are split over up to maxSplits blocks whose partial softmax states are merged afterwards
-// ("flash-decoding"); `partials` holds attentionPartialFloats(a, maxSplits) floats. maxLen is the
-// longest visible range of the pass (known on the host), used to pick the split.
+// q [nTok][nHead*dimK]. With nSplit > 1 (decode: few (row, head) pairs) each row's visible
+// positions are split over nSplit blocks whose partial softmax states are merged afterwards
+// ("flash-decoding"); `partials` then holds attentionPartialFloats(a, nSplit) floats. Empty splits
+// (short rows) cost one idle block, so a fixed nSplit serves every position (CUDA graphs).
 int64_t attentionPartialFloats(const AttentionShape& a, int maxSplits);
-void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int64_t maxLen, const float* q,
-               float* out, float* partials, int maxSplits, cudaStream_t s);
+// The split for a pass of nTok rows whose longest visible range is maxLen: 1 when there are
+// enough (row, head) pairs to fill the GPU, else about one block per 128 positions, <= maxSplits.
+int attentionSplits(const AttentionShape& a, int64_t nTok, int64_t maxLen, int maxSplits);
+void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int nSplit, const float* q, float* out,
+               float* partials, cudaStream_t s);
 
 // --- ops_moe.cu ----------------------------------------------------------------------------------
 // Softmax over each row of logits [nTok][nExpert], the top U (highest first, lowest id on ties),

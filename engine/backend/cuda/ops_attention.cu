@@ -176,13 +176,15 @@ int64_t attentionPartialFloats(const AttentionShape& a, int maxSplits) {
     return static_cast<int64_t>(kSplitPairs) * maxSplits * (a.dimV + 2);
 }
 
-void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int64_t maxLen, const float* q,
-               float* out, float* partials, int maxSplits, cudaStream_t s) {
+int attentionSplits(const AttentionShape& a, int64_t nTok, int64_t maxLen, int maxSplits) {
+    if (nTok * a.nHead >= kSplitPairs || maxSplits <= 1) return 1;
+    return static_cast<int>(std::clamp<int64_t>((maxLen + 127) / 128, 1, maxSplits));
+}
+
+void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int nSplit, const float* q, float* out,
+               float* partials, cudaStream_t s) {
     if (nTok <= 0) return;
-    const int64_t pairs = nTok * a.nHead;
-    int nSplit = 1;
-    if (pairs < kSplitPairs && partials && maxSplits > 1)
-        nSplit = static_cast<int>(std::clamp<int64_t>((maxLen + 127) / 128, 1, maxSplits));
+    if (nTok * a.nHead > kSplitPairs) nSplit = 1;  // the partials buffer covers kSplitPairs pairs
     const dim3 grid(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok), static_cast<unsigned>(nSplit));
     if (a.f16)
         attentionKernel<__half><<<grid, kWarps * kWarp, 0, s>>>(a, rows, q, out, partials);

@@ -3,6 +3,7 @@
 #include "core/models/model_card_json.h"
 #include "core/run/backend_factory.h"
 #include "core/store/vote_repository.h"
+#include "widgets/device_combo.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
@@ -37,6 +38,8 @@ namespace verdict::ui {
 // side's model changes), so a model is loaded once and stays loaded between prompts.
 struct LoadedBackend {
     QString ref;
+    QString device;  // where it was opened (a change of the run device reopens it)
+    int gpuLayers = -1;  // and how much of it went there (a change reopens it too)
     std::unique_ptr<core::ModelBackend> backend;
 };
 
@@ -84,6 +87,10 @@ CompareView::CompareView(Workbench& workbench, QWidget* parent) : QWidget(parent
     top->addWidget(new QLabel(tr("Model B")));
     top->addWidget(m_modelB, 1);
     top->addWidget(m_blind);
+    top->addWidget(new QLabel(tr("Device")));
+    top->addWidget(createRunDeviceCombo(m_wb, this));
+    top->addWidget(new QLabel(tr("GPU layers")));
+    top->addWidget(createRunGpuLayersSpin(m_wb, this));
 
     m_system = new QLineEdit;
     m_system->setPlaceholderText(tr("System message (optional)"));
@@ -328,13 +335,18 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
     // Both sides decode at once: each gets half the cores so neither starves the other.
     const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
     const QString memory = memoryText(m_wb, ref).isEmpty() ? QString() : " · " + memoryText(m_wb, ref);
+    const QString device = m_wb.runDevice();
+    const int gpuLayers = m_wb.runGpuLayers();
     auto holder = side.backend;
     Side* sp = &side;
-    side.job->start([holder, ref, p, gp, threads, memory, sp](JobControl& c) -> JobResult {
-        if (!holder->backend || holder->ref != ref) {
+    side.job->start([holder, ref, device, gpuLayers, p, gp, threads, memory, sp](JobControl& c) -> JobResult {
+        if (!holder->backend || holder->ref != ref || holder->device != device ||
+            holder->gpuLayers != gpuLayers) {
             holder->backend.reset();
             core::BackendOpenOptions o;
             o.threads = threads;
+            o.device = device.toStdString();
+            o.gpuLayers = gpuLayers;
             o.engineVersion = std::string("verdict " VERDICT_VERSION);
             o.cancelLoad = c.cancelFlag();
             auto b = core::openModelBackend(ref.toStdString(), o);
@@ -344,6 +356,8 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
             }
             holder->backend = std::move(*b);
             holder->ref = ref;
+            holder->device = device;
+            holder->gpuLayers = gpuLayers;
         }
         using Clock = std::chrono::steady_clock;
         const auto t0 = Clock::now();

@@ -4,6 +4,7 @@
 #include "core/models/model_discovery.h"
 #include "core/models/model_fit.h"
 #include "verdict/engine/devices.h"
+#include "widgets/device_combo.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
@@ -79,12 +80,7 @@ ModelsView::ModelsView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_deviceBox = new QComboBox;
     m_deviceBox->setObjectName("fitDevice");
     const DeviceList devices = listDevices();
-    for (const DeviceInfo& d : devices.devices)
-        m_deviceBox->addItem(tr("%1 — %2 (%3 free of %4)")
-                                 .arg(QString::fromStdString(d.id), QString::fromStdString(d.name),
-                                      QString::fromStdString(core::formatDecimalBytes(d.freeBytes)),
-                                      QString::fromStdString(core::formatDecimalBytes(d.totalBytes))),
-                             QString::fromStdString(d.id));
+    fillDeviceCombo(m_deviceBox, devices);
     const int gpu = devices.devices.size() > 1 ? 1 : 0;
     const int saved = m_deviceBox->findData(m_wb.fitDevice());
     m_deviceBox->setCurrentIndex(saved >= 0 ? saved : gpu);
@@ -94,8 +90,6 @@ ModelsView::ModelsView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     fitRow->addWidget(m_deviceBox, 1);
     fitRow->addWidget(new QLabel(tr("at a context of")));
     fitRow->addWidget(m_ctx);
-    if (!devices.cudaStatus.empty())
-        m_deviceBox->setToolTip(tr("CUDA: %1").arg(QString::fromStdString(devices.cudaStatus)));
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(m_table);

@@ -10,6 +10,7 @@
 #include "core/store/sweep_repository.h"
 #include "report/report_chart_data.h"
 #include "widgets/chart_panel.h"
+#include "widgets/device_combo.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
@@ -91,14 +92,18 @@ PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidge
     grid->addWidget(m_gens, 0, 3);
     grid->addWidget(new QLabel(tr("Batch sizes")), 0, 4);
     grid->addWidget(m_batches, 0, 5);
+    grid->addWidget(new QLabel(tr("GPU layers")), 0, 6);
+    grid->addWidget(createRunGpuLayersSpin(m_wb, this), 0, 7);
     grid->addWidget(new QLabel(tr("Repetitions")), 1, 0);
     grid->addWidget(m_reps, 1, 1);
     grid->addWidget(new QLabel(tr("Warm-ups")), 1, 2);
     grid->addWidget(m_warmups, 1, 3);
-    grid->addWidget(m_run, 1, 4);
-    grid->addWidget(m_cancel, 1, 5);
-    grid->addWidget(m_bar, 2, 0, 1, 6);
-    grid->addWidget(m_status, 3, 0, 1, 6);
+    grid->addWidget(new QLabel(tr("Device")), 1, 4);
+    grid->addWidget(createRunDeviceCombo(m_wb, this), 1, 5);
+    grid->addWidget(m_run, 1, 6);
+    grid->addWidget(m_cancel, 1, 7);
+    grid->addWidget(m_bar, 2, 0, 1, 8);
+    grid->addWidget(m_status, 3, 0, 1, 8);
 
     m_sweepA = new QComboBox;
     m_sweepB = new QComboBox;
@@ -277,6 +282,8 @@ bool PerformanceView::runSweeps() {
         }
     auto ids = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
     const std::string version = std::string("verdict " VERDICT_VERSION);
+    const std::string device = m_wb.runDevice().toStdString();
+    const int gpuLayers = m_wb.runGpuLayers();
     const QString names[2] = {m_wb.displayName(refs[0]), m_wb.displayName(refs[1])};
     Workbench* wb = &m_wb;
     m_bar->setValue(0);
@@ -327,6 +334,8 @@ bool PerformanceView::runSweeps() {
             core::EngineSweepTargetOptions to;
             to.maxBatch = kMaxBatch;
             to.cancelLoad = c.cancelFlag();
+            to.device = device;
+            to.gpuLayers = gpuLayers;
             auto target = core::EngineSweepTarget::open(path, to);
             if (!target) {
                 if (c.cancelled()) break;

@@ -10,6 +10,7 @@
 #include "dialogs/import_suite_dialog.h"
 #include "main_window.h"
 #include "models/item_comparison_model.h"
+#include "widgets/device_combo.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
@@ -94,6 +95,10 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     opts->addWidget(m_maxTokens);
     opts->addWidget(new QLabel(tr("Few-shot")));
     opts->addWidget(m_shots);
+    opts->addWidget(new QLabel(tr("Device")));
+    opts->addWidget(createRunDeviceCombo(m_wb, this));
+    opts->addWidget(new QLabel(tr("GPU layers")));
+    opts->addWidget(createRunGpuLayersSpin(m_wb, this));
     opts->addStretch();
     opts->addWidget(m_run);
     opts->addWidget(m_cancel);
@@ -248,6 +253,8 @@ bool SuitesView::runBoth(int64_t limit) {
     const int maxTokens = m_maxTokens->value(), shots = m_shots->value();
     const QString dbPath = m_wb.dbPath();
     const std::string version = std::string("verdict " VERDICT_VERSION);
+    const std::string device = m_wb.runDevice().toStdString();
+    const int gpuLayers = m_wb.runGpuLayers();
     auto runIds = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
     for (QProgressBar* bar : {m_barA, m_barB}) bar->setValue(0);
     m_textA->setText(tr("waiting"));
@@ -271,6 +278,8 @@ bool SuitesView::runBoth(int64_t limit) {
             c.post([text] { text->setText(tr("loading the model…")); });
             core::BackendOpenOptions o;
             o.engineVersion = version;
+            o.device = device;
+            o.gpuLayers = gpuLayers;
             o.cancelLoad = c.cancelFlag();
             auto backend = core::openModelBackend(refs[side].toStdString(), o);
             if (!backend) {
