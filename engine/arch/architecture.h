@@ -24,6 +24,9 @@ namespace verdict::session { class KvCache; }
 
 namespace verdict::arch {
 
+struct DecoderWeights;
+struct VecWeight;
+
 // The weights of a loaded model, as the architecture's forward pass wants them.
 struct ArchWeights {
     virtual ~ArchWeights() = default;
@@ -77,6 +80,12 @@ struct Architecture {
     void (*forward)(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx,
                     const ForwardBatch& batch);
     bool sequenceRows = false;  // forward honours ForwardBatch::caches / positions (batched decode)
+    // Architectures whose forward pass is the llama-family pre-norm block (decoderForward's steps):
+    // their weights in that shape, and the RoPE frequency factors (null: none) of a sequence whose
+    // cache holds nCtxSeq positions. A GPU backend runs exactly these; null: no GPU forward. Their
+    // forward also honours ForwardBatch::hidden / firstLayer (partial offload).
+    const DecoderWeights* (*decoderWeights)(const ArchWeights& w) = nullptr;
+    const VecWeight* (*ropeFactors)(const ArchWeights& w, const ArchConfig& cfg, int64_t nCtxSeq) = nullptr;
 };
 
 }  // namespace verdict::arch

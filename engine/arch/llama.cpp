@@ -32,7 +32,8 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBi
 }  // namespace
 
 const Architecture& llamaArchitecture() {
-    static const Architecture kArch{"llama", readConfig, bindWeights, createDecoderScratch, decoderForward, true};
+    static const Architecture kArch{"llama",          readConfig, bindWeights, createDecoderScratch, decoderForward, true,
+                                    plainDecoderWeights, plainRopeFactors};
     return kArch;
 }
 

@@ -24,6 +24,7 @@
 #include "backend/cpu/ops_rope.h"
 #include "session/kv_cache.h"
 
+#include <algorithm>
 #include <string>
 
 namespace verdict::arch {
@@ -158,12 +159,16 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd;
 
-    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
-    dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    if (b.hidden) {  // partial offload: the GPU ran the blocks before firstLayer
+        std::copy_n(b.hidden, n * E, s.inpL.data());
+    } else {
+        embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+        dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    }
     ropeTablesLongRope(c, p, ctx, b, s.ropeTable.data());
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+    for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
         attentionBlock(ctx, L, s, il, b, r0);
@@ -183,10 +188,18 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
 }
 
+const DecoderWeights* decoderWeights(const ArchWeights& w) { return &static_cast<const Phi3Weights&>(w).decoder; }
+
+const VecWeight* ropeFactors(const ArchWeights& w, const ArchConfig& c, int64_t nCtxSeq) {
+    const VecWeight& f = ropeFactorsFor(c, static_cast<const Phi3Weights&>(w), nCtxSeq);
+    return f.present() ? &f : nullptr;
+}
+
 }  // namespace
 
 const Architecture& phi3Architecture() {
-    static const Architecture kArch{"phi3", readConfig, bindWeights, createDecoderScratch, forward, true};
+    static const Architecture kArch{"phi3", readConfig, bindWeights, createDecoderScratch, forward, true,
+                                    decoderWeights, ropeFactors};
     return kArch;
 }
 

@@ -35,7 +35,8 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBi
 }  // namespace
 
 const Architecture& qwen2Architecture() {
-    static const Architecture kArch{"qwen2", readConfig, bindWeights, createDecoderScratch, decoderForward, true};
+    static const Architecture kArch{"qwen2",          readConfig, bindWeights, createDecoderScratch, decoderForward, true,
+                                    plainDecoderWeights, plainRopeFactors};
     return kArch;
 }
 

@@ -26,6 +26,7 @@ private slots:
         QTest::newRow("stories260K-from-0") << "stories260K" << 0;
         QTest::newRow("moe-q8_0-from-1") << "synth-llama-moe-q8_0" << 1;
         QTest::newRow("qwen2-from-last") << "synth-qwen2-f16" << -1;
+        QTest::newRow("phi3-from-1") << "synth-phi3-f16" << 1;  // phi3's own forward, sliding window
     }
 
     void resumesFromHidden() {

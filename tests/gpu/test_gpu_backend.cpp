@@ -75,7 +75,7 @@ private slots:
                               Case{"synth-llama-q5_1", 5e-2}, Case{"synth-llama-q2_k", 5e-2}, Case{"synth-llama-q3_k", 5e-2},
                               Case{"synth-llama-q4_k", 5e-2}, Case{"synth-llama-q5_k", 5e-2}, Case{"synth-llama-q6_k", 5e-2},
                               Case{"synth-llama-moe-f16", 3e-3}, Case{"synth-llama-moe-q8_0", 5e-2},
-                              Case{"synth-qwen2-f16", 3e-3}})
+                              Case{"synth-qwen2-f16", 3e-3}, Case{"synth-phi3-f16", 5e-3}})
             QTest::addRow("%s", c.stem) << c;
     }
 

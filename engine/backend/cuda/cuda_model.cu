@@ -1,4 +1,4 @@
-// The CUDA backend's model: the weights of a llama-family decoder (llama, mistral, mixtral, qwen2)
+// The CUDA backend's model: the weights of a llama-family decoder (llama, mistral, mixtral, qwen2, phi3)
 // uploaded once in their GGUF block formats, and the forward pass of decoderForward
 // (arch/decoder.cpp) step for step on the device. Sessions hold their KV caches in device memory
 // (CudaKv); one pass may mix rows of several sequences (batched decode).
@@ -515,12 +515,14 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
         maxLen = std::max(maxLen, b.positions[t] + 1);
     }
     if (c.nRot > 0) {
+        // Each row's frequency factors for its own sequence (phi3's LongRoPE picks them by the
+        // sequence's context), the angles by the CPU backend's ropeTable.
         m_hostTable.resize(static_cast<size_t>(n * c.nRot));
-        arch::ForwardBatch fb;
-        fb.tokens = b.tokens;
-        fb.nTok = n;
-        fb.positions = b.positions;
-        arch::ropeTables(c, m_w.ropeFreqs, fb, m_hostTable.data());
+        for (int64_t t = 0; t < n; ++t) {
+            const arch::VecWeight* f = m_m.arch->ropeFactors(*m_m.weights, c, b.caches[t]->capacity());
+            cpu::ropeTable(c.ropeParams(f ? f->data : nullptr), static_cast<int32_t>(b.positions[t]),
+                           m_hostTable.data() + t * c.nRot);
+        }
         cudaMemcpyAsync(s.ropeTable, m_hostTable.data(), sizeof(float) * m_hostTable.size(), cudaMemcpyHostToDevice,
                         m_stream);
     }
@@ -555,11 +557,10 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
 }  // namespace
 
 Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& m, int device, int64_t layers) {
-    const auto* w = dynamic_cast<const arch::DecoderWeights*>(m.weights.get());
-    if (!w || m.arch->forward != &arch::decoderForward)
+    if (!m.arch->decoderWeights || !m.arch->ropeFactors)
         return Error{"architecture '" + m.cfg.arch
-                     + "' has no CUDA forward pass yet (on the GPU: llama, mistral, mixtral, qwen2); use --device cpu"};
-    auto model = std::make_unique<CudaModel>(m, *w, device, layers);
+                     + "' has no CUDA forward pass yet (on the GPU: llama, mistral, mixtral, qwen2, phi3); use --device cpu"};
+    auto model = std::make_unique<CudaModel>(m, *m.arch->decoderWeights(*m.weights), device, layers);
     if (auto r = model->init(); !r) return r.error();
     return std::unique_ptr<gpu::GpuModel>(std::move(model));
 }
