@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 namespace verdict::cpu { class ThreadPool; }
 namespace verdict::session { class KvCache; }
@@ -26,6 +27,15 @@ namespace verdict::arch {
 
 struct DecoderWeights;
 struct VecWeight;
+
+// What a llama-family architecture adds to the pre-norm block (gemma2), for a GPU backend that
+// runs the block itself. Defaults: the plain block.
+struct DecoderVariant {
+    float embedScale = 0.0f;                  // embeddings multiplied by this (gemma2: sqrt(n_embd)); 0 = not
+    bool geglu = false;                       // FFN gate gelu_tanh (ggml's f16 table) instead of silu
+    std::vector<const VecWeight*> attnPost;   // per layer: RMSNorm of the attention output; empty = none
+    std::vector<const VecWeight*> ffnPost;    // per layer: RMSNorm of the FFN output; empty = none
+};
 
 // The weights of a loaded model, as the architecture's forward pass wants them.
 struct ArchWeights {
@@ -86,6 +96,7 @@ struct Architecture {
     // forward also honours ForwardBatch::hidden / firstLayer (partial offload).
     const DecoderWeights* (*decoderWeights)(const ArchWeights& w) = nullptr;
     const VecWeight* (*ropeFactors)(const ArchWeights& w, const ArchConfig& cfg, int64_t nCtxSeq) = nullptr;
+    DecoderVariant (*decoderVariant)(const ArchWeights& w) = nullptr;  // null: the plain block
 };
 
 }  // namespace verdict::arch

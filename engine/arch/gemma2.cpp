@@ -22,6 +22,7 @@
 #include "backend/cpu/ops_vec.h"
 #include "backend/cpu/thread_pool.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -100,13 +101,17 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd, F = c.nFf;
 
-    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
-    cpu::scaleF32(s.inpL.data(), std::sqrt(static_cast<float>(E)), n * E);  // ggml_scale(inpL, sqrtf(n_embd))
-    dump(ctx, "inp_scaled", -1, s.inpL.data(), n, E);
+    if (b.hidden) {  // partial offload: the GPU ran the blocks before firstLayer
+        std::copy_n(b.hidden, n * E, s.inpL.data());
+    } else {
+        embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+        cpu::scaleF32(s.inpL.data(), std::sqrt(static_cast<float>(E)), n * E);  // ggml_scale(inpL, sqrtf(n_embd))
+        dump(ctx, "inp_scaled", -1, s.inpL.data(), n, E);
+    }
     ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+    for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
         const Gemma2PostNorms& P = g.post[static_cast<size_t>(il)];
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
@@ -144,10 +149,30 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     }
 }
 
+const DecoderWeights* decoderWeights(const ArchWeights& w) { return &static_cast<const Gemma2Weights&>(w).base(); }
+
+const VecWeight* ropeFactors(const ArchWeights& w, const ArchConfig&, int64_t) {
+    const VecWeight& f = static_cast<const Gemma2Weights&>(w).base().ropeFreqs;
+    return f.present() ? &f : nullptr;
+}
+
+DecoderVariant variant(const ArchWeights& w) {
+    const auto& g = static_cast<const Gemma2Weights&>(w);
+    DecoderVariant v;
+    v.embedScale = std::sqrt(static_cast<float>(g.base().tokEmbd.cols()));
+    v.geglu = true;
+    for (const Gemma2PostNorms& p : g.post) {
+        v.attnPost.push_back(&p.attnPost);
+        v.ffnPost.push_back(&p.ffnPost);
+    }
+    return v;
+}
+
 }  // namespace
 
 const Architecture& gemma2Architecture() {
-    static const Architecture kArch{"gemma2", readConfig, bindWeights, createDecoderScratch, forward, true};
+    static const Architecture kArch{"gemma2", readConfig, bindWeights, createDecoderScratch, forward, true,
+                                    decoderWeights, ropeFactors, variant};
     return kArch;
 }
 

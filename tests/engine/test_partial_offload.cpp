@@ -27,6 +27,7 @@ private slots:
         QTest::newRow("moe-q8_0-from-1") << "synth-llama-moe-q8_0" << 1;
         QTest::newRow("qwen2-from-last") << "synth-qwen2-f16" << -1;
         QTest::newRow("phi3-from-1") << "synth-phi3-f16" << 1;  // phi3's own forward, sliding window
+        QTest::newRow("gemma2-from-1") << "synth-gemma2-f16" << 1;  // gemma2's: post-norms, GeGLU, soft-cap
     }
 
     void resumesFromHidden() {

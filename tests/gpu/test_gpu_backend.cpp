@@ -75,7 +75,8 @@ private slots:
                               Case{"synth-llama-q5_1", 5e-2}, Case{"synth-llama-q2_k", 5e-2}, Case{"synth-llama-q3_k", 5e-2},
                               Case{"synth-llama-q4_k", 5e-2}, Case{"synth-llama-q5_k", 5e-2}, Case{"synth-llama-q6_k", 5e-2},
                               Case{"synth-llama-moe-f16", 3e-3}, Case{"synth-llama-moe-q8_0", 5e-2},
-                              Case{"synth-qwen2-f16", 3e-3}, Case{"synth-phi3-f16", 5e-3}})
+                              Case{"synth-qwen2-f16", 3e-3}, Case{"synth-phi3-f16", 5e-3},
+                              Case{"synth-gemma2-f16", 5e-3}})
             QTest::addRow("%s", c.stem) << c;
     }
 
@@ -269,10 +270,10 @@ private slots:
         auto m = Model::open(path, o);
         QVERIFY(!m);
         QVERIFY2(m.error().message.find("cuda:99") != std::string::npos, m.error().message.c_str());
-        const auto gemma = verdict::test::fixture("models/synth-gemma2-f16.gguf");
-        if (std::filesystem::exists(gemma)) {
+        const auto mla = verdict::test::fixture("models/synth-deepseek2-f16.gguf");  // no GPU forward yet
+        if (std::filesystem::exists(mla)) {
             o.device = "cuda:0";
-            auto g = Model::open(gemma.string(), o);
+            auto g = Model::open(mla.string(), o);
             QVERIFY(!g);
             QVERIFY2(g.error().message.find("no CUDA forward pass") != std::string::npos, g.error().message.c_str());
         }

@@ -1,4 +1,5 @@
-// The CUDA backend's model: the weights of a llama-family decoder (llama, mistral, mixtral, qwen2, phi3)
+// The CUDA backend's model: the weights of a llama-family decoder (llama, mistral, mixtral, qwen2, phi3,
+// gemma2 with its DecoderVariant: embedding scale, post-norms, GeGLU, final soft-cap)
 // uploaded once in their GGUF block formats, and the forward pass of decoderForward
 // (arch/decoder.cpp) step for step on the device. Sessions hold their KV caches in device memory
 // (CudaKv); one pass may mix rows of several sequences (batched decode).
@@ -8,12 +9,14 @@
 // accumulation (F16 weights are used as they are, F32 weights through SGEMM). Activations of a GEMM
 // are rounded to f16, as llama.cpp's CUDA backend does (values beyond +-65504 would overflow).
 #include "arch/decoder.h"
+#include "backend/cpu/ops_activation.h"
 #include "backend/cpu/ops_rope.h"
 #include "backend/cuda/cuda_memory.h"
 #include "backend/cuda/cuda_model.h"
 #include "backend/cuda/cuda_ops.h"
 #include "backend/gpu/gpu_model.h"
 #include "model/model_impl.h"
+#include "tensor/half.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -67,6 +70,7 @@ private:
 struct LayerMatrices {
     DeviceMatrix wq, wk, wv, wo, gate, up, down, gateInp, gateExps, upExps, downExps;
     const float *attnNorm = nullptr, *ffnNorm = nullptr, *bq = nullptr, *bk = nullptr, *bv = nullptr, *bo = nullptr;
+    const float *attnPost = nullptr, *ffnPost = nullptr;  // gemma2's post-norms (DecoderVariant)
 };
 
 // The activation buffers of a pass of up to `rows` rows, carved from one allocation.
@@ -82,8 +86,9 @@ struct Scratch {
 
 class CudaModel final : public gpu::GpuModel {
 public:
-    CudaModel(const detail::ModelImpl& m, const arch::DecoderWeights& w, int device, int64_t layers)
-        : m_m(m), m_w(w), m_device(device), m_nLayers(layers) {}
+    CudaModel(const detail::ModelImpl& m, const arch::DecoderWeights& w, arch::DecoderVariant variant, int device,
+              int64_t layers)
+        : m_m(m), m_w(w), m_variant(std::move(variant)), m_device(device), m_nLayers(layers) {}
     ~CudaModel() override;
 
     Result<void> init();
@@ -110,6 +115,7 @@ private:
 
     const detail::ModelImpl& m_m;
     const arch::DecoderWeights& m_w;
+    const arch::DecoderVariant m_variant;
     int m_device;
     int64_t m_nLayers;      // blocks on this GPU (all of them, or the first ones: partial offload)
     std::string m_name;
@@ -125,6 +131,7 @@ private:
 
     DeviceMatrix m_tokEmbd, m_output;
     const float* m_outputNorm = nullptr;
+    const uint16_t* m_geluTable = nullptr;  // DecoderVariant::geglu: ggml's f16 GELU table
     std::vector<LayerMatrices> m_layers;
 
     std::vector<float> m_hostTable;
@@ -270,6 +277,18 @@ Result<void> CudaModel::upload() {
         vec(D.bk, L.bk);
         vec(D.bv, L.bv);
         vec(D.bo, L.bo);
+        if (!m_variant.attnPost.empty()) vec(D.attnPost, *m_variant.attnPost[il]);
+        if (!m_variant.ffnPost.empty()) vec(D.ffnPost, *m_variant.ffnPost[il]);
+    }
+    // The CPU backend's GELU table itself (f16 bits of gelu_tanh at every f16 input), so GeGLU
+    // rounds exactly as cpu::gegluInPlace.
+    std::vector<uint16_t> geluTable;
+    size_t geluItem = 0;
+    if (m_variant.geglu) {
+        geluTable.resize(65536);
+        for (uint32_t i = 0; i < 65536; ++i)
+            geluTable[i] = tensor::fp32ToFp16(cpu::geluTanhF16(tensor::fp16ToFp32(static_cast<uint16_t>(i))));
+        geluItem = place(geluTable.data(), geluTable.size() * sizeof(uint16_t));
     }
     if (!bad.empty()) return Error{bad};
 
@@ -282,6 +301,7 @@ Result<void> CudaModel::upload() {
             return Error{deviceId() + ": uploading the weights failed: " + cudaErrorText(e)};
     for (auto& [d, i] : matrices) d->data = m_weights.data() + items[i].offset;
     for (auto& [d, i] : vectors) *d = reinterpret_cast<const float*>(m_weights.data() + items[i].offset);
+    if (m_variant.geglu) m_geluTable = reinterpret_cast<const uint16_t*>(m_weights.data() + items[geluItem].offset);
     if (m_w.tiedOutput) m_output = m_tokEmbd;
     return {};
 }
@@ -415,6 +435,7 @@ void CudaModel::enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, i
     const int64_t E = c.nEmbd, F = c.nFf, X = c.nExpert, U = c.nExpertUsed, FX = c.nFfExp;
     const bool neox = c.ropeMode == cpu::RopeMode::Neox;
     embedRows(m_tokEmbd, s.tokens, n, s.inpL, m_stream);
+    if (m_variant.embedScale != 0.0f) scale(s.inpL, m_variant.embedScale, n * E, m_stream);
     for (int il = 0; il < static_cast<int>(m_nLayers); ++il) {
         const LayerMatrices& L = m_layers[static_cast<size_t>(il)];
         const AttentionShape a = attentionShape(il, f16);
@@ -427,13 +448,18 @@ void CudaModel::enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, i
         storeKv(a, s.rowCache, n, s.k, s.v, m_stream);
         attention(a, s.rowCache, n, nSplit, s.q, s.kqv, s.partials, m_stream);
         project(L.wo, L.bo, s.kqv, n, s.attnOut);
+        if (L.attnPost) rmsNorm(s.attnOut, L.attnPost, s.attnOut, n, E, c.rmsEps, m_stream);
         add(s.attnOut, s.inpL, s.inpL, n * E, m_stream);  // ffn_inp
         rmsNorm(s.inpL, L.ffnNorm, s.cur, n, E, c.rmsEps, m_stream);
         if (X == 0) {
             project(L.up, nullptr, s.cur, n, s.up);
             project(L.gate, nullptr, s.cur, n, s.gate);
-            swiglu(s.gate, s.up, n * F, m_stream);
+            if (m_geluTable)
+                geglu(s.gate, s.up, n * F, m_geluTable, m_stream);
+            else
+                swiglu(s.gate, s.up, n * F, m_stream);
             project(L.down, nullptr, s.gate, n, s.ffnOut);
+            if (L.ffnPost) rmsNorm(s.ffnOut, L.ffnPost, s.ffnOut, n, E, c.rmsEps, m_stream);
         } else {
             project(L.gateInp, nullptr, s.cur, n, s.router);
             routeSoftmaxTopK(s.router, n, static_cast<int>(X), static_cast<int>(U), s.experts, s.expertW, m_stream);
@@ -452,6 +478,7 @@ void CudaModel::enqueueHead(int64_t rowFrom, int64_t rows) {
     const arch::ArchConfig& c = m_m.cfg;
     rmsNorm(m_s.inpL + rowFrom * c.nEmbd, m_outputNorm, m_s.cur, rows, c.nEmbd, c.rmsEps, m_stream);
     project(m_output, nullptr, m_s.cur, rows, m_s.logits);
+    if (c.finalSoftCap > 0.0f) softCap(m_s.logits, rows * c.nVocab, c.finalSoftCap, m_stream);
 }
 
 bool CudaModel::launchGraph(int64_t n, bool f16, int64_t headFrom, int64_t headRows) {
@@ -559,8 +586,12 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
 Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& m, int device, int64_t layers) {
     if (!m.arch->decoderWeights || !m.arch->ropeFactors)
         return Error{"architecture '" + m.cfg.arch
-                     + "' has no CUDA forward pass yet (on the GPU: llama, mistral, mixtral, qwen2, phi3); use --device cpu"};
-    auto model = std::make_unique<CudaModel>(m, *m.arch->decoderWeights(*m.weights), device, layers);
+                     + "' has no CUDA forward pass yet (on the GPU: llama, mistral, mixtral, qwen2, phi3, gemma2); use "
+                       "--device cpu"};
+    arch::DecoderVariant variant = m.arch->decoderVariant ? m.arch->decoderVariant(*m.weights) : arch::DecoderVariant{};
+    if (variant.geglu && m.cfg.nExpert > 0) return Error{"GeGLU experts have no CUDA kernels"};
+    auto model = std::make_unique<CudaModel>(m, *m.arch->decoderWeights(*m.weights), std::move(variant), device,
+                                             layers);
     if (auto r = model->init(); !r) return r.error();
     return std::unique_ptr<gpu::GpuModel>(std::move(model));
 }

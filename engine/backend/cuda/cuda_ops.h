@@ -52,6 +52,11 @@ void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, 
 void add(const float* a, const float* b, float* y, int64_t n, cudaStream_t s);  // y = a + b
 void addBias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t s);  // y[r] += bias
 void swiglu(float* gate, const float* up, int64_t n, cudaStream_t s);  // gate = silu(gate) * up
+// gate = gelu_tanh(gate) * up with ggml's f16 GELU table (geluTable: 65536 f16 values indexed by the
+// f16 bits of the input, as cpu::gegluInPlace; inputs <= -10 give 0, >= 10 themselves).
+void geglu(float* gate, const float* up, int64_t n, const uint16_t* geluTable, cudaStream_t s);
+void scale(float* x, float factor, int64_t n, cudaStream_t s);   // x *= factor
+void softCap(float* x, int64_t n, float cap, cudaStream_t s);    // x = tanh(x / cap) * cap, as cpu::softCapInPlace
 // Rotates the first nRot elements of each head of x [nTok][nHead*headDim] with table [nTok][nRot]
 // ((cos, sin) per pair, from cpu::ropeTable); neox pairs (i, i + nRot/2), else (2i, 2i+1).
 void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox, const float* table,

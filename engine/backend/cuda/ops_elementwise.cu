@@ -1,4 +1,5 @@
-// Row-wise and element-wise ops: RMSNorm, residual adds, biases, SwiGLU, RoPE. Same formulas as
+// Row-wise and element-wise ops: RMSNorm, residual adds, biases, SwiGLU / GeGLU, scaling,
+// soft-capping, RoPE. Same formulas as
 // the CPU backend (backend/cpu/ops_norm, ops_activation, ops_rope); the RoPE angles come from the
 // very same host function (cpu::ropeTable), so only the rotation runs here.
 #include "backend/cuda/cuda_common.cuh"
@@ -37,6 +38,26 @@ __global__ void swigluKernel(float* gate, const float* up, int64_t n) {
     }
 }
 
+__global__ void gegluKernel(float* gate, const float* up, int64_t n, const uint16_t* table) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float x = gate[i];
+    const float g = x <= -10.0f ? 0.0f
+                  : x >= 10.0f  ? x
+                                : __half2float(__ushort_as_half(table[__half_as_ushort(__float2half_rn(x))]));
+    gate[i] = g * up[i];
+}
+
+__global__ void scaleKernel(float* x, float factor, int64_t n) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= factor;
+}
+
+__global__ void softCapKernel(float* x, int64_t n, float cap) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = __fmul_rn(tanhf(__fmul_rn(x[i], 1.0f / cap)), cap);
+}
+
 // One thread per rotated pair: (token, head, pair).
 __global__ void ropeKernel(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
                            const float* table) {
@@ -69,6 +90,18 @@ void addBias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t 
 
 void swiglu(float* gate, const float* up, int64_t n, cudaStream_t s) {
     if (n > 0) swigluKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(gate, up, n);
+}
+
+void geglu(float* gate, const float* up, int64_t n, const uint16_t* geluTable, cudaStream_t s) {
+    if (n > 0) gegluKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(gate, up, n, geluTable);
+}
+
+void scale(float* x, float factor, int64_t n, cudaStream_t s) {
+    if (n > 0) scaleKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(x, factor, n);
+}
+
+void softCap(float* x, int64_t n, float cap, cudaStream_t s) {
+    if (n > 0) softCapKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(x, n, cap);
 }
 
 void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox, const float* table,
