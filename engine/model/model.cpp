@@ -111,7 +111,10 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     m.shape.nHeadKv = c.nHeadKv;
     m.shape.nExpert = c.nExpert;
     m.shape.nExpertUsed = c.nExpertUsed;
-    if (const auto* dw = dynamic_cast<const arch::DecoderWeights*>(m.weights.get())) m.shape.tiedOutput = dw->tiedOutput;
+    if (m.arch->decoderWeights)  // llama-family view (llama, qwen2, phi3, gemma2)
+        m.shape.tiedOutput = m.arch->decoderWeights(*m.weights)->tiedOutput;
+    else if (const auto* dw = dynamic_cast<const arch::DecoderWeights*>(m.weights.get()))
+        m.shape.tiedOutput = dw->tiedOutput;
 
     m.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (cancelled(options, 1.0f)) return Error{path + ": loading cancelled"};

@@ -78,8 +78,8 @@ struct Scratch {
     DeviceBuffer mem;
     int64_t rows = 0;
     float *inpL, *cur, *q, *k, *v, *kqv, *attnOut, *gate, *up, *ffnOut, *router, *expertW, *moeY, *ropeTable;
-    float *logits, *partials;
-    int32_t *tokens, *experts;
+    float *logits, *partials, *moeX;  // moeX: a prefill's expert inputs grouped by expert, then their outputs
+    int32_t *tokens, *experts, *order;
     RowCache* rowCache;
     __half *xHalf, *wHalf;
 };
@@ -108,9 +108,11 @@ private:
     // (headRows > 0) the output head of rows [headFrom, headFrom + headRows) into s.logits.
     void enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, int64_t headRows);
     void enqueueHead(int64_t rowFrom, int64_t rows);  // final norm + output projection into s.logits
-    // The same as one CUDA graph (decode-sized passes): captured on first use per shape, replayed
-    // after; false when capture is not possible here (the caller then enqueues directly).
+    void groupedExperts(const LayerMatrices& L, int64_t n);  // a prefill's MoE products, one GEMM per expert
+    // The same as one CUDA graph (decode-sized passes): a shape's first pass runs eagerly, its
+    // second is captured, later ones replay; false: the caller enqueues the pass directly.
     bool launchGraph(int64_t n, bool f16, int64_t headFrom, int64_t headRows);
+    cudaGraphExec_t capture(int64_t n, bool f16, int64_t headFrom, int64_t headRows);  // null when it failed
     void dropGraphs();
 
     const detail::ModelImpl& m_m;
@@ -136,6 +138,7 @@ private:
 
     std::vector<float> m_hostTable;
     std::vector<RowCache> m_hostRows;
+    std::vector<int32_t> m_hostExperts, m_hostOrder;  // groupedExperts' routing copy and sort
     std::mutex m_mutex;
 
     // Decode steps replay one captured graph per pass shape: ~17 kernels per block launched at
@@ -145,7 +148,7 @@ private:
     struct Graph {
         int64_t n, headFrom, headRows;
         bool f16;
-        cudaGraphExec_t exec;
+        cudaGraphExec_t exec;  // null until the shape's second pass
     };
     std::vector<Graph> m_graphs;
     bool m_graphsOff = false;  // capture failed once, or VERDICT_CUDA_GRAPHS=0
@@ -336,7 +339,9 @@ gpu::VramUse CudaModel::vram() const {
 
 Result<void> CudaModel::ensureScratch(int64_t rows) {
     if (rows <= m_s.rows) return {};
-    rows = std::max(rows, m_s.rows);
+    // Geometric growth from 8 rows: a batch that grows a row at a time reallocates (a device-wide
+    // synchronisation, and every graph dropped) only a few times.
+    rows = std::max({rows, 2 * m_s.rows, int64_t{kMatvecMaxCols}});
     const arch::ArchConfig& c = m_m.cfg;
     const int64_t E = c.nEmbd, U = std::max<int64_t>(c.nExpertUsed, 1);
     const int64_t ff = std::max(c.nFf, c.nExpert > 0 ? c.nExpertUsed * c.nFfExp : 0);
@@ -357,13 +362,15 @@ Result<void> CudaModel::ensureScratch(int64_t rows) {
         {&s.router, 4ull * rows * std::max<int64_t>(c.nExpert, 1)},
         {&s.expertW, 4ull * rows * U},
         {&s.moeY, c.nExpert > 0 ? 4ull * rows * U * E : 0},
+        {&s.moeX, c.nExpert > 0 && rows > kMatvecMaxCols ? 4ull * rows * U * E : 0},
+        {&s.order, 4ull * rows * U},
         {&s.ropeTable, 4ull * rows * std::max(c.nRot, 2)},
-        {&s.logits, 4ull * std::min(rows, kLogitRows) * c.nVocab},
+        {&s.logits, m_nLayers == c.nLayer ? 4ull * std::min(rows, kLogitRows) * c.nVocab : 0},  // no head: none
         {&s.partials, 4ull * static_cast<uint64_t>(attentionPartialFloats(a, kMaxSplits))},
         {&s.tokens, 4ull * rows},
         {&s.experts, 4ull * rows * U},
         {&s.rowCache, sizeof(RowCache) * static_cast<uint64_t>(rows)},
-        {&s.xHalf, 2ull * rows * m_maxCols},
+        {&s.xHalf, 2ull * rows * U * m_maxCols},  // U: a grouped expert GEMM may take every pair
         {&s.wHalf, 2ull * static_cast<uint64_t>(std::min(kTileElems, m_maxRows * m_maxCols))},
     };
     uint64_t total = 0;
@@ -463,15 +470,62 @@ void CudaModel::enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, i
         } else {
             project(L.gateInp, nullptr, s.cur, n, s.router);
             routeSoftmaxTopK(s.router, n, static_cast<int>(X), static_cast<int>(U), s.experts, s.expertW, m_stream);
-            expertMatvec(L.upExps, s.experts, n * U, s.cur, E, U, s.up, FX, m_stream);
-            expertMatvec(L.gateExps, s.experts, n * U, s.cur, E, U, s.gate, FX, m_stream);
-            swiglu(s.gate, s.up, n * U * FX, m_stream);
-            expertMatvec(L.downExps, s.experts, n * U, s.gate, FX, 1, s.moeY, E, m_stream);
+            if (n <= kMatvecMaxCols) {
+                // Decode: each (token, slot) reads its expert's rows in place.
+                expertMatvec(L.upExps, s.experts, n * U, s.cur, E, U, s.up, FX, m_stream);
+                expertMatvec(L.gateExps, s.experts, n * U, s.cur, E, U, s.gate, FX, m_stream);
+                swiglu(s.gate, s.up, n * U * FX, m_stream);
+                expertMatvec(L.downExps, s.experts, n * U, s.gate, FX, 1, s.moeY, E, m_stream);
+            } else {
+                groupedExperts(L, n);
+            }
             combineExperts(s.moeY, s.expertW, n, static_cast<int>(U), E, s.ffnOut, m_stream);
         }
         add(s.ffnOut, s.inpL, s.inpL, n * E, m_stream);  // l_out
     }
     if (headRows > 0) enqueueHead(headFrom, headRows);
+}
+
+// A prefill's MoE FFN: the (token, slot) pairs sorted by expert on the host (one small copy of the
+// routing), each expert's gate / up / down products as one GEMM over its rows, so every expert's
+// weights are read once per pass rather than once per pair. Results land in s.moeY by pair.
+void CudaModel::groupedExperts(const LayerMatrices& L, int64_t n) {
+    const arch::ArchConfig& c = m_m.cfg;
+    const Scratch& s = m_s;
+    const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed, FX = c.nFfExp, P = n * U;
+    m_hostExperts.resize(static_cast<size_t>(P));
+    cudaMemcpyAsync(m_hostExperts.data(), s.experts, sizeof(int32_t) * m_hostExperts.size(), cudaMemcpyDeviceToHost,
+                    m_stream);
+    cudaStreamSynchronize(m_stream);
+    // Counting sort of the pairs by expert, in pair order within an expert.
+    std::vector<int64_t> begin(static_cast<size_t>(X + 1), 0);
+    for (int32_t e : m_hostExperts) ++begin[static_cast<size_t>(e) + 1];
+    for (int64_t e = 0; e < X; ++e) begin[static_cast<size_t>(e) + 1] += begin[static_cast<size_t>(e)];
+    m_hostOrder.resize(static_cast<size_t>(P));
+    std::vector<int64_t> next(begin.begin(), begin.end() - 1);
+    for (int64_t p = 0; p < P; ++p)
+        m_hostOrder[static_cast<size_t>(next[static_cast<size_t>(m_hostExperts[static_cast<size_t>(p)])]++)] =
+            static_cast<int32_t>(p);
+    cudaMemcpyAsync(s.order, m_hostOrder.data(), sizeof(int32_t) * m_hostOrder.size(), cudaMemcpyHostToDevice, m_stream);
+    gatherRows(s.cur, E, s.order, P, U, s.moeX, m_stream);
+    auto expert = [](const DeviceMatrix& stack, int64_t e) {
+        DeviceMatrix m = stack;
+        m.data += static_cast<uint64_t>(e) * stack.matrixBytes();
+        m.nMat = 1;
+        return m;
+    };
+    for (int64_t e = 0; e < X; ++e) {
+        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
+        if (rows == 0) continue;
+        project(expert(L.upExps, e), nullptr, s.moeX + b0 * E, rows, s.up + b0 * FX);
+        project(expert(L.gateExps, e), nullptr, s.moeX + b0 * E, rows, s.gate + b0 * FX);
+    }
+    swiglu(s.gate, s.up, P * FX, m_stream);
+    for (int64_t e = 0; e < X; ++e) {  // the outputs overwrite the grouped inputs
+        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
+        if (rows > 0) project(expert(L.downExps, e), nullptr, s.gate + b0 * FX, rows, s.moeX + b0 * E);
+    }
+    scatterRows(s.moeX, E, s.order, P, s.moeY, m_stream);
 }
 
 void CudaModel::enqueueHead(int64_t rowFrom, int64_t rows) {
@@ -483,9 +537,21 @@ void CudaModel::enqueueHead(int64_t rowFrom, int64_t rows) {
 
 bool CudaModel::launchGraph(int64_t n, bool f16, int64_t headFrom, int64_t headRows) {
     if (m_graphsOff) return false;
-    for (const Graph& g : m_graphs)
-        if (g.n == n && g.f16 == f16 && g.headFrom == headFrom && g.headRows == headRows)
-            return cudaGraphLaunch(g.exec, m_stream) == cudaSuccess || (cudaGetLastError(), false);
+    for (Graph& g : m_graphs) {
+        if (g.n != n || g.f16 != f16 || g.headFrom != headFrom || g.headRows != headRows) continue;
+        if (!g.exec) {  // the shape's first pass ran eagerly (modules loaded, inputs checked): capture now
+            g.exec = capture(n, f16, headFrom, headRows);
+            if (!g.exec) return false;
+        }
+        if (cudaGraphLaunch(g.exec, m_stream) == cudaSuccess) return true;
+        cudaGetLastError();  // a launch failure leaves nothing queued: the caller runs the pass eagerly
+        return false;
+    }
+    m_graphs.push_back({n, headFrom, headRows, f16, nullptr});
+    return false;
+}
+
+cudaGraphExec_t CudaModel::capture(int64_t n, bool f16, int64_t headFrom, int64_t headRows) {
     // A fixed split serves every position: rows shorter than the split leave blocks idle.
     const int nSplit = attentionSplits(attentionShape(0, f16), n, int64_t{1} << 30, kMaxSplits);
     cudaGraph_t graph = nullptr;
@@ -498,19 +564,19 @@ bool CudaModel::launchGraph(int64_t n, bool f16, int64_t headFrom, int64_t headR
     ok = ok && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
     if (graph) cudaGraphDestroy(graph);
     if (!ok) {
-        // Not fatal: this pass and the following ones run without graphs.
+        // Not fatal: this pass and the following ones run without graphs (graphsDisabled says so).
         cudaGetLastError();
         m_blasError.clear();
         if (exec) cudaGraphExecDestroy(exec);
         m_graphsOff = true;
-        return false;
+        return nullptr;
     }
-    m_graphs.push_back({n, headFrom, headRows, f16, exec});
-    return cudaGraphLaunch(exec, m_stream) == cudaSuccess || (cudaGetLastError(), false);
+    return exec;
 }
 
 void CudaModel::dropGraphs() {
-    for (const Graph& g : m_graphs) cudaGraphExecDestroy(g.exec);
+    for (const Graph& g : m_graphs)
+        if (g.exec) cudaGraphExecDestroy(g.exec);
     m_graphs.clear();
 }
 
@@ -522,6 +588,8 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
     if (n > 65535) return Error{"forward: " + std::to_string(n) + " rows in one pass exceed the CUDA backend's 65535"};
     if (m_nLayers < c.nLayer && b.logits && !b.hidden)
         return Error{"forward: a partially offloaded model hands over its residual stream, it has no logits"};
+    if (b.logits && (b.logitsFrom < 0 || b.logitsFrom > n))
+        return Error{"forward: logitsFrom " + std::to_string(b.logitsFrom) + " outside [0, " + std::to_string(n) + "]"};
     if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return Error{deviceId() + ": " + cudaErrorText(e)};
     if (auto r = ensureScratch(n); !r) return r.error();
     const Scratch& s = m_s;
@@ -550,12 +618,17 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
             cpu::ropeTable(c.ropeParams(f ? f->data : nullptr), static_cast<int32_t>(b.positions[t]),
                            m_hostTable.data() + t * c.nRot);
         }
-        cudaMemcpyAsync(s.ropeTable, m_hostTable.data(), sizeof(float) * m_hostTable.size(), cudaMemcpyHostToDevice,
-                        m_stream);
     }
-    cudaMemcpyAsync(s.tokens, b.tokens, sizeof(int32_t) * static_cast<size_t>(n), cudaMemcpyHostToDevice, m_stream);
-    cudaMemcpyAsync(s.rowCache, m_hostRows.data(), sizeof(RowCache) * m_hostRows.size(), cudaMemcpyHostToDevice,
-                    m_stream);
+    // The pass's inputs; a failed copy is reported here, before a graph launch could clear its error.
+    cudaError_t copied = cudaMemcpyAsync(s.tokens, b.tokens, sizeof(int32_t) * static_cast<size_t>(n),
+                                         cudaMemcpyHostToDevice, m_stream);
+    if (copied == cudaSuccess)
+        copied = cudaMemcpyAsync(s.rowCache, m_hostRows.data(), sizeof(RowCache) * m_hostRows.size(),
+                                 cudaMemcpyHostToDevice, m_stream);
+    if (copied == cudaSuccess && c.nRot > 0)
+        copied = cudaMemcpyAsync(s.ropeTable, m_hostTable.data(), sizeof(float) * m_hostTable.size(),
+                                 cudaMemcpyHostToDevice, m_stream);
+    if (copied != cudaSuccess) return Error{deviceId() + ": copying a pass's inputs failed: " + cudaErrorText(copied)};
 
     const bool wantHead = !b.hidden && b.logits && m_nLayers == c.nLayer;
     const int64_t V = c.nVocab;

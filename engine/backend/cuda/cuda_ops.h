@@ -101,6 +101,12 @@ void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int 
 // their probabilities renormalised to sum 1 -> experts [nTok][U], weights [nTok][U].
 void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
                       cudaStream_t s);
+// Rows of n floats: dst[j] = src[order[j] / div] (gather) and dst[order[j]] = src[j] (scatter),
+// j < count. They group a prefill's (token, slot) pairs by expert so each expert's matrices run as
+// one GEMM over its rows.
+void gatherRows(const float* src, int64_t n, const int32_t* order, int64_t count, int64_t div, float* dst,
+                cudaStream_t s);
+void scatterRows(const float* src, int64_t n, const int32_t* order, int64_t count, float* dst, cudaStream_t s);
 // out[t] = sum over slots in rank order of weights[t][slot] * y[t*U + slot], rows of n.
 void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out,
                     cudaStream_t s);

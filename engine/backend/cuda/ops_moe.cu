@@ -55,7 +55,31 @@ __global__ void combineKernel(const float* y, const float* weights, int64_t nTok
     out[i] = v;
 }
 
+__global__ void gatherKernel(const float* src, int64_t n, const int32_t* order, int64_t count, int64_t div,
+                             float* dst) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= count * n) return;
+    const int64_t j = i / n, e = i % n;
+    dst[i] = src[(order[j] / div) * n + e];
+}
+
+__global__ void scatterKernel(const float* src, int64_t n, const int32_t* order, int64_t count, float* dst) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= count * n) return;
+    const int64_t j = i / n, e = i % n;
+    dst[order[j] * n + e] = src[i];
+}
+
 }  // namespace
+
+void gatherRows(const float* src, int64_t n, const int32_t* order, int64_t count, int64_t div, float* dst,
+                cudaStream_t s) {
+    if (count * n > 0) gatherKernel<<<gridFor(count * n, 256), 256, 0, s>>>(src, n, order, count, div, dst);
+}
+
+void scatterRows(const float* src, int64_t n, const int32_t* order, int64_t count, float* dst, cudaStream_t s) {
+    if (count * n > 0) scatterKernel<<<gridFor(count * n, 256), 256, 0, s>>>(src, n, order, count, dst);
+}
 
 void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
                       cudaStream_t s) {
