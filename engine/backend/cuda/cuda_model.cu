@@ -20,11 +20,13 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace verdict::cuda {
@@ -40,6 +42,47 @@ constexpr int kMaxExperts = 512;
 constexpr int kMaxUsedExperts = 32;
 
 uint64_t alignUp(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// cuBLAS is loaded when a model first opens on a GPU, not linked: the binary (CUDA runtime linked
+// statically) then starts, and runs on the CPU, on machines without the CUDA libraries.
+struct Blas {
+    decltype(&cublasCreate_v2) create = nullptr;
+    decltype(&cublasDestroy_v2) destroy = nullptr;
+    decltype(&cublasSetStream_v2) setStream = nullptr;
+    decltype(&cublasSetWorkspace_v2) setWorkspace = nullptr;
+    decltype(&cublasSgemm_v2) sgemm = nullptr;
+    // The C symbol (the C++ header adds an overload taking cudaDataType as the compute type).
+    cublasStatus_t (*gemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                             const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
+                             cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+    std::string error;  // why it could not be loaded
+};
+
+const Blas& blas() {
+    static const Blas kBlas = [] {
+        Blas b;
+        void* lib = nullptr;
+        for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
+            if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+        if (!lib) {
+            b.error = "cuBLAS (libcublas.so.13) could not be loaded: install the CUDA Toolkit's libraries (or add their "
+                      "folder to LD_LIBRARY_PATH)";
+            return b;
+        }
+        auto load = [&](auto& fn, const char* symbol) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
+            if (!fn && b.error.empty()) b.error = std::string("cuBLAS lacks ") + symbol;
+        };
+        load(b.create, "cublasCreate_v2");
+        load(b.destroy, "cublasDestroy_v2");
+        load(b.setStream, "cublasSetStream_v2");
+        load(b.setWorkspace, "cublasSetWorkspace_v2");
+        load(b.sgemm, "cublasSgemm_v2");
+        load(b.gemmEx, "cublasGemmEx");
+        return b;
+    }();
+    return kBlas;
+}
 
 const char* blasText(cublasStatus_t s) {
     switch (s) {
@@ -158,7 +201,7 @@ CudaModel::~CudaModel() {
     cudaSetDevice(m_device);
     if (m_stream) cudaStreamSynchronize(m_stream);
     dropGraphs();
-    if (m_blas) cublasDestroy(m_blas);
+    if (m_blas) blas().destroy(m_blas);
     if (m_stream) cudaStreamDestroy(m_stream);
 }
 
@@ -192,13 +235,14 @@ Result<void> CudaModel::init() {
     if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return Error{deviceId() + ": " + cudaErrorText(e)};
     if (cudaError_t e = cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking); e != cudaSuccess)
         return Error{deviceId() + ": cannot create a stream: " + cudaErrorText(e)};
-    if (cublasStatus_t st = cublasCreate(&m_blas); st != CUBLAS_STATUS_SUCCESS)
+    if (!blas().error.empty()) return Error{deviceId() + ": " + blas().error};
+    if (cublasStatus_t st = blas().create(&m_blas); st != CUBLAS_STATUS_SUCCESS)
         return Error{deviceId() + ": cannot initialise cuBLAS: " + blasText(st)};
-    cublasSetStream(m_blas, m_stream);
+    blas().setStream(m_blas, m_stream);
     auto ws = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Workspace, kWorkspaceBytes, "the cuBLAS workspace");
     if (!ws) return ws.error();
     m_workspace = std::move(ws.value());
-    cublasSetWorkspace(m_blas, m_workspace.data(), m_workspace.bytes());
+    blas().setWorkspace(m_blas, m_workspace.data(), m_workspace.bytes());
     if (const char* g = std::getenv("VERDICT_CUDA_GRAPHS"); g && std::string(g) == "0") m_graphsOff = true;
     return upload();
 }
@@ -407,7 +451,7 @@ void CudaModel::project(const DeviceMatrix& w, const float* bias, const float* x
         matvec(w, x, K, static_cast<int>(nTok), y, N, m_stream);
     } else if (w.type == BlockType::F32) {
         const float one = 1.0f, zero = 0.0f;
-        const cublasStatus_t st = cublasSgemm(m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N),
+        const cublasStatus_t st = blas().sgemm(m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N),
                                               static_cast<int>(nTok), static_cast<int>(K), &one,
                                               reinterpret_cast<const float*>(w.data), static_cast<int>(K), x,
                                               static_cast<int>(K), &zero, y, static_cast<int>(N));
@@ -424,7 +468,7 @@ void CudaModel::project(const DeviceMatrix& w, const float* bias, const float* x
                 dequantizeF16(w, r0, nr, m_s.wHalf, m_stream);
                 a = m_s.wHalf;
             }
-            const cublasStatus_t st = cublasGemmEx(
+            const cublasStatus_t st = blas().gemmEx(
                 m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(nr), static_cast<int>(nTok), static_cast<int>(K),
                 &one, a, CUDA_R_16F, static_cast<int>(K), m_s.xHalf, CUDA_R_16F, static_cast<int>(K), &zero, y + r0,
                 CUDA_R_32F, static_cast<int>(N), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
