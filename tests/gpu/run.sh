@@ -56,6 +56,8 @@ for t in $TYPES; do
     say "bench $t"
     timeout 120 "$BUILD/verdict" bench "$f" --device cuda:0 -p 512 -n 128 -r "$REPS" --json \
         >"$BUILD/bench-$t.json" 2>>"$LOG" || echo '[]' >"$BUILD/bench-$t.json"
+    VERDICT_CUDA_GRAPHS=0 timeout 60 "$BUILD/verdict" bench "$f" --device cuda:0 -p 0 -n 128 -r "$REPS" --json \
+        >"$BUILD/bench-nographs-$t.json" 2>>"$LOG" || echo '[]' >"$BUILD/bench-nographs-$t.json"
     timeout 120 "$BUILD/tests/engine/bench_batch" "$f" --device cuda:0 --batches 1,8,32 --steps 32 --prompt 64 \
         >"$BUILD/batch-$t.json" 2>>"$LOG" || echo '{}' >"$BUILD/batch-$t.json"
 done
@@ -105,8 +107,8 @@ if fig:
     print()
 print("## Perf model (0.85 B llama, 2048 x 16 layers, GQA 32/8, n_ff 5632, vocab 32000)")
 print()
-print("| type | pp512 tok/s | tg128 tok/s | decode b1 | b8 (agg) | b32 (agg) | b32 / b1 | b1 decode / HBM roofline | pp512 / F16 peak | VRAM weights | VRAM KV | VRAM scratch+ws | VRAM peak |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| type | pp512 tok/s | tg128 tok/s | tg128 w/o graphs | decode b1 | b8 (agg) | b32 (agg) | b32 / b1 | b1 decode / HBM roofline | pp512 / F16 peak | VRAM weights | VRAM KV | VRAM scratch+ws | VRAM peak |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 def mib(x):
     return "–" if x is None else f"{x / 2**20:.0f} MiB"
 for t in types:
@@ -114,6 +116,7 @@ for t in types:
     batch = load(f"batch-{t}.json", {})
     pp = next((x for x in bench if x.get("test") == "pp512"), {})
     tg = next((x for x in bench if x.get("test") == "tg128"), {})
+    tg0 = next((x for x in load(f"bench-nographs-{t}.json", []) if x.get("test") == "tg128"), {})
     runs = {r["batch"]: r for r in batch.get("runs", [])}
     b1, b8, b32 = (runs.get(b, {}).get("decode_tok_s") for b in (1, 8, 32))
     roof = None
@@ -125,7 +128,7 @@ for t in types:
     ppf = pp.get("avg_ts") * 2 * MATRIX_PARAMS / (peak * 1e12) if pp and peak else None
     mem = (tg or pp).get("memory", {})
     fmt = lambda v, f="{:.1f}": "–" if v is None else f.format(v)
-    print(f"| {t.upper()} | {fmt(pp.get('avg_ts'))} | {fmt(tg.get('avg_ts'))} | {fmt(b1)} | {fmt(b8)} | {fmt(b32)} | "
+    print(f"| {t.upper()} | {fmt(pp.get('avg_ts'))} | {fmt(tg.get('avg_ts'))} | {fmt(tg0.get('avg_ts'))} | {fmt(b1)} | {fmt(b8)} | {fmt(b32)} | "
           f"{fmt(b32 / b1 if b1 and b32 else None, '{:.1f}x')} | {fmt(roof, '{:.0%}')} | {fmt(ppf, '{:.0%}')} | "
           f"{mib(mem.get('vram_weights_bytes'))} | {mib(mem.get('vram_kv_bytes'))} | "
           f"{mib((mem.get('vram_scratch_bytes') or 0) + (mem.get('vram_workspace_bytes') or 0)) if mem else '–'} | "
