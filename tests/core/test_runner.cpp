@@ -498,6 +498,18 @@ private slots:
         QVERIFY2(resumed.ok(), resumed.ok() ? "" : resumed.error().message.c_str());
         QVERIFY(resumed->resumed);
         QCOMPARE(resumed->run.id, p->run.id);
+
+        // Auto-resume keys: one per GPU, the CPU's whatever its thread count (and as before).
+        RunRecord a = p->run;
+        RunRecord b = a, g0 = a, g1 = a;
+        a.device = "cpu (Test CPU, 2 threads)";
+        b.device = "cpu (Other CPU, 8 threads)";
+        g0.device = "cuda:0 (Test GPU)";
+        g1.device = "cuda:1 (Test GPU, 4/8 layers; rest on cpu)";
+        QCOMPARE(resumeKeyOf(a), resumeKeyOf(b));
+        QCOMPARE(resumeKeyOf(a), p->run.resumeKey);
+        QVERIFY(resumeKeyOf(g0) != resumeKeyOf(a));
+        QVERIFY(resumeKeyOf(g1) != resumeKeyOf(g0));
     }
 
     void liveOwnerBlocksResume() {

@@ -142,7 +142,12 @@ std::string resumeKeyOf(const RunRecord& r) {
                                 r.seed,
                                 r.itemLimit ? nlohmann::json(*r.itemLimit) : nlohmann::json(nullptr),
                                 r.engineVersion};
-    return util::sha256Hex(compact(key));
+    // A run on a GPU is its own experiment: its timings belong to that device. (CPU and endpoint
+    // keys stay as they were, so stored runs keep resuming.)
+    nlohmann::json k = key;
+    const std::string device = r.device.substr(0, r.device.find(' '));
+    if (device.rfind("cuda", 0) == 0) k.push_back(device);
+    return util::sha256Hex(compact(k));
 }
 
 bool processAlive(int64_t pid) {
