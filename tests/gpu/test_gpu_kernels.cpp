@@ -194,6 +194,30 @@ private:
                 QVERIFY2(std::fabs(y[p * N + r] - ref) <= 1e-5 * mag + 1e-6, qPrintable(QString("expert pair %1 row %2").arg(p).arg(r)));
             }
 
+        // Tensor-core tiles (9..64 rows and a second pass past 64): f16 inputs, f32 sums.
+        if (c.type != tensor::TensorType::F32 && c.type != tensor::TensorType::F16)
+            for (int64_t nTok : {9, 33, 64, 70}) {
+                const auto xb = randomVec(static_cast<size_t>(nTok * K), 90 + static_cast<uint32_t>(nTok));
+                Dev<float> dxb(xb), dyb(static_cast<size_t>(nTok * N));
+                cuda::matmulMma(w, dxb.p, K, nTok, dyb.p, N, nullptr);
+                QString why;
+                QVERIFY2(noCudaError(why), qPrintable(why));
+                const auto yb = dyb.get();
+                for (int64_t t = 0; t < nTok; ++t)
+                    for (int64_t r = 0; r < N; ++r) {
+                        double ref = 0, mag = 0;
+                        for (int64_t k = 0; k < K; ++k) {
+                            const double p = double(m.deq[r * K + k]) * xb[t * K + k];
+                            ref += p;
+                            mag += std::fabs(p);
+                        }
+                        // f16 rounding of both inputs: 2^-11 relative each.
+                        QVERIFY2(std::fabs(yb[t * N + r] - ref) <= 2e-3 * mag + 1e-5,
+                                 qPrintable(QString("mma %1 rows: row %2 col %3: %4 vs %5").arg(nTok).arg(t).arg(r)
+                                                .arg(yb[t * N + r]).arg(ref)));
+                    }
+            }
+
         // f16 tiles (rows 5 .. 5+40) and embeddings of rows {3, 0, 66}.
         Dev<uint16_t> dh(static_cast<size_t>(40 * K));
         cuda::dequantizeF16(w, 5, 40, reinterpret_cast<__half*>(dh.p), nullptr);

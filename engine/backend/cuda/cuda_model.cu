@@ -4,8 +4,9 @@
 // (arch/decoder.cpp) step for step on the device. Sessions hold their KV caches in device memory
 // (CudaKv); one pass may mix rows of several sequences (batched decode).
 //
-// Products: passes of up to kMatvecMaxCols rows read the blocks in place (ops_matvec.cu); larger
-// passes dequantise tiles of the weight to f16 and run cuBLAS GEMMs on the tensor cores with f32
+// Products: passes of up to kMatvecMaxCols rows read the blocks in place (ops_matvec.cu); up to
+// kMmaMaxCols rows of quantised / BF16 weights run on the tensor cores from tiles decoded in place
+// (ops_mma.cu); larger passes dequantise tiles of the weight to f16 and run cuBLAS GEMMs with f32
 // accumulation (F16 weights are used as they are, F32 weights through SGEMM). Activations of a GEMM
 // are rounded to f16, as llama.cpp's CUDA backend does (values beyond +-65504 would overflow).
 #include "arch/decoder.h"
@@ -195,6 +196,7 @@ private:
     };
     std::vector<Graph> m_graphs;
     bool m_graphsOff = false;  // capture failed once, or VERDICT_CUDA_GRAPHS=0
+    bool m_mmaOff = false;     // VERDICT_CUDA_MMA=0: 9..64-row passes of quantised weights through cuBLAS
 };
 
 CudaModel::~CudaModel() {
@@ -244,6 +246,7 @@ Result<void> CudaModel::init() {
     m_workspace = std::move(ws.value());
     blas().setWorkspace(m_blas, m_workspace.data(), m_workspace.bytes());
     if (const char* g = std::getenv("VERDICT_CUDA_GRAPHS"); g && std::string(g) == "0") m_graphsOff = true;
+    if (const char* g = std::getenv("VERDICT_CUDA_MMA"); g && std::string(g) == "0") m_mmaOff = true;
     return upload();
 }
 
@@ -446,9 +449,13 @@ AttentionShape CudaModel::attentionShape(int layer, bool f16) const {
 // y [nTok][W.rows] = x [nTok][W.cols] W^T (+ bias).
 void CudaModel::project(const DeviceMatrix& w, const float* bias, const float* x, int64_t nTok, float* y) {
     const int64_t N = w.rows, K = w.cols;
+    const bool quantised = w.type != BlockType::F32 && w.type != BlockType::F16;
     if (nTok <= kMatvecMaxCols) {
         // Blocks read in place, once for all the rows.
         matvec(w, x, K, static_cast<int>(nTok), y, N, m_stream);
+    } else if (quantised && nTok <= kMmaMaxCols && !m_mmaOff) {
+        // Batched decode: tensor cores on tiles decoded in place (no f16 copy of the weight).
+        matmulMma(w, x, K, nTok, y, N, m_stream);
     } else if (w.type == BlockType::F32) {
         const float one = 1.0f, zero = 0.0f;
         const cublasStatus_t st = blas().sgemm(m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N),
@@ -608,7 +615,7 @@ cudaGraphExec_t CudaModel::capture(int64_t n, bool f16, int64_t headFrom, int64_
     ok = ok && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
     if (graph) cudaGraphDestroy(graph);
     if (!ok) {
-        // Not fatal: this pass and the following ones run without graphs (graphsDisabled says so).
+        // Not fatal: this pass and the following ones run without graphs (m_graphsOff).
         cudaGetLastError();
         m_blasError.clear();
         if (exec) cudaGraphExecDestroy(exec);

@@ -38,6 +38,13 @@ void matvec(const DeviceMatrix& w, const float* x, int64_t ldx, int nCols, float
 void expertMatvec(const DeviceMatrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t ldx,
                   int64_t xDiv, float* y, int64_t ldy, cudaStream_t s);
 
+// --- ops_mma.cu: quantised matrix x 9..64 vectors on the tensor cores ----------------------------
+constexpr int kMmaMaxCols = 64;
+// y[c][r] = W[r] . x[c] for c < nTok (any count; passes of kMmaMaxCols), f16 inputs and f32
+// accumulation, the weight blocks decoded in place (read once per kMmaMaxCols vectors).
+void matmulMma(const DeviceMatrix& w, const float* x, int64_t ldx, int64_t nTok, float* y, int64_t ldy,
+               cudaStream_t s);
+
 // --- ops_dequant.cu: whole matrices to f16 for tensor-core GEMMs, embeddings ---------------------
 // out[r][k] = W[rowBegin + r][k] for r < nRows, as f16 (row-major, nRows x W.cols).
 void dequantizeF16(const DeviceMatrix& w, int64_t rowBegin, int64_t nRows, __half* out, cudaStream_t s);
