@@ -20,6 +20,8 @@ constexpr int kStepUnits = 4;  // 32-element units per step of the K loop
 constexpr int kStepK = 32 * kStepUnits;
 constexpr int kPad = 8;        // f16 row padding of the shared tiles (bank conflicts; keeps ld % 8 == 0)
 constexpr int kThreads = 128;  // 4 warps
+// The warp -> fragment mapping below: 2 row fragments x 2 groups of 32 columns.
+static_assert(kTileRows == 32 && kTileCols == 64 && kThreads == 128, "mmaKernel's warp layout");
 
 template <BlockType T>
 __global__ void mmaKernel(const uint8_t* w, uint64_t rowBytes, int64_t rows, int64_t units, const float* x,
