@@ -100,6 +100,25 @@ float roundActivation(tensor::TensorType t, float x) {
     return x;
 }
 
+float asIs(float v) { return v; }
+float toF16(float v) { return tensor::fp16ToFp32(tensor::fp32ToFp16(v)); }
+
+// The f64 dot product of a weight row and an activation row of K elements, each element passed
+// through its rounding first, and the sum of |products| (the scale of the f32 summation error).
+struct RefDot {
+    double sum = 0, mag = 0;
+};
+template <class RoundW, class RoundX>
+RefDot refDot(const float* w, const float* x, int64_t K, RoundW roundW, RoundX roundX) {
+    RefDot d;
+    for (int64_t k = 0; k < K; ++k) {
+        const double p = double(roundW(w[k])) * roundX(x[k]);
+        d.sum += p;
+        d.mag += std::fabs(p);
+    }
+    return d;
+}
+
 }  // namespace
 
 Q_DECLARE_METATYPE(TypeCase)
@@ -152,15 +171,11 @@ private:
             const auto y = dy.get();
             for (int col = 0; col < nCols; ++col)
                 for (int64_t r = 0; r < N; ++r) {
-                    double ref = 0, mag = 0;
-                    for (int64_t k = 0; k < K; ++k) {
-                        const double p = double(m.deq[r * K + k]) * roundActivation(c.type, x[col * K + k]);
-                        ref += p;
-                        mag += std::fabs(p);
-                    }
-                    const double d = std::fabs(y[col * N + r] - ref);
-                    QVERIFY2(d <= 1e-5 * mag + 1e-6,
-                             qPrintable(QString("cols %1 col %2 row %3: %4 vs %5").arg(nCols).arg(col).arg(r).arg(y[col * N + r]).arg(ref)));
+                    const RefDot ref = refDot(&m.deq[r * K], &x[col * K], K, asIs,
+                                              [&](float v) { return roundActivation(c.type, v); });
+                    const double d = std::fabs(y[col * N + r] - ref.sum);
+                    QVERIFY2(d <= 1e-5 * ref.mag + 1e-6,
+                             qPrintable(QString("cols %1 col %2 row %3: %4 vs %5").arg(nCols).arg(col).arg(r).arg(y[col * N + r]).arg(ref.sum)));
                 }
         }
 
@@ -185,13 +200,10 @@ private:
         const auto y = dy.get();
         for (int p = 0; p < 4; ++p)
             for (int64_t r = 0; r < N; ++r) {
-                double ref = 0, mag = 0;
-                for (int64_t k = 0; k < K; ++k) {
-                    const double v = double(stack.deq[(experts[p] * N + r) * K + k]) * roundActivation(c.type, x[(p / 2) * K + k]);
-                    ref += v;
-                    mag += std::fabs(v);
-                }
-                QVERIFY2(std::fabs(y[p * N + r] - ref) <= 1e-5 * mag + 1e-6, qPrintable(QString("expert pair %1 row %2").arg(p).arg(r)));
+                const RefDot ref = refDot(&stack.deq[(experts[p] * N + r) * K], &x[(p / 2) * K], K, asIs,
+                                          [&](float v) { return roundActivation(c.type, v); });
+                QVERIFY2(std::fabs(y[p * N + r] - ref.sum) <= 1e-5 * ref.mag + 1e-6,
+                         qPrintable(QString("expert pair %1 row %2").arg(p).arg(r)));
             }
 
         // Tensor-core tiles (9..64 rows and a second pass past 64): f16 inputs, f32 sums.
@@ -205,18 +217,12 @@ private:
                 const auto yb = dyb.get();
                 for (int64_t t = 0; t < nTok; ++t)
                     for (int64_t r = 0; r < N; ++r) {
-                        double ref = 0, mag = 0;
-                        for (int64_t k = 0; k < K; ++k) {
-                            // Both inputs rounded to f16 as the tiles hold them; the products are
-                            // exact in f32, so only the f32 summation order remains.
-                            const double p = double(tensor::fp16ToFp32(tensor::fp32ToFp16(m.deq[r * K + k])))
-                                           * tensor::fp16ToFp32(tensor::fp32ToFp16(xb[t * K + k]));
-                            ref += p;
-                            mag += std::fabs(p);
-                        }
-                        QVERIFY2(std::fabs(yb[t * N + r] - ref) <= 1e-4 * mag + 1e-6,
+                        // Both inputs rounded to f16 as the tiles hold them; the products are exact
+                        // in f32, so only the f32 summation order remains.
+                        const RefDot ref = refDot(&m.deq[r * K], &xb[t * K], K, toF16, toF16);
+                        QVERIFY2(std::fabs(yb[t * N + r] - ref.sum) <= 1e-4 * ref.mag + 1e-6,
                                  qPrintable(QString("mma %1 rows: row %2 col %3: %4 vs %5").arg(nTok).arg(t).arg(r)
-                                                .arg(yb[t * N + r]).arg(ref)));
+                                                .arg(yb[t * N + r]).arg(ref.sum)));
                     }
             }
 
