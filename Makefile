@@ -1,5 +1,6 @@
-# The two set-up commands of the README. Both install dependencies (packaging/install-deps.sh),
-# configure with CMake + Ninja and build; then:
+# The targets behind the README's two set-up commands, ./verdict.sh run and ./verdict.sh test
+# (verdict.sh installs the dependencies, make among them, first). Both install dependencies
+# (packaging/install-deps.sh), configure with CMake + Ninja and build; then:
 #   make run   opens the workbench window (or, with no display, runs the headless main job)
 #   make test  runs every test (ctest), the output ends with ctest's summary
 BUILD ?= build

@@ -3,11 +3,16 @@
 # Idempotent: packages already present are skipped, so a second run does nothing.
 # The CUDA Toolkit is optional and not installed here: with /usr/local/cuda present the CUDA
 # backend compiles (even without a GPU); without it Verdict builds CPU-only.
+# Needs only bash and apt (a fresh Debian 12 has no make, git, compiler or sudo): build-essential
+# brings make.
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev fonts-noto-cjk   # svg: HTML report charts; CJK font for reports and the window
+  libqt6opengl6-dev                 # Qt6Charts' CMake config needs Qt6OpenGL; qt6-charts-dev only recommends it
+  libxkbcommon-dev                  # not compiled against (the xcb plugin needs only the runtime libraries,
+                                    # which libqt6gui6 pulls); it silences configure's misleading "Could NOT find XKB"
   libsqlite3-dev nlohmann-json3-dev zlib1g-dev
   clang libclang-rt-14-dev          # libFuzzer target (tests/fuzz)
   dpkg-dev file                     # .deb packaging test
