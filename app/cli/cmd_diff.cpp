@@ -68,6 +68,10 @@ int runDiff(const std::vector<std::string>& argv) {
     const core::PairedComparison c =
         core::comparePaired(pairing.pairs, static_cast<int>(*resamples), static_cast<uint64_t>(*seed));
 
+    // Nothing paired: no accuracy was measured, so none is shown (null in JSON, a sentence in text).
+    const bool scored = c.nPairs > 0;
+    const std::string nothing = core::nothingScoredReason(pairing);
+    auto measured = [&](double v) { return scored ? nlohmann::json(v) : nlohmann::json(nullptr); };
     if (args->has("json")) {
         nlohmann::json j = {{"run_a", ids[0]},
                             {"run_b", ids[1]},
@@ -76,12 +80,14 @@ int runDiff(const std::vector<std::string>& argv) {
                             {"only_in_a", pairing.onlyInA},
                             {"only_in_b", pairing.onlyInB},
                             {"unscored", pairing.unscored},
-                            {"accuracy_a", c.accuracyA},
-                            {"accuracy_b", c.accuracyB},
-                            {"difference", c.difference},
-                            {"difference_ci", {c.differenceCi.lo, c.differenceCi.hi}},
+                            {"unscored_reasons", {{"no_scorer", pairing.unscoredNoScorer}, {"error", pairing.unscoredError}}},
+                            {"nothing_scored", scored ? nlohmann::json(nullptr) : nlohmann::json(nothing)},
+                            {"accuracy_a", measured(c.accuracyA)},
+                            {"accuracy_b", measured(c.accuracyB)},
+                            {"difference", measured(c.difference)},
+                            {"difference_ci", scored ? nlohmann::json({c.differenceCi.lo, c.differenceCi.hi}) : nlohmann::json(nullptr)},
                             {"bootstrap", {{"resamples", c.resamples}, {"seed", c.seed}, {"method", "percentile"}}},
-                            {"mcnemar", {{"b", c.aOnly}, {"c", c.bOnly}, {"p_value", c.mcnemarP}}},
+                            {"mcnemar", {{"b", c.aOnly}, {"c", c.bOnly}, {"p_value", measured(c.mcnemarP)}}},
                             {"both_right", c.bothRight},
                             {"both_wrong", c.bothWrong},
                             {"a_right_b_wrong", c.aRightBWrong},
@@ -94,6 +100,10 @@ int runDiff(const std::vector<std::string>& argv) {
     if (pairing.onlyInA || pairing.onlyInB || pairing.unscored)
         std::printf("  left out: %lld only in A, %lld only in B, %lld unscored\n", static_cast<long long>(pairing.onlyInA),
                     static_cast<long long>(pairing.onlyInB), static_cast<long long>(pairing.unscored));
+    if (!scored) {
+        std::printf("  %s\n", nothing.c_str());
+        return kExitOk;
+    }
     std::printf("  accuracy A %.1f%%, B %.1f%%, A - B = %+.1f points (95%% bootstrap CI %+.1f to %+.1f)\n",
                 100 * c.accuracyA, 100 * c.accuracyB, 100 * c.difference, 100 * c.differenceCi.lo, 100 * c.differenceCi.hi);
     std::printf("  McNemar exact: A right & B wrong %lld, B right & A wrong %lld, p = %.4g\n",

@@ -88,6 +88,9 @@ int runReport(const std::vector<std::string>& argv) {
                                   "throughput, memory, cost, context)"},
         {"sla-ttft-ms", true, "MS", "latency SLA: TTFT P99 at most MS milliseconds"},
         {"sla-tpot-ms", true, "MS", "latency SLA: TPOT P99 at most MS milliseconds"},
+        {"quality-gate", true, "significant|off", "never recommend a model significantly less accurate than the other "
+                                                  "(McNemar p < 0.05; default significant)"},
+        {"min-accuracy", true, "PCT", "quality gate: never recommend a model whose accuracy is below PCT %"},
         {"disagreements", true, "N", "items shown where the models disagree (default 6)"},
         {"output", true, "PATH", "the report file (required)", false, 'o'},
         {"format", true, "FMT", "pdf, html or md (default: from the file extension, else pdf)"},
@@ -145,6 +148,10 @@ int runReport(const std::vector<std::string>& argv) {
         if (!(*v > 0)) return fail("report", std::string("--") + name + " must be a positive number of milliseconds", kExitUsage);
         *target = *v;
     }
+    if (auto g = args->value("quality-gate"))
+        if (auto r = core::parseQualityGate(*g, req.quality); !r) return fail("report", r.error().message, kExitUsage);
+    if (auto m = args->value("min-accuracy"))
+        if (auto r = core::parseMinAccuracy(*m, req.quality); !r) return fail("report", r.error().message, kExitUsage);
     auto dis = args->integer("disagreements", 6);
     if (!dis) return fail("report", dis.error().message, kExitUsage);
     if (*dis < 0 || *dis > 100) return fail("report", "--disagreements must be between 0 and 100", kExitUsage);

@@ -306,6 +306,7 @@ int runSweep(const std::vector<std::string>& argv) {
 
     if (args->has("json")) std::cout << dump(sweepJson(outcome->sweep, outcome->points, false)) << "\n";
     else printTable(outcome->sweep, outcome->points);
+    for (const auto& w : outcome->warnings) std::cerr << "verdict sweep: warning: " << w << "\n";
     if (outcome->cancelled) {
         std::cerr << "verdict sweep: cancelled; " << outcome->points.size() << " finished point(s) are stored as sweep "
                   << outcome->sweep.id << "\n";

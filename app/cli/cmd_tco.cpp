@@ -5,6 +5,7 @@
 // Formulas: docs/tco.md. JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/report/report_format.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
 #include "core/store/sweep_repository.h"
@@ -20,22 +21,8 @@
 namespace verdict::cli {
 namespace {
 
-// "12,345.67" style money; big values without cents.
-std::string usd(double v) {
-    char raw[64];
-    std::snprintf(raw, sizeof raw, std::fabs(v) >= 1000 ? "%.0f" : "%.2f", std::fabs(v));
-    std::string digits = raw, frac;
-    if (auto dot = digits.find('.'); dot != std::string::npos) {
-        frac = digits.substr(dot);
-        digits = digits.substr(0, dot);
-    }
-    std::string grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
-        grouped += digits[i];
-    }
-    return std::string(v < 0 ? "-$" : "$") + grouped + frac;
-}
+// Money as the window and the report print it (core::formatUsd).
+std::string usd(double v) { return core::formatUsd(v); }
 
 void printReport(const core::TcoReport& r) {
     const auto& a = r.request.assumptions;
@@ -59,20 +46,20 @@ void printReport(const core::TcoReport& r) {
         for (const auto& c : p.caveats) std::printf("             caveat: %s\n", c.c_str());
     }
     if (a.mode == core::Ownership::Buy)
-        std::printf("assumptions  buy at %s, amortised over %g years; %g W x %.2f load x PUE %.2f x $%.3f/kWh; "
+        std::printf("assumptions  buy at %s, amortised over %g years; %g W x %.2f load x PUE %.2f x %s/kWh; "
                     "ops %s/month; utilisation %.0f %%\n",
                     usd(r.price.purchaseUsd.value_or(0)).c_str(), a.years, r.price.tdpW.value_or(0), a.loadFactor, a.pue,
-                    a.electricityUsdPerKwh, usd(a.opsUsdPerMonth).c_str(), a.utilisation * 100);
+                    usd(a.electricityUsdPerKwh).c_str(), usd(a.opsUsdPerMonth).c_str(), a.utilisation * 100);
     else
-        std::printf("assumptions  rent at $%.3f/hour; utilisation %.0f %%\n", r.price.cloudUsdPerHour.value_or(0),
+        std::printf("assumptions  rent at %s/hour; utilisation %.0f %%\n", usd(r.price.cloudUsdPerHour.value_or(0)).c_str(),
                     a.utilisation * 100);
     const auto& d = r.device;
     if (a.mode == core::Ownership::Buy)
-        std::printf("per device   $%.4f/hour = amortisation %.4f + power %.4f + ops %.4f\n", d.hourlyUsd,
-                    d.amortisationUsdPerHour, d.powerUsdPerHour, d.opsUsdPerHour);
+        std::printf("per device   %s/hour = amortisation %s + power %s + ops %s\n", usd(d.hourlyUsd).c_str(),
+                    usd(d.amortisationUsdPerHour).c_str(), usd(d.powerUsdPerHour).c_str(), usd(d.opsUsdPerHour).c_str());
     else
-        std::printf("per device   $%.4f/hour (rent)\n", d.hourlyUsd);
-    std::printf("             %s$%.4f per 1M output tokens\n", est, d.usdPerMtok);
+        std::printf("per device   %s/hour (rent)\n", usd(d.hourlyUsd).c_str());
+    std::printf("             %s%s per 1M output tokens\n", est, usd(d.usdPerMtok).c_str());
     if (r.fleet) {
         const auto& f = *r.fleet;
         std::printf("fleet        %g tokens/day = %.1f tok/s -> %lld device(s)\n", f.tokensPerDay, f.requiredTps,
@@ -81,12 +68,12 @@ void printReport(const core::TcoReport& r) {
                     usd(f.capexUsd).c_str(), usd(f.monthlyUsd).c_str(), usd(f.monthlyAmortisationUsd).c_str(),
                     usd(f.monthlyPowerUsd).c_str(), usd(f.monthlyOpsUsd).c_str(), usd(f.monthlyRentUsd).c_str(),
                     usd(f.monthlyFixedUsd).c_str());
-        std::printf("             %s3-year TCO %s; all-in $%.4f per 1M tokens\n", est, usd(f.tco3yUsd).c_str(),
-                    f.usdPerMtokAllIn);
+        std::printf("             %s3-year TCO %s; all-in %s per 1M tokens\n", est, usd(f.tco3yUsd).c_str(),
+                    usd(f.usdPerMtokAllIn).c_str());
     }
     if (r.baseline) {
         const auto& b = *r.baseline;
-        std::printf("baseline     API at $%.4f per 1M tokens: %s/month; savings %s/month\n", b.baselineUsdPerMtok,
+        std::printf("baseline     API at %s per 1M tokens: %s/month; savings %s/month\n", usd(b.baselineUsdPerMtok).c_str(),
                     usd(b.baselineMonthlyUsd).c_str(), usd(b.monthlySavingsUsd).c_str());
         if (b.paybackMonths)
             std::printf("             %spayback %.1f months; NPV over %lld months at %.1f %%/year: %s\n", est,

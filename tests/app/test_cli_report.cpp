@@ -183,6 +183,17 @@ private slots:
             QVERIFY(ttft > 0);
             QVERIFY2(text.contains(QString::fromStdString(ms(ttft))), ms(ttft).c_str());
         }
+        // The quality gate: on by default, in the data, its line first in the reasons.
+        {
+            const auto dj = nlohmann::json::parse(std::ifstream(data.toStdString()));
+            QCOMPARE(dj["quality_gate"]["no_worse_significant"].get<bool>(), true);
+            QVERIFY(dj["quality_gate"]["min_accuracy"].is_null());
+            QVERIFY(dj["quality_gate"]["summary"].get<std::string>().find("Quality gate") == 0);
+            QCOMPARE(dj["recommendation"]["reasons"][0], dj["quality_gate"]["summary"]);
+            QVERIFY(text.contains("Quality gate"));
+        }
+        QCOMPARE(verdictCmd({"report", "--run", ra, "--run", rb, "--quality-gate", "maybe", "-o", pdf}, db).exitCode, 1);
+        QCOMPARE(verdictCmd({"report", "--run", ra, "--run", rb, "--min-accuracy", "120", "-o", pdf}, db).exitCode, 1);
         const std::string sha = nlohmann::json::parse(std::ifstream(data.toStdString()))["models"]["a"]["sha256"];
         QVERIFY(text.contains(QString::fromStdString(sha.substr(0, 12))));
         QVERIFY(text.contains("verdict report --run " + ra));  // the exact command

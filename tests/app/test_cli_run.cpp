@@ -228,6 +228,49 @@ private slots:
         QCOMPARE(bj.json()["first_broken"]["item_idx"].get<int>(), 2);
     }
 
+    // Open-ended prompts (no reference, no choices): nothing is scored, and diff must say so
+    // instead of printing "accuracy A 0.0%, B 0.0%".
+    void diffOfUnscoredRuns() {
+        const auto m = verdict::test::fixture("models/stories260K.gguf");
+        VERDICT_NEED_FIXTURE(m);
+        QTemporaryDir dir;
+        const QString db = dir.filePath("v.db");
+        const QString suite = dir.filePath("open.jsonl");
+        {
+            std::ofstream f(suite.toStdString());
+            f << R"({"prompt": "用Python写一个函数，计算斐波那契数列的第n项。", "category": "code_python"})" << "\n"
+              << R"({"prompt": "解释Transformer模型中的多头注意力机制。", "category": "nlp_theory"})" << "\n"
+              << R"({"prompt": "给定以下需求，设计一个数据库表结构：用户、订单、商品。", "category": "system_design"})" << "\n";
+        }
+        QCOMPARE(runVerdict({"suite", "import", suite, "--name", "open"}, db).exitCode, 0);
+        Run a = runVerdict({"run", model(), "--suite", "open", "--max-tokens", "2", "--json"}, db);
+        QVERIFY2(a.exitCode == 0, a.err.constData());
+        Run b = runVerdict({"run", model(), "--suite", "open", "--max-tokens", "3", "--json"}, db);
+        QVERIFY2(b.exitCode == 0, b.err.constData());
+        const QString ra = QString::number(a.json()["run_id"].get<int>()), rb = QString::number(b.json()["run_id"].get<int>());
+        QVERIFY(ra != rb);
+
+        Run text = runVerdict({"diff", ra, rb}, db);
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("nothing was scored"), text.out.constData());
+        QVERIFY2(text.out.contains("no reference answer"), text.out.constData());
+        QVERIFY2(text.out.contains("--vote"), text.out.constData());
+        QVERIFY2(!text.out.contains("%"), text.out.constData());  // no unmeasured percentage
+
+        Run js = runVerdict({"diff", ra, rb, "--json"}, db);
+        QCOMPARE(js.exitCode, 0);
+        auto j = js.json();
+        QCOMPARE(j["n_pairs"].get<int>(), 0);
+        QCOMPARE(j["unscored"].get<int>(), 3);
+        QCOMPARE(j["unscored_reasons"]["no_scorer"].get<int>(), 3);
+        QCOMPARE(j["unscored_reasons"]["error"].get<int>(), 0);
+        QVERIFY(j["accuracy_a"].is_null());
+        QVERIFY(j["accuracy_b"].is_null());
+        QVERIFY(j["difference"].is_null());
+        QVERIFY(j["mcnemar"]["p_value"].is_null());
+        QVERIFY(j["nothing_scored"].is_string());
+    }
+
     void usageErrors() {
         QTemporaryDir dir;
         const QString db = dir.filePath("v.db");

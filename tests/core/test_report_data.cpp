@@ -134,6 +134,23 @@ int64_t saveSweep(Database& db, const std::string& sha, double ttftScale, double
     return created->id;
 }
 
+// A decision row as recommend() sees it, and a model with a side and a label.
+DecisionRow mk(const char* key, Winner w, double weight) {
+    DecisionRow r;
+    r.key = key;
+    r.label = key;
+    r.winner = w;
+    r.weight = weight;
+    return r;
+}
+
+ReportModel model(char side, const char* label) {
+    ReportModel m;
+    m.side = side;
+    m.label = label;
+    return m;
+}
+
 const DecisionRow* row(const ReportData& d, const std::string& key) {
     for (const auto& r : d.decision)
         if (r.key == key) return &r;
@@ -334,19 +351,7 @@ private slots:
     }
 
     void weightedRecommendation() {
-        ReportModel a, b;
-        a.side = 'A';
-        a.label = "alpha";
-        b.side = 'B';
-        b.label = "beta";
-        auto mk = [](const char* key, Winner w, double weight) {
-            DecisionRow r;
-            r.key = key;
-            r.label = key;
-            r.winner = w;
-            r.weight = weight;
-            return r;
-        };
+        const ReportModel a = model('A', "alpha"), b = model('B', "beta");
         auto rec = recommend({mk("accuracy", Winner::B, 3), mk("ttft", Winner::A, 1), mk("tpot", Winner::A, 1),
                               mk("cost", Winner::None, 1), mk("memory", Winner::Tie, 1)},
                              a, b);
@@ -358,13 +363,68 @@ private slots:
         bool notCounted = false;
         for (const auto& r : rec.reasons) notCounted |= r.find("Not counted: cost") == 0;
         QVERIFY(notCounted);
-        // Reweighting flips it.
-        auto flipped = recommend({mk("accuracy", Winner::B, 1), mk("ttft", Winner::A, 1), mk("tpot", Winner::A, 1)}, a, b);
+        // Reweighting flips it (with the quality gate off: the weights alone decide).
+        const QualityGate off{false, std::nullopt};
+        auto flipped = recommend({mk("accuracy", Winner::B, 1), mk("ttft", Winner::A, 1), mk("tpot", Winner::A, 1)}, a, b, off);
         QCOMPARE(flipped.winner, Winner::A);
-        QCOMPARE(recommend({mk("accuracy", Winner::B, 1), mk("ttft", Winner::A, 1)}, a, b).winner, Winner::Tie);
+        QCOMPARE(recommend({mk("accuracy", Winner::B, 1), mk("ttft", Winner::A, 1)}, a, b, off).winner, Winner::Tie);
         QCOMPARE(recommend({mk("accuracy", Winner::None, 3)}, a, b).winner, Winner::None);
         // A zero weight takes a criterion out of the decision.
-        QCOMPARE(recommend({mk("accuracy", Winner::B, 0), mk("ttft", Winner::A, 1)}, a, b).winner, Winner::A);
+        QCOMPARE(recommend({mk("accuracy", Winner::B, 0), mk("ttft", Winner::A, 1)}, a, b, off).winner, Winner::A);
+    }
+
+    // The demo's case: B is significantly more accurate (14.3 % vs 7.9 %, p = 0.02) but A wins
+    // speed, memory and cost, 4 points to 3. The default gate must not recommend A.
+    void qualityGate() {
+        const ReportModel a = model('A', "demo-small"), b = model('B', "demo-large");
+        DecisionRow acc = mk("accuracy", Winner::B, 3);
+        acc.aNumber = 0.079;
+        acc.bNumber = 0.143;
+        acc.aValue = "7.9 %";
+        acc.bValue = "14.3 %";
+        acc.note = "significant (McNemar p = 0.020)";
+        const std::vector<DecisionRow> rows = {acc, mk("ttft", Winner::A, 1), mk("tpot", Winner::A, 1), mk("memory", Winner::A, 1),
+                                               mk("cost", Winner::A, 1)};
+        auto rec = recommend(rows, a, b);  // default gate: no worse at p < 0.05
+        QCOMPARE(rec.winner, Winner::B);
+        QVERIFY(rec.gateApplied);
+        QVERIFY(!rec.gatePassA);
+        QVERIFY(rec.gatePassB);
+        QVERIFY2(rec.headline.find("Recommend B (demo-large): A fails the quality gate") == 0, rec.headline.c_str());
+        QVERIFY2(rec.headline.find("weighted points A 4, B 3 of 7") != std::string::npos, rec.headline.c_str());
+        QVERIFY(rec.reasons.front().find("Quality gate (no worse than the other at p < 0.05): A fails (significantly less "
+                                         "accurate: 7.9 % vs 14.3 %") == 0);
+        // Off: the weights decide, as before.
+        QCOMPARE(recommend(rows, a, b, QualityGate{false, std::nullopt}).winner, Winner::A);
+        // A minimum both miss: no recommendation.
+        auto both = recommend(rows, a, b, QualityGate{false, 0.5});
+        QCOMPARE(both.winner, Winner::None);
+        QVERIFY2(both.headline.find("neither model passes the quality gate") != std::string::npos, both.headline.c_str());
+        // A minimum only A misses.
+        QCOMPARE(recommend(rows, a, b, QualityGate{false, 0.10}).winner, Winner::B);
+        // Not significant: the gate passes both and the weights decide.
+        DecisionRow tie = acc;
+        tie.winner = Winner::Tie;
+        auto r2 = recommend({tie, mk("ttft", Winner::A, 1)}, a, b);
+        QCOMPARE(r2.winner, Winner::A);
+        QVERIFY(r2.gatePassA && r2.gatePassB);
+        // Accuracy not compared: the gate says it was not applied.
+        auto r3 = recommend({mk("accuracy", Winner::None, 3), mk("ttft", Winner::A, 1)}, a, b);
+        QVERIFY(!r3.gateApplied);
+        QVERIFY(r3.gate.find("not applied") != std::string::npos);
+        QCOMPARE(r3.winner, Winner::A);
+        // Parsing the flags.
+        QualityGate g;
+        QVERIFY(parseQualityGate("off", g).ok());
+        QVERIFY(!g.noWorseSignificant);
+        QVERIFY(!parseQualityGate("maybe", g).ok());
+        QVERIFY(parseMinAccuracy("60", g).ok());
+        QCOMPARE(*g.minAccuracy, 0.6);
+        QVERIFY(parseMinAccuracy("42.5%", g).ok());
+        QVERIFY(!parseMinAccuracy("101", g).ok());
+        QVERIFY(!parseMinAccuracy("-1", g).ok());
+        QVERIFY(!parseMinAccuracy("abc", g).ok());
+        QCOMPARE(describeQualityGate(QualityGate{true, 0.6}), std::string("no worse than the other at p < 0.05, accuracy at least 60.0 %"));
     }
 
     void parseWeights() {
@@ -391,6 +451,15 @@ private slots:
         QCOMPARE(formatPercent(0.625), std::string("62.5 %"));
         QCOMPARE(formatUsd(0.01234), std::string("$0.0123"));
         QCOMPARE(formatUsd(1234567), std::string("$1,234,567"));
+        // One money format for the CLI, the window and the report: the sign before the symbol.
+        QCOMPARE(formatUsd(-1252146.3), std::string("-$1,252,146"));
+        QCOMPARE(formatUsd(-1252.146), std::string("-$1,252"));
+        QCOMPARE(formatUsd(12.345), std::string("$12.35"));
+        QCOMPARE(formatUsd(999.999), std::string("$1,000.00"));  // rounding carries into the grouping
+        QCOMPARE(formatUsd(-0.00001), std::string("$0.0000"));   // no "-$0"
+        QCOMPARE(formatUsd(0), std::string("$0"));
+        QCOMPARE(formatUsd(1234567.6, ".", ","), std::string("$1.234.568"));  // a German locale's separators
+        QCOMPARE(formatUsd(-12.5, ".", ","), std::string("-$12,50"));
         QCOMPARE(formatPValue(0.0001), std::string("< 0.001"));
     }
 

@@ -5,7 +5,11 @@
 #include "core/suite/suite_shape.h"
 #include "fixtures.h"
 
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 using namespace verdict::core;
 
@@ -247,6 +251,43 @@ private slots:
         QCOMPARE(r.items.size(), size_t(6));  // line 7 has an answer, just no ####
         o.shape = "nonsense";
         QVERIFY(!importSuite(suiteFile("gsm8k_sample.jsonl"), o).ok());
+    }
+
+    // Line 8 of a prompt/reference file is multiple choice, with an answer outside its choices:
+    // it must not be imported as a plain prompt that silently drops them.
+    void mixedShapeLineIsRejected() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("mixed.jsonl").toStdString();
+        {
+            std::ofstream f(path);
+            for (int i = 1; i <= 10; ++i) {
+                if (i == 8)
+                    f << nlohmann::json{{"question", "Which is a prime?"}, {"choices", {"4", "6", "7"}}, {"answer", "D"}}.dump();
+                else
+                    f << nlohmann::json{{"prompt", "What is " + std::to_string(i) + " + 1?"}, {"reference", std::to_string(i + 1)}}.dump();
+                f << "\n";
+            }
+        }
+        auto r = importSuite(path);
+        QVERIFY(r.ok());
+        QCOMPARE(r->shape, std::string("prompt"));
+        QCOMPARE(r->items.size(), size_t(9));
+        QCOMPARE(r->rejected.size(), size_t(1));
+        QCOMPARE(r->rejected[0].line, 8);
+        QVERIFY2(r->rejected[0].reason.find("looks like a multiple-choice item ('choices' with 3 items; its answer is not "
+                                            "among them: answer letter 'D' is not among the 3 choices (A-C))") == 0,
+                 r->rejected[0].reason.c_str());
+        QVERIFY(r->rejected[0].reason.find("--shape prompt") != std::string::npos);
+
+        // Forced --shape prompt: kept as a prompt, with a warning naming the line.
+        ImportOptions o;
+        o.shape = "prompt";
+        auto forced = importSuite(path, o);
+        QVERIFY(forced.ok());
+        QCOMPARE(forced->items.size(), size_t(10));
+        QCOMPARE(forced->warnings.size(), size_t(1));
+        QCOMPARE(forced->warnings[0].line, 8);
+        QVERIFY(forced->warnings[0].reason.find("kept as metadata only") != std::string::npos);
     }
 
     void classifyRecordTable() {

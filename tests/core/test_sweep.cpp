@@ -6,6 +6,7 @@
 #include "core/store/audit_chain.h"
 #include "core/store/store.h"
 #include "core/store/sweep_repository.h"
+#include "core/tco/hardware_catalog.h"
 #include "fixtures.h"
 
 #include <QtTest/QtTest>
@@ -252,6 +253,67 @@ private slots:
         }
         QVERIFY(out->points[0].metrics.contains("cold_start"));
         QVERIFY(out->sweep.environment["load_ms"].get<double>() > 0);
+        // The probe's passes and spread are recorded with the figure.
+        const auto& probe = out->sweep.environment["bandwidth_probe"];
+        QVERIFY(probe.is_object());
+        QCOMPARE(probe["pass_gb_per_s"].size(), size_t(4));
+        QVERIFY(probe["min_gb_per_s"].get<double>() <= probe["median_gb_per_s"].get<double>());
+        QVERIFY(probe["median_gb_per_s"].get<double>() <= out->sweep.environment["bandwidth_gb_per_s"].get<double>());
+        QVERIFY(probe["spread"].get<double>() >= 0 && probe["spread"].get<double>() < 1);
+        QVERIFY(probe["warnings"].is_array());
+        QCOMPARE(probe["warnings"].size(), out->warnings.size());
+    }
+
+    // A busy machine's probe (passes far apart, or far below the catalogue) is flagged.
+    void bandwidthProbeWarns() {
+        BandwidthProbeResult quiet;
+        quiet.threads = 2;
+        quiet.passGbPerS = {19.0, 19.2, 18.9, 19.1};
+        summarizeBandwidthPasses(quiet);
+        QCOMPARE(quiet.gbPerS, 19.2);
+        QCOMPARE(quiet.minGbPerS, 18.9);
+        QCOMPARE(quiet.medianGbPerS, 19.05);
+        QVERIFY(bandwidthProbeWarnings(quiet, std::nullopt).empty());
+
+        BandwidthProbeResult busy = quiet;
+        busy.passGbPerS = {5.7, 7.5, 6.1, 6.8};  // what a busy machine gave
+        summarizeBandwidthPasses(busy);
+        QVERIFY(std::abs(busy.spread - (7.5 - 5.7) / 7.5) < 1e-12);
+        auto w = bandwidthProbeWarnings(busy, std::nullopt);
+        QCOMPARE(w.size(), size_t(1));
+        QVERIFY2(w[0].find("varied between the probe's passes (5.7 to 7.5 GB/s, spread 24.0 %)") != std::string::npos, w[0].c_str());
+
+        // Against a catalogue figure: 55 GB/s for this machine (user file), all its cores used.
+        const BandwidthReference self{55.0, 2, "catalog: this-machine (STREAM triad)"};
+        BandwidthProbeResult low = quiet;
+        low.passGbPerS = {7.4, 7.5, 7.3, 7.45};  // steady but far too low
+        summarizeBandwidthPasses(low);
+        w = bandwidthProbeWarnings(low, self);
+        QCOMPARE(w.size(), size_t(1));
+        QVERIFY2(w[0].find("far below the 55.0 GB/s expected") != std::string::npos, w[0].c_str());
+        BandwidthProbeResult good = quiet;
+        good.passGbPerS = {41.0, 40.2, 40.8, 41.3};  // within the expectation
+        summarizeBandwidthPasses(good);
+        QVERIFY(bandwidthProbeWarnings(good, self).empty());
+        // A 56-core server's peak, 2 threads: the expectation is their share, 307.2 x 2 / 56 = 11 GB/s.
+        const BandwidthReference server{307.2, 56, "catalog: Intel Xeon Platinum 8480+"};
+        QVERIFY(bandwidthProbeWarnings(quiet, server).empty());
+        w = bandwidthProbeWarnings(busy, server);
+        QCOMPARE(w.size(), size_t(1));  // 7.5 >= 5.5: only the spread
+    }
+
+    void cpuModelMatchesCatalogEntry() {
+        auto catalog = HardwareCatalog::builtin();
+        QVERIFY(catalog.ok());
+        const HardwareEntry* e = matchCpuEntry(catalog->entries(), "AMD EPYC 9654 96-Core Processor");
+        QVERIFY(e);
+        QCOMPARE(e->id, std::string("epyc-9654"));
+        e = matchCpuEntry(catalog->entries(), "Intel(R) Xeon(R) Platinum 8480+");
+        QVERIFY(e);
+        QCOMPARE(e->id, std::string("xeon-8480p"));
+        QVERIFY(!matchCpuEntry(catalog->entries(), "Intel(R) Xeon(R) Platinum 8480"));  // not the 8480+
+        QVERIFY(!matchCpuEntry(catalog->entries(), "AMD EPYC 7763 64-Core Processor"));
+        QVERIFY(!matchCpuEntry(catalog->entries(), ""));
     }
 };
 

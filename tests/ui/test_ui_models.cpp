@@ -2,6 +2,7 @@
 // contract on every change) and the background Job (progress, results, cancel, destruction).
 #include "models/item_comparison_model.h"
 #include "models/model_list_model.h"
+#include "report/report_chart_data.h"
 #include "workers/job.h"
 
 #include <QAbstractItemModelTester>
@@ -109,6 +110,33 @@ private slots:
         QCOMPARE(f.rowCount(), 1);  // only item 1 is wrong in both
         m.clear();
         QCOMPARE(f.rowCount(), 0);
+    }
+
+    // Equal costs: one cost line must not hide the other (B dashed over A, and said so).
+    void costLinesThatOverlapStayVisible() {
+        core::ReportData d;
+        d.a.side = 'A';
+        d.a.label = "same-a";
+        d.b.side = 'B';
+        d.b.label = "same-b";
+        for (int m = 0; m <= 36; ++m) {
+            d.cost.a.cumulativeUsd.push_back(1500.0 + 40.0 * m);
+            d.cost.b.cumulativeUsd.push_back(1500.0 + 40.0 * m);
+        }
+        QVERIFY(costCurvesOverlap(d));
+        auto lines = costLines(d);
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0].dashed, false);
+        QCOMPARE(lines[1].dashed, true);
+        QVERIFY2(lines[1].name.contains("overlap"), qPrintable(lines[1].name));
+        QCOMPARE(lines[1].points.size(), 37);
+
+        // Different costs: both solid, no note.
+        for (double& v : d.cost.b.cumulativeUsd) v *= 1.2;
+        QVERIFY(!costCurvesOverlap(d));
+        lines = costLines(d);
+        QCOMPARE(lines[1].dashed, false);
+        QVERIFY(!lines[1].name.contains("overlap"));
     }
 
     void jobReportsAndFinishes() {

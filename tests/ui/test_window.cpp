@@ -16,12 +16,16 @@
 #include "views/suites/suites_view.h"
 #include "dialogs/import_suite_dialog.h"
 #include "workbench.h"
+#include "core/report/report_data.h"
+#include "core/report/report_format.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
+#include <QLocale>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
@@ -280,10 +284,39 @@ private slots:
         cv->recompute();
         QVERIFY2(cv->summaryText().contains("per 1M output tokens"), qPrintable(cv->summaryText()));
         QVERIFY(cv->hasCurves());
+        // Money as the CLI and the report print it (one formatter), with the locale's separators:
+        // the NPV against the API is negative on this cheap machine's figures.
+        {
+            auto db = m_wb->openDb();
+            QVERIFY(db.ok());
+            verdict::core::ReportRequest req;
+            req.runA = a;
+            req.runB = b;
+            req.tco = cv->tcoInputs();
+            auto data = verdict::core::buildReportData(*db, req);
+            QVERIFY(data.ok());
+            QVERIFY(data->cost.a.baseline.has_value());
+            const QLocale loc;
+            const auto money = [&](double v) {
+                return QString::fromStdString(verdict::core::formatUsd(v, loc.groupSeparator().toStdString(),
+                                                                       loc.decimalPoint().toStdString()));
+            };
+            QCOMPARE(cv->tableCell("NPV vs the API", 0), money(data->cost.a.baseline->npvUsd));
+            QCOMPARE(cv->tableCell("3-year TCO", 1), money(data->cost.b.fleet->tco3yUsd));
+            QCOMPARE(cv->tableCell("$ per 1M tokens", 0), money(data->cost.a.device.usdPerMtok));
+            if (data->cost.a.baseline->npvUsd < 0) QVERIFY(cv->tableCell("NPV vs the API", 0).startsWith("-$"));
+        }
 
         DecisionView* dv = m_window->decisionView();
         dv->refresh();
         QVERIFY2(!dv->recommendationText().isEmpty(), "no recommendation");
+        // The quality gate sits next to the SLA, on by default, and its line leads the reasons.
+        auto* gate = dv->findChild<QCheckBox*>("gateSignificant");
+        QVERIFY(gate && gate->isChecked());
+        QVERIFY(dv->findChild<QDoubleSpinBox*>("gateMinAccuracy"));
+        QVERIFY(dv->data().has_value());
+        QVERIFY2(dv->data()->recommendation.reasons.front().find("Quality gate") == 0,
+                 dv->data()->recommendation.reasons.front().c_str());
         QVERIFY(dv->decisionRows() >= 8);
         QVERIFY(dv->data().has_value());
         for (const char* ext : {"pdf", "html", "md"}) {

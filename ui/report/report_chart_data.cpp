@@ -4,6 +4,9 @@
 
 #include <QObject>
 
+#include <algorithm>
+#include <cmath>
+
 namespace verdict::ui {
 namespace {
 
@@ -129,14 +132,31 @@ QList<BarSeriesData> memoryParts(const core::ReportData& d) {
     return {w, kv, scratch};
 }
 
+bool costCurvesOverlap(const core::ReportData& d) {
+    const auto& a = d.cost.a.cumulativeUsd;
+    const auto& b = d.cost.b.cumulativeUsd;
+    if (!d.cost.missing.empty() || !d.cost.a.missing.empty() || !d.cost.b.missing.empty() || a.empty() || a.size() != b.size())
+        return false;
+    double scale = 0;
+    for (size_t i = 0; i < a.size(); ++i) scale = std::max({scale, std::fabs(a[i]), std::fabs(b[i])});
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::fabs(a[i] - b[i]) > 0.005 * scale) return false;
+    return true;
+}
+
 QList<XYSeries> costLines(const core::ReportData& d) {
     QList<XYSeries> out;
     if (!d.cost.missing.empty()) return out;
+    const bool overlap = costCurvesOverlap(d);
     int k = 0;
     for (const auto* c : {&d.cost.a, &d.cost.b}) {
         const auto& m = k == 0 ? d.a : d.b;
         if (c->missing.empty() && !c->cumulativeUsd.empty()) {
             XYSeries s{sideName(m) + (c->estimated ? QObject::tr(" (estimated)") : QString()), {}, false, k};
+            if (overlap && k == 1) {
+                s.dashed = true;  // drawn over A's solid line: both stay visible
+                s.name += QObject::tr(" (same cost as A: the lines overlap)");
+            }
             for (size_t i = 0; i < c->cumulativeUsd.size(); ++i) s.points << QPointF(static_cast<double>(i), c->cumulativeUsd[i]);
             out << s;
         }

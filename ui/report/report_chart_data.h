@@ -26,8 +26,12 @@ QList<BarSeriesData> percentileBars(const core::ReportData& data);
 // Bar labels and the parts (weights, KV cache, scratch) in MiB at each model's largest point.
 QStringList memoryLabels(const core::ReportData& data);
 QList<BarSeriesData> memoryParts(const core::ReportData& data);
-// Cumulative cost (US$) by month for A, B and the API baseline (when given).
+// Cumulative cost (US$) by month for A, B and the API baseline (when given). When A's and B's
+// curves coincide (costCurvesOverlap), B is drawn dashed over A and its name says so, so neither
+// hides the other.
 QList<XYSeries> costLines(const core::ReportData& data);
+// A's and B's cumulative costs agree within 0.5 % of the larger at every month.
+bool costCurvesOverlap(const core::ReportData& data);
 
 // The six charts built from `data` (nullptr where the data is missing).
 QChart* accuracyChart(const core::ReportData& data);

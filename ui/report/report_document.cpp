@@ -122,6 +122,8 @@ void summarySection(const ReportData& d, QList<DocBlock>& out) {
     out << callout(q(d.recommendation.headline), tone);
     if (d.accuracy.refused) {
         out << para("Accuracy: " + q(d.accuracy.refusedReason) + ".", Tone::Warning);
+    } else if (!d.accuracy.nothingScored.empty()) {
+        out << para("Accuracy: " + q(d.accuracy.nothingScored) + ".", Tone::Warning);
     } else if (d.accuracy.paired) {
         const auto& p = *d.accuracy.paired;
         out << para(QString("Accuracy on '%1': A %2, B %3. The difference (A \u2212 B) is %4, 95 % bootstrap interval "
@@ -231,7 +233,9 @@ void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     out << chart([d] { return accuracyChart(d); }, barTable("Category", cats, bars), 0.45);
 
     out << heading("Paired test", 2);
-    if (acc.paired) {
+    if (!acc.nothingScored.empty()) {
+        out << para(q(acc.nothingScored) + ".", Tone::Warning);
+    } else if (acc.paired) {
         const auto& p = *acc.paired;
         DocTable pt;
         pt.header = {"Paired comparison", "Value"};
@@ -326,6 +330,8 @@ void performanceSection(const ReportData& d, QList<DocBlock>& out) {
     });
     row("Device", [](const P&, const F& f) { return q(f.device); });
     out << table(t);
+    for (const auto* f : {&d.perfA, &d.perfB})
+        for (const auto& w : f->bandwidthWarnings) out << para("Roofline caveat: " + q(w) + ".", Tone::Warning);
 
     auto ttft = ttftLines(d);
     if (!ttft.isEmpty()) out << chart([d] { return ttftChart(d); }, xyTable("Prompt tokens", ttft));
@@ -452,6 +458,9 @@ void checklistSection(const ReportData& d, QList<DocBlock>& out) {
         if (d.sla.tpotMs) sla << "TPOT P99 \u2264 " + q(core::formatMs(*d.sla.tpotMs));
         out << para("SLA entered: " + sla.join(", ") + " (checked at the reference point).", Tone::Note);
     }
+    out << para(q(d.recommendation.gate) + ".", d.recommendation.gateApplied && (!d.recommendation.gatePassA || !d.recommendation.gatePassB)
+                                                     ? Tone::Warning
+                                                     : Tone::Note);
 }
 
 void reproducibilitySection(const ReportData& d, QList<DocBlock>& out) {

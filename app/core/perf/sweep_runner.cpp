@@ -98,10 +98,25 @@ Result<SweepOutcome> runSweep(Database& db, SweepTarget& target, const SweepSpec
     // The probe measures host memory: a model on a GPU reads device memory, whose bandwidth the
     // caller must give (bandwidthGbPerS); without it the roofline of a GPU sweep stays 0 (unknown).
     const bool onGpu = info.device.rfind("cuda", 0) == 0;
+    std::vector<std::string> warnings;
     if (bandwidth <= 0 && !onGpu) {
         const BandwidthProbeResult b = measureMemoryBandwidth(info.threads);
         bandwidth = b.gbPerS;
-        probe = {{"method", "triad"}, {"array_bytes", b.arrayBytes}, {"threads", b.threads}, {"passes", b.passes}};
+        const auto reference = options.bandwidthReference ? options.bandwidthReference : catalogBandwidthForThisMachine();
+        warnings = bandwidthProbeWarnings(b, reference);
+        probe = {{"method", "triad"},
+                 {"array_bytes", b.arrayBytes},
+                 {"threads", b.threads},
+                 {"passes", b.passes},
+                 {"pass_gb_per_s", b.passGbPerS},
+                 {"min_gb_per_s", b.minGbPerS},
+                 {"median_gb_per_s", b.medianGbPerS},
+                 {"spread", b.spread},
+                 {"reference", reference ? nlohmann::json{{"peak_gb_per_s", reference->peakGbPerS},
+                                                          {"cores", reference->cores ? nlohmann::json(*reference->cores) : nlohmann::json(nullptr)},
+                                                          {"source", reference->source}}
+                                         : nlohmann::json(nullptr)},
+                 {"warnings", warnings}};
     }
 
     SweepRecord rec;
@@ -125,6 +140,7 @@ Result<SweepOutcome> runSweep(Database& db, SweepTarget& target, const SweepSpec
 
     SweepOutcome out;
     out.sweep = *created;
+    out.warnings = std::move(warnings);
     const int count = static_cast<int>(spec.promptTokens.size() * spec.genTokens.size() * spec.batches.size());
     const auto t0 = Clock::now();
     int index = 0;

@@ -10,6 +10,7 @@
 // against the warm median of the same point, stored with the first point.
 #pragma once
 
+#include "core/perf/bandwidth_probe.h"
 #include "core/perf/latency_stats.h"
 #include "core/perf/sweep_target.h"
 #include "core/store/database.h"
@@ -17,6 +18,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,8 @@ struct SweepOptions {
     std::string modelSha256;                // recorded with the sweep (may be "")
     int64_t modelBytes = 0;
     double bandwidthGbPerS = 0;             // <= 0: measured with measureMemoryBandwidth (host RAM; a GPU target: none, roofline 0)
+    // What the probe is checked against; nullopt: catalogBandwidthForThisMachine() (tests set it).
+    std::optional<BandwidthReference> bandwidthReference;
     std::function<void(const SweepProgress&)> progress;
     const std::atomic<bool>* cancel = nullptr;  // checked between batches
 };
@@ -59,6 +63,7 @@ struct SweepOutcome {
     SweepRecord sweep;
     std::vector<SweepPointRecord> points;
     bool cancelled = false;
+    std::vector<std::string> warnings;  // the bandwidth probe's (also stored: environment.bandwidth_probe.warnings)
 };
 
 // The metrics JSON of one point (what sweep_points.metrics holds; docs/schema.md).

@@ -62,6 +62,8 @@ std::string reportCommandLine(const ReportRequest& r, const std::string& output,
     if (!weights.empty()) cmd += " --weights " + weights;
     if (r.sla.ttftMs) cmd += " --sla-ttft-ms " + number(*r.sla.ttftMs);
     if (r.sla.tpotMs) cmd += " --sla-tpot-ms " + number(*r.sla.tpotMs);
+    if (!r.quality.noWorseSignificant) cmd += " --quality-gate off";
+    if (r.quality.minAccuracy) cmd += " --min-accuracy " + number(*r.quality.minAccuracy * 100);
     if (r.maxDisagreements != ReportRequest{}.maxDisagreements) cmd += " --disagreements " + std::to_string(r.maxDisagreements);
     if (!dbPath.empty()) cmd += " --db " + shellQuote(dbPath);
     return cmd + " -o " + shellQuote(output);

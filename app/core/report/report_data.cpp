@@ -131,6 +131,7 @@ Result<void> gatherAccuracy(Database& db, const ReportRequest& req, const RunRec
     acc->onlyInA = pairing.onlyInA;
     acc->onlyInB = pairing.onlyInB;
     acc->unscored = pairing.unscored;
+    acc->nothingScored = nothingScoredReason(pairing);
     acc->paired = comparePaired(pairing.pairs);
     acc->significant = acc->paired->nPairs > 0 && acc->paired->mcnemarP < 0.05;
 
@@ -294,6 +295,8 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     for (const auto& [k, w] : req.weights) weights[k] = w;
     for (auto [name, v] : {std::pair{"SLA TTFT", req.sla.ttftMs}, std::pair{"SLA TPOT", req.sla.tpotMs}})
         if (v && !(std::isfinite(*v) && *v > 0)) return Error{std::string(name) + " must be a positive number of ms"};
+    if (req.quality.minAccuracy && !(*req.quality.minAccuracy >= 0 && *req.quality.minAccuracy <= 1))
+        return Error{"the quality gate's minimum accuracy must be between 0 and 100 %"};
 
     RunRepository runs(db);
     RunRecord rec[2];
@@ -312,6 +315,7 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     ReportData d;
     d.generatedAt = req.generatedAt.empty() ? utcTimestamp() : req.generatedAt;
     d.sla = req.sla;
+    d.quality = req.quality;
     d.a = describeRunModel(rec[0], 'A');
     d.b = describeRunModel(rec[1], 'B');
 
@@ -331,7 +335,7 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
 
     d.title = d.a.label + " vs " + d.b.label + (d.accuracy.suiteName.empty() ? "" : " on " + d.accuracy.suiteName);
     d.decision = buildDecisionTable(d, weights);
-    d.recommendation = recommend(d.decision, d.a, d.b);
+    d.recommendation = recommend(d.decision, d.a, d.b, d.quality);
     d.checklist = buildChecklist(d);
     d.reproducibility = gatherReproducibility(req, d, rec, sweepsUsed);
 

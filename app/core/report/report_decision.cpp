@@ -271,7 +271,69 @@ std::vector<DecisionRow> buildDecisionTable(const ReportData& d, const std::map<
     return rows;
 }
 
-Recommendation recommend(const std::vector<DecisionRow>& rows, const ReportModel& a, const ReportModel& b) {
+std::string describeQualityGate(const QualityGate& g) {
+    std::string s;
+    if (g.noWorseSignificant) s = "no worse than the other at p < 0.05";
+    if (g.minAccuracy) s += (s.empty() ? "" : ", ") + std::string("accuracy at least ") + formatPercent(*g.minAccuracy);
+    return s.empty() ? "off" : s;
+}
+
+Result<void> parseQualityGate(std::string_view mode, QualityGate& g) {
+    if (mode == "significant") g.noWorseSignificant = true;
+    else if (mode == "off") g.noWorseSignificant = false;
+    else return Error{"--quality-gate must be 'significant' or 'off' (not '" + std::string(mode) + "')"};
+    return {};
+}
+
+Result<void> parseMinAccuracy(std::string_view text, QualityGate& g) {
+    std::string t = trim(text);
+    if (!t.empty() && t.back() == '%') t = trim(std::string_view(t).substr(0, t.size() - 1));
+    double v = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v) || v < 0 || v > 100)
+        return Error{"--min-accuracy must be a percentage between 0 and 100 (not '" + std::string(text) + "')"};
+    g.minAccuracy = v / 100.0;
+    return {};
+}
+
+namespace {
+
+// The gate over the accuracy row: fills rec.gate* (gateApplied stays false when it cannot be applied).
+void applyQualityGate(const std::vector<DecisionRow>& rows, const QualityGate& g, Recommendation& rec) {
+    const std::string title = "Quality gate (" + describeQualityGate(g) + ")";
+    if (!g.noWorseSignificant && !g.minAccuracy) {
+        rec.gate = title + ": not applied";
+        return;
+    }
+    const DecisionRow* acc = nullptr;
+    for (const auto& r : rows)
+        if (r.key == "accuracy") acc = &r;
+    if (!acc || acc->winner == Winner::None || !acc->aNumber || !acc->bNumber) {
+        rec.gate = title + ": not applied, accuracy was not compared" +
+                   (acc && !acc->note.empty() ? " (" + acc->note + ")" : std::string());
+        return;
+    }
+    rec.gateApplied = true;
+    std::string why[2];
+    const double value[2] = {*acc->aNumber, *acc->bNumber};
+    const std::string shown[2] = {acc->aValue, acc->bValue};
+    for (int k = 0; k < 2; ++k) {
+        const Winner other = k == 0 ? Winner::B : Winner::A;
+        if (g.noWorseSignificant && acc->winner == other)
+            why[k] = "significantly less accurate: " + shown[k] + " vs " + shown[1 - k] + ", " + acc->note;
+        if (g.minAccuracy && value[k] < *g.minAccuracy)
+            why[k] += (why[k].empty() ? "" : "; ") + std::string("accuracy ") + formatPercent(value[k]) + " is below " +
+                      formatPercent(*g.minAccuracy);
+    }
+    rec.gatePassA = why[0].empty();
+    rec.gatePassB = why[1].empty();
+    auto side = [&](int k) { return std::string(k == 0 ? "A" : "B") + (why[k].empty() ? " passes" : " fails (" + why[k] + ")"); };
+    rec.gate = title + ": " + side(0) + ", " + side(1);
+}
+
+}  // namespace
+
+Recommendation recommend(const std::vector<DecisionRow>& rows, const ReportModel& a, const ReportModel& b, const QualityGate& gate) {
     Recommendation rec;
     std::vector<std::string> notCounted;
     int counted = 0;
@@ -296,8 +358,21 @@ Recommendation recommend(const std::vector<DecisionRow>& rows, const ReportModel
         }
     }
     for (const auto& n : notCounted) rec.reasons.push_back("Not counted: " + n);
+    applyQualityGate(rows, gate, rec);
+    rec.reasons.insert(rec.reasons.begin(), rec.gate);
+
     const std::string pts = fmt("%g", rec.scoreMax);
-    if (counted == 0) {
+    if (rec.gateApplied && !rec.gatePassA && !rec.gatePassB) {
+        rec.winner = Winner::None;
+        rec.headline = "No recommendation: neither model passes the quality gate (" + describeQualityGate(gate) + ")";
+    } else if (rec.gateApplied && rec.gatePassA != rec.gatePassB) {
+        const bool aWins = rec.gatePassA;
+        rec.winner = aWins ? Winner::A : Winner::B;
+        const ReportModel& m = aWins ? a : b;
+        rec.headline = std::string("Recommend ") + (aWins ? "A" : "B") + " (" + m.label + "): " + (aWins ? "B" : "A") +
+                       " fails the quality gate (" + describeQualityGate(gate) + "); weighted points A " + fmt("%g", rec.scoreA) +
+                       ", B " + fmt("%g", rec.scoreB) + " of " + pts;
+    } else if (counted == 0) {
         rec.winner = Winner::None;
         rec.headline = "No recommendation: no weighted criterion could be compared";
     } else if (rec.scoreA == rec.scoreB) {

@@ -43,7 +43,16 @@ Result<void> validateCriterionWeights(const std::map<std::string, double>& weigh
 // Rows in reportCriteria() order from the models, accuracy, performance and cost of `data`.
 std::vector<DecisionRow> buildDecisionTable(const ReportData& data, const std::map<std::string, double>& weights);
 // Weighted recommendation over the counted rows; reasons name the rows won and the missing ones.
-Recommendation recommend(const std::vector<DecisionRow>& rows, const ReportModel& a, const ReportModel& b);
+// Then the quality gate (from the accuracy row): a model that fails it is never recommended; when
+// one fails, the other is recommended whatever the weighted points; when both fail, none is.
+// The gate is not applied (and says so) when accuracy could not be compared.
+Recommendation recommend(const std::vector<DecisionRow>& rows, const ReportModel& a, const ReportModel& b,
+                         const QualityGate& gate = {});
+// "no worse than the other at p < 0.05, at least 60.0 %" / "off".
+std::string describeQualityGate(const QualityGate& gate);
+// "significant" | "off" (--quality-gate) and a percentage (--min-accuracy) into `gate`; errors name the flag.
+Result<void> parseQualityGate(std::string_view mode, QualityGate& gate);
+Result<void> parseMinAccuracy(std::string_view percent, QualityGate& gate);
 // The five questions, answered from `data` or left to a person.
 std::vector<ChecklistAnswer> buildChecklist(const ReportData& data);
 

@@ -29,18 +29,26 @@ std::string formatPercent(double fraction, int decimals) {
 std::string formatMs(double ms) { return byMagnitude(ms, "ms"); }
 std::string formatTokPerS(double tps) { return byMagnitude(tps, "tok/s"); }
 
-std::string formatUsd(double v) {
+std::string formatUsd(double v, std::string_view group, std::string_view decimal) {
+    if (!std::isfinite(v)) return std::isnan(v) ? "$?" : v < 0 ? "-$∞" : "$∞";
     const double a = std::fabs(v);
-    std::string sign = v < 0 ? "-" : "";
     if (a == 0) return "$0";
-    if (a < 1) return sign + "$" + printf1("%.4f", a);
-    if (a < 1000) return sign + "$" + printf1("%.2f", a);
-    std::string digits = printf1("%.0f", a), grouped;
+    const int decimals = a < 1 ? 4 : a < 1000 ? 2 : 0;
+    char buf[400];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
+    std::string digits = buf, frac;
+    if (auto dot = digits.find('.'); dot != std::string::npos) {
+        frac = std::string(decimal) + digits.substr(dot + 1);
+        digits.resize(dot);
+    }
+    std::string grouped;
     for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+        if (i > 0 && (digits.size() - i) % 3 == 0) grouped += group;
         grouped += digits[i];
     }
-    return sign + "$" + grouped;
+    // A value that rounds to zero carries no sign ("$0.0000", not "-$0.0000").
+    const bool zero = digits.find_first_not_of('0') == std::string::npos && frac.find_first_of("123456789") == std::string::npos;
+    return (v < 0 && !zero ? "-$" : "$") + grouped + frac;
 }
 
 std::string formatPValue(double p) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace verdict::core {
 
@@ -14,8 +15,11 @@ std::string formatPercent(double fraction, int decimals = 1);
 std::string formatMs(double ms);
 // Tokens per second: < 10 -> "%.2f tok/s", < 1000 -> "%.1f tok/s", else "%.0f tok/s".
 std::string formatTokPerS(double tps);
-// Dollars: < 1 -> "$0.0123" (4 decimals), < 1000 -> "$12.34", else "$12,345" (grouped, no cents).
-std::string formatUsd(double usd);
+// Money, the one formatter of the CLI, the window and the report: < $1 -> "$0.0123" (4 decimals),
+// < $1,000 -> "$12.34", else "$12,345" (no cents); thousands grouped, the sign before the symbol
+// ("-$1,252,146"); rounding is printf's (to nearest). `group` and `decimal` are the separators:
+// the window passes its locale's (QLocale), the CLI and the report keep "," and ".".
+std::string formatUsd(double usd, std::string_view group = ",", std::string_view decimal = ".");
 // p-values: 0.0312 -> "0.031"; below 0.001 -> "< 0.001".
 std::string formatPValue(double p);
 // "+3.1 points" style difference of two fractions (A - B).

@@ -48,6 +48,7 @@ json accuracyJson(const ReportAccuracy& a) {
     j["suite"] = {{"id", a.suiteId}, {"name", a.suiteName}, {"content_hash", a.suiteHash}, {"n_items", a.suiteItems}};
     j["a"] = summaryJson(a.a);
     j["b"] = summaryJson(a.b);
+    j["nothing_scored"] = optStr(a.nothingScored);
     if (a.paired) {
         const auto& p = *a.paired;
         j["paired"] = {{"n_pairs", p.nPairs},
@@ -119,6 +120,7 @@ json perfJson(const ReportPerf& p) {
             {"sweep_ids", p.sweepIds},
             {"device", p.device},
             {"bandwidth_gb_per_s", opt(p.bandwidthGbPerS)},
+            {"bandwidth_warnings", p.bandwidthWarnings},
             {"points", pts},
             {"cold_start", cold},
             {"ttft_series", idx(p.ttftSeries)},
@@ -194,6 +196,12 @@ nlohmann::json toJson(const ReportData& d) {
             {"performance", {{"a", perfJson(d.perfA)}, {"b", perfJson(d.perfB)}}},
             {"cost", costJson(d.cost)},
             {"sla", {{"ttft_ms", opt(d.sla.ttftMs)}, {"tpot_ms", opt(d.sla.tpotMs)}}},
+            {"quality_gate", {{"no_worse_significant", d.quality.noWorseSignificant},
+                              {"min_accuracy", opt(d.quality.minAccuracy)},
+                              {"applied", d.recommendation.gateApplied},
+                              {"a_passes", d.recommendation.gatePassA},
+                              {"b_passes", d.recommendation.gatePassB},
+                              {"summary", d.recommendation.gate}}},
             {"decision", decision},
             {"recommendation",
              {{"winner", winnerName(d.recommendation.winner)},

@@ -50,6 +50,12 @@ Result<void> loadPoints(SweepRepository& repo, const SweepRecord& s, ReportPerf*
     perf->sweepIds.push_back(s.id);
     if (perf->device.empty()) perf->device = s.device;
     if (auto bw = optNum(s.environment, {"bandwidth_gb_per_s"})) perf->bandwidthGbPerS = *bw;
+    if (s.environment.is_object() && s.environment.contains("bandwidth_probe") && s.environment["bandwidth_probe"].is_object()) {
+        const auto& w = s.environment["bandwidth_probe"].value("warnings", nlohmann::json::array());
+        if (w.is_array())
+            for (const auto& line : w)
+                if (line.is_string()) perf->bandwidthWarnings.push_back("sweep " + std::to_string(s.id) + ": " + line.get<std::string>());
+    }
     for (const auto& rec : *pts) {
         ReportPerfPoint p = perfPointFromRecord(rec);
         // A later sweep of the same grid point replaces an earlier one.

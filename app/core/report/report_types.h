@@ -23,6 +23,14 @@ struct ReportSla {
     std::optional<double> tpotMs;  // P99 time per output token must be <= this
 };
 
+// The quality gate, set next to the SLA (docs/report.md "Quality gate"): a model that fails it is
+// not recommended, whatever its speed, memory and cost points. The default is what a careful team
+// lead would choose: never pick the model that is measurably less accurate on your own suite.
+struct QualityGate {
+    bool noWorseSignificant = true;        // fail a model significantly less accurate than the other (McNemar p < 0.05)
+    std::optional<double> minAccuracy;     // fraction in [0, 1]: fail a model whose overall accuracy is below it
+};
+
 // Cost inputs (the same meaning as `verdict tco`, docs/tco.md).
 struct ReportTcoInputs {
     std::string hardwareId;                  // catalog device to cost ("" = no cost section)
@@ -43,6 +51,7 @@ struct ReportRequest {
     std::optional<ReportTcoInputs> tco;
     std::map<std::string, double> weights;   // criterion key -> weight >= 0 (missing keys: defaults)
     ReportSla sla;
+    QualityGate quality;
     int maxDisagreements = 6;                // items shown where A and B disagree
     // Reproducibility, filled by the caller (the core cannot know them).
     std::string commandLine;                 // the exact command that produced the report
@@ -99,6 +108,7 @@ struct ReportAccuracy {
     AccuracySummary a, b;            // overall + per category, Wilson 95 %
     std::optional<PairedComparison> paired;  // McNemar exact + paired bootstrap (not when refused)
     int64_t onlyInA = 0, onlyInB = 0, unscored = 0;
+    std::string nothingScored;       // nothingScoredReason(): why no item was paired ("" when some were)
     bool significant = false;        // McNemar p < 0.05
     std::vector<ReportDisagreement> disagreements;
 };
@@ -128,6 +138,7 @@ struct ReportPerf {
     std::vector<int64_t> sweepIds;
     std::string device;
     std::optional<double> bandwidthGbPerS;
+    std::vector<std::string> bandwidthWarnings;      // the sweep's probe found it unreliable (busy machine ...)
     std::vector<ReportPerfPoint> points;             // every stored point, grid order
     std::optional<ReportColdStart> coldStart;
     // The selections the charts and the decision table use (indices into points):
@@ -186,7 +197,11 @@ struct Recommendation {
     Winner winner = Winner::None;    // None: nothing could be compared; Tie: equal weighted score
     std::string headline;            // "Recommend B (model name): 5 of 8 weighted points"
     double scoreA = 0, scoreB = 0, scoreMax = 0;  // sum of weights won / of all counted rows
-    std::vector<std::string> reasons;
+    std::vector<std::string> reasons;  // the quality gate's line first, then the rows
+    // The quality gate as applied: whether it could be (accuracy compared), and each model's result.
+    bool gateApplied = false;
+    bool gatePassA = true, gatePassB = true;
+    std::string gate;                // "Quality gate (no worse than the other at p < 0.05): A passes, B fails (...)"
 };
 
 struct ChecklistAnswer {
@@ -210,6 +225,7 @@ struct ReportData {
     ReportPerf perfA, perfB;
     ReportCost cost;
     ReportSla sla;
+    QualityGate quality;
     std::vector<DecisionRow> decision;
     Recommendation recommendation;
     std::vector<ChecklistAnswer> checklist;

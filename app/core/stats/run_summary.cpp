@@ -43,6 +43,8 @@ RunPairing pairRuns(const std::vector<RunItemRecord>& a, const std::vector<RunIt
         }
         if (!r.correct || !it->second->correct) {
             ++p.unscored;
+            const bool failed = (!r.correct && !r.error.empty()) || (!it->second->correct && !it->second->error.empty());
+            ++(failed ? p.unscoredError : p.unscoredNoScorer);
             continue;
         }
         p.pairs.push_back({r.itemId, *r.correct, *it->second->correct});
@@ -50,6 +52,28 @@ RunPairing pairRuns(const std::vector<RunItemRecord>& a, const std::vector<RunIt
     for (const RunItemRecord& r : b)
         if (!seenA.count(r.itemIdx)) ++p.onlyInB;
     return p;
+}
+
+std::string nothingScoredReason(const RunPairing& p) {
+    if (!p.pairs.empty()) return {};
+    const int64_t both = p.unscored;
+    if (both == 0)
+        return "nothing to compare: the two runs share no stored item (" + std::to_string(p.onlyInA) + " only in A, " +
+               std::to_string(p.onlyInB) + " only in B)";
+    std::string s = "nothing was scored: " + std::to_string(both) + " item" + (both == 1 ? " is" : "s are") +
+                    " stored in both runs, none scored in both, so there is no accuracy to compare";
+    std::string why;
+    if (p.unscoredNoScorer > 0)
+        why += std::to_string(p.unscoredNoScorer) +
+               " have no reference answer, no choices and no scorer (open-ended prompts)";
+    if (p.unscoredError > 0)
+        why += (why.empty() ? "" : "; ") + std::to_string(p.unscoredError) +
+               " failed to render or score (see the item errors: verdict export RUN)";
+    s += " (" + why + ")";
+    if (p.unscoredNoScorer > 0)
+        s += ". Give the suite references or a scorer (docs/cli.md, suite import), or judge the answers by "
+             "preference: verdict compare A B --prompt TEXT --vote a|b|tie, or the window's Compare screen";
+    return s;
 }
 
 nlohmann::json accuracyCellJson(const AccuracyCell& c) {

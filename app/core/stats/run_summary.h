@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace verdict::core {
@@ -33,8 +34,16 @@ struct RunPairing {
     int64_t onlyInA = 0;               // stored in A, not in B
     int64_t onlyInB = 0;
     int64_t unscored = 0;              // stored in both, unscored in at least one
+    // Why: of `unscored`, pairs where an item failed (prompt or scoring error) and pairs where
+    // nothing could grade an item (no reference answer, no choices, no scorer: open-ended prompts).
+    int64_t unscoredError = 0;
+    int64_t unscoredNoScorer = 0;
 };
 RunPairing pairRuns(const std::vector<RunItemRecord>& a, const std::vector<RunItemRecord>& b);
+
+// When no item was scored in both runs: one sentence saying so and why, for the CLI, the window
+// and the report alike ("" when there are pairs). Never a 0 % that was not measured.
+std::string nothingScoredReason(const RunPairing& pairing);
 
 // JSON pieces shared by `verdict run`, `results` and `diff` (shapes in docs/cli.md):
 //   cell:  {"n", "correct", "accuracy" (null when n = 0), "ci": [lo, hi]}

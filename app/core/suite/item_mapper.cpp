@@ -55,10 +55,42 @@ std::optional<std::string> gsm8kFinal(const std::string& solution) {
     return out;
 }
 
+// A line of a prompt-shaped suite that carries choices is a multiple-choice item of a mixed file:
+// imported as a prompt it would silently lose them. Rejected when the shape was detected (from the
+// file's first lines); kept with a warning when the user forced --shape prompt. nullopt: no choices.
+std::optional<std::string> multipleChoiceInPrompt(const nlohmann::json& r) {
+    std::string key;
+    const auto* c = fields::findAny(r, {"choices", "options", "endings"}, &key);
+    if (!c || !(c->is_array() || c->is_object()) || c->empty()) return std::nullopt;
+    std::string what = "'" + key + "'";
+    nlohmann::json copy = *c;  // readChoices moves the texts out
+    std::vector<std::string> texts, labels;
+    std::string why;
+    if (readChoices(copy, texts, labels, why)) {
+        if (labels.empty()) labels = stripLetterPrefixes(texts);
+        what += " with " + std::to_string(texts.size()) + " items";
+        std::string aKey;
+        if (const auto* a = fields::findAny(r, {"answer", "answerKey", "answer_key", "label", "gold", "correct_answer"}, &aKey)) {
+            int gold = -1;
+            std::string bad;
+            if (!resolveGold(*a, texts, labels, gold, bad)) what += "; its " + aKey + " is not among them: " + bad;
+        }
+    }
+    return "looks like a multiple-choice item (" + what + "), but the suite's shape is prompt";
+}
+
 MapOutcome mapPrompt(nlohmann::json& r, int line, const MapContext& ctx) {
     std::vector<std::string> used;
     SuiteItem item;
     std::string key;
+    std::vector<std::string> warnings;
+    if (auto mc = multipleChoiceInPrompt(r)) {
+        if (!ctx.options || ctx.options->shape.empty())
+            return reject(*mc + " (detected from the file's first lines): its choices would be dropped. Put "
+                                "multiple-choice items in a file of their own, or import with --shape prompt to keep "
+                                "them as plain prompts");
+        warnings.push_back(*mc + " (--shape prompt): its choices are kept as metadata only, not scored");
+    }
     auto* p = fields::findAny(r, {"prompt", "question", "input", "instruction", "query"}, &key);
     if (!p) return reject("no prompt (expected a 'prompt' or 'question' field)");
     used.push_back(key);
@@ -73,7 +105,9 @@ MapOutcome mapPrompt(nlohmann::json& r, int line, const MapContext& ctx) {
     item.references = readReferences(r, used);
     fillIdAndCategory(item, r, line, ctx, used);
     item.metadata = fields::rest(r, used);
-    return accept(std::move(item), line);
+    MapOutcome out = accept(std::move(item), line);
+    out.warnings = std::move(warnings);
+    return out;
 }
 
 MapOutcome mapGsm8k(nlohmann::json& r, int line, const MapContext& ctx) {

@@ -1,6 +1,7 @@
 #include "views/cost/cost_view.h"
 
 #include "core/report/report_data.h"
+#include "core/report/report_format.h"
 #include "core/tco/hardware_catalog.h"
 #include "report/report_chart_data.h"
 #include "widgets/chart_panel.h"
@@ -13,6 +14,7 @@
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QSettings>
 #include <QSplitter>
 #include <QTableWidget>
@@ -32,7 +34,11 @@ QDoubleSpinBox* spin(double lo, double hi, double value, int decimals, const QSt
     return s;
 }
 
-QString usd(double v) { return QString("$%L1").arg(v, 0, 'f', v < 10 ? 3 : 0); }
+// Money as the CLI and the report print it (core::formatUsd), with this locale's separators.
+QString usd(double v) {
+    const QLocale loc;
+    return QString::fromStdString(core::formatUsd(v, loc.groupSeparator().toStdString(), loc.decimalPoint().toStdString()));
+}
 
 QTableWidget* table(const QStringList& headers) {
     auto* t = new QTableWidget(0, int(headers.size()));
@@ -142,6 +148,13 @@ core::ReportTcoInputs CostView::tcoInputs() const {
 }
 
 QString CostView::summaryText() const { return m_summary->text(); }
+
+QString CostView::tableCell(const QString& rowLabel, int side) const {
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        if (m_table->item(r, 0) && m_table->item(r, 0)->text() == rowLabel && m_table->item(r, 1 + side))
+            return m_table->item(r, 1 + side)->text();
+    return {};
+}
 bool CostView::hasCurves() const { return m_chart->hasChart(); }
 
 void CostView::recompute() {
@@ -219,6 +232,7 @@ void CostView::recompute() {
                           .arg(c.a.missing.empty() ? usd(c.a.device.usdPerMtok) : tr("?"))
                           .arg(c.b.missing.empty() ? usd(c.b.device.usdPerMtok) : tr("?"));
     if (c.a.estimated || c.b.estimated) summary += tr(" Figures marked ESTIMATED are projected from the measuring device.");
+    if (costCurvesOverlap(*data)) summary += tr(" A and B cost the same: their curves overlap (B dashed over A).");
     m_summary->setText(summary);
 }
 

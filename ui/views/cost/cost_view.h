@@ -28,6 +28,8 @@ public:
     core::ReportTcoInputs tcoInputs() const;
     void recompute();
     QString summaryText() const;
+    // The comparison table's text in the row labelled `rowLabel` for A (side 0) or B (1); "" if none.
+    QString tableCell(const QString& rowLabel, int side) const;
     bool hasCurves() const;
 
 signals:

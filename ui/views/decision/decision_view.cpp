@@ -12,6 +12,7 @@
 #include "workbench.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QGridLayout>
@@ -80,6 +81,25 @@ DecisionView::DecisionView(Workbench& workbench, CostView& cost, QWidget* parent
     wg->addWidget(m_slaTtft, 1, col++);
     wg->addWidget(new QLabel(tr("TPOT P99 ≤")), 0, col);
     wg->addWidget(m_slaTpot, 1, col++);
+    // The quality gate, next to the SLA (docs/report.md "Quality gate").
+    m_gateSignificant = new QCheckBox(tr("not significantly worse"));
+    m_gateSignificant->setObjectName("gateSignificant");
+    m_gateSignificant->setChecked(true);
+    m_gateSignificant->setToolTip(tr("Never recommend a model that is significantly less accurate than the other "
+                                     "(McNemar p < 0.05), whatever its speed, memory or cost points."));
+    connect(m_gateSignificant, &QCheckBox::toggled, this, &DecisionView::refresh);
+    m_gateMinAccuracy = new QDoubleSpinBox;
+    m_gateMinAccuracy->setObjectName("gateMinAccuracy");
+    m_gateMinAccuracy->setRange(0, 100);
+    m_gateMinAccuracy->setDecimals(1);
+    m_gateMinAccuracy->setSuffix(tr(" %"));
+    m_gateMinAccuracy->setSpecialValueText(tr("no minimum"));
+    m_gateMinAccuracy->setToolTip(tr("Never recommend a model whose overall accuracy is below this."));
+    connect(m_gateMinAccuracy, &QDoubleSpinBox::editingFinished, this, &DecisionView::refresh);
+    wg->addWidget(new QLabel(tr("Quality gate:")), 0, col);
+    wg->addWidget(m_gateSignificant, 1, col++);
+    wg->addWidget(new QLabel(tr("accuracy ≥")), 0, col);
+    wg->addWidget(m_gateMinAccuracy, 1, col++);
 
     m_headline = new QLabel;
     m_headline->setObjectName("recommendation");
@@ -133,6 +153,8 @@ core::ReportRequest DecisionView::request() const {
     for (const auto& [key, spin] : m_weights) req.weights[key] = spin->value();
     if (m_slaTtft->value() > 0) req.sla.ttftMs = m_slaTtft->value();
     if (m_slaTpot->value() > 0) req.sla.tpotMs = m_slaTpot->value();
+    req.quality.noWorseSignificant = m_gateSignificant->isChecked();
+    if (m_gateMinAccuracy->value() > 0) req.quality.minAccuracy = m_gateMinAccuracy->value() / 100.0;
     const core::ReportTcoInputs tco = m_cost.tcoInputs();
     if (!tco.hardwareId.empty()) req.tco = tco;
     req.toolVersion = "verdict " VERDICT_VERSION;

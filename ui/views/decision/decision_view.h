@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QTableWidget;
@@ -46,6 +47,8 @@ private:
     std::map<std::string, QDoubleSpinBox*> m_weights;
     QDoubleSpinBox* m_slaTtft;
     QDoubleSpinBox* m_slaTpot;
+    QCheckBox* m_gateSignificant;
+    QDoubleSpinBox* m_gateMinAccuracy;
     QLabel* m_headline;
     QLabel* m_reasons;
     QTableWidget* m_table;

@@ -291,6 +291,7 @@ bool PerformanceView::runSweeps() {
         auto db = wb->openDb();
         if (!db) return {tr("The results database cannot be opened."), QString::fromStdString(db.error().message), {}};
         int64_t got[2] = {0, 0};
+        QStringList warnings;
         for (int side = 0; side < 2 && !c.cancelled(); ++side) {
             const std::string path = refs[side].toStdString();
             if (core::isEndpointRef(path)) {
@@ -364,9 +365,13 @@ bool PerformanceView::runSweeps() {
             auto outcome = core::runSweep(*db, **target, spec, so);
             if (!outcome) return {tr("The sweep stopped: the database refused a write."), QString::fromStdString(outcome.error().message), {}};
             got[side] = outcome->sweep.id;
+            for (const auto& w : outcome->warnings) warnings << QString::fromStdString(w);
         }
         *ids = {got[0], got[1]};
-        return {{}, {}, tr("sweeps %1 and %2 stored").arg(got[0]).arg(got[1])};
+        QString done = tr("sweeps %1 and %2 stored").arg(got[0]).arg(got[1]);
+        warnings.removeDuplicates();
+        for (const QString& w : warnings) done += tr(". Warning: %1").arg(w);
+        return {{}, {}, done};
     });
     connect(m_job, &Job::finished, this, [this, ids](const JobResult& r, bool cancelled) {
         if (!r.ok()) showError(this, r.error, r.detail);

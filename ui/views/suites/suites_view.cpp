@@ -370,13 +370,18 @@ void SuitesView::loadComparedRuns() {
     }
     m_filter->setCategory({});
     const core::RunSummary sa = core::summarizeRun(*ia), sb = core::summarizeRun(*ib);
-    m_runsTitle->setText(tr("<b>A</b> = run %1 (%2): %3 %   ·   <b>B</b> = run %4 (%5): %6 %   on suite %7")
+    // "—" (not 0 %) for a run with no scored item: nothing was measured.
+    auto acc = [](const core::RunSummary& rs) {
+        return rs.accuracy.overall.n > 0 ? QString("%1 %").arg(100 * rs.accuracy.overall.accuracy, 0, 'f', 1)
+                                         : QObject::tr("— (nothing scored)");
+    };
+    m_runsTitle->setText(tr("<b>A</b> = run %1 (%2): %3   ·   <b>B</b> = run %4 (%5): %6   on suite %7")
                              .arg(a)
                              .arg(la.toHtmlEscaped())
-                             .arg(100 * sa.accuracy.overall.accuracy, 0, 'f', 1)
+                             .arg(acc(sa))
                              .arg(b)
                              .arg(lb.toHtmlEscaped())
-                             .arg(100 * sb.accuracy.overall.accuracy, 0, 'f', 1)
+                             .arg(acc(sb))
                              .arg(QString::fromStdString((*suite)->name).toHtmlEscaped()));
     if ((*ra)->suiteId != (*rb)->suiteId) {
         m_significance->setText(tr("These runs evaluated different suites: their items cannot be compared."));
@@ -384,7 +389,8 @@ void SuitesView::loadComparedRuns() {
     }
     const core::RunPairing pairing = core::pairRuns(*ia, *ib);
     if (pairing.pairs.empty()) {
-        m_significance->setText(tr("No item was scored in both runs yet."));
+        const QString why = QString::fromStdString(core::nothingScoredReason(pairing));
+        m_significance->setText(why.left(1).toUpper() + why.mid(1) + ".");
         return;
     }
     const core::PairedComparison pc = core::comparePaired(pairing.pairs);
