@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <optional>
 #include <iostream>
@@ -149,6 +150,28 @@ int runLoad(const std::vector<std::string>& argv) {
     if (tty) std::fprintf(stderr, "\n");
     if (!results) return fail("load", results.error().message, kExitUsage);
 
+    // Not one request answered: nothing was measured. Say why (the error kinds and the first
+    // error) and exit non-zero, storing nothing, instead of a table of zeros.
+    {
+        int64_t completed = 0, failed = 0;
+        std::map<std::string, int64_t> kinds;
+        std::string first;
+        for (const auto& r : *results) {
+            completed += r.metrics.requests;
+            failed += r.metrics.failed;
+            for (const auto& [k, n] : r.errors) kinds[k] += n;
+            for (const auto& t : r.requests)
+                if (first.empty() && !t.error.empty()) first = t.error;
+        }
+        if (completed == 0 && failed > 0 && !signals.cancelFlag()->load()) {
+            std::string why;
+            for (const auto& [k, n] : kinds) why += (why.empty() ? "" : ", ") + k + " " + std::to_string(n);
+            return fail("load",
+                        "all " + std::to_string(failed) + " requests failed (" + why + "); nothing was measured or stored" +
+                            (first.empty() ? std::string() : "; the first error: " + first),
+                        kExitRuntime);
+        }
+    }
     nlohmann::json levels = nlohmann::json::array();
     for (const auto& r : *results) levels.push_back(core::toJson(r, false));
     nlohmann::json out = {{"endpoint", ep.baseUrl}, {"model", ep.model},   {"api", ep.chat ? "chat" : "completions"},

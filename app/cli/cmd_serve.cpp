@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -56,9 +57,21 @@ int runServe(const std::vector<std::string>& argv) {
     if (*parallel < 1 || *parallel > 64) return fail("serve", "--parallel must be 1..64", kExitUsage);
     const std::string host = args->value("host").value_or("127.0.0.1");
     std::string apiKey = args->value("api-key").value_or("");
+    if (args->has("api-key"))  // on the command line, every user of this machine reads it in `ps`
+        std::fprintf(stderr, "verdict serve: warning: --api-key is visible to other users in the process list; "
+                             "prefer the environment: VERDICT_API_KEY=... verdict serve ...\n");
     if (apiKey.empty())
         if (const char* k = std::getenv("VERDICT_API_KEY")) apiKey = k;
+    // A key of blanks or control characters protects nothing (and a client cannot send it as a header).
+    const bool blankKey = !apiKey.empty() && apiKey.find_first_not_of(" \t\r\n") == std::string::npos;
+    bool printable = true;
+    for (unsigned char c : apiKey) printable = printable && c >= 0x21 && c != 0x7f;
+    if (!apiKey.empty() && (blankKey || !printable))
+        return fail("serve", "the API key must be visible characters without spaces (a blank or control character was given)",
+                    kExitUsage);
     const bool loopback = host == "127.0.0.1" || host == "::1" || host == "localhost";
+    if (!apiKey.empty() && apiKey.size() < 8 && !loopback)
+        return fail("serve", "an API key for a non-loopback address must have at least 8 characters", kExitUsage);
     if (!loopback && apiKey.empty())
         return fail("serve", "binding to " + host + " needs an API key (--api-key or $VERDICT_API_KEY)", kExitUsage);
     std::string device;

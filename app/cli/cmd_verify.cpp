@@ -9,12 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <string_view>
 #include <iostream>
 
 namespace verdict::cli {
 namespace {
 
 std::string describe(const core::ChainBreak& b) {
+    if (b.table == "sqlite") return "the database file is damaged: " + b.reason;
     if (b.table == "runs") return "run " + std::to_string(b.runId) + ": " + b.reason;
     if (b.table == "sweeps") return "sweep " + std::to_string(b.runId) + ": " + b.reason;
     if (b.table == "sweep_points")
@@ -40,6 +43,24 @@ int runVerify(const std::vector<std::string>& argv) {
     if (!args->positionals().empty()) return fail("verify", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
     const std::string path = core::resolveDatabasePath(args->value("db"));
     if (!std::filesystem::exists(path)) return fail("verify", "no database at " + path, kExitBadInput);
+    // An empty or cut file is reported as such, never opened (opening would make a fresh, empty
+    // database of it and answer "ok: 0 runs").
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path, ec);
+    if (ec) return fail("verify", path + ": cannot read its size: " + ec.message(), kExitBadInput);
+    if (bytes == 0)
+        return fail("verify", path + " is empty (0 bytes): it holds no results (lost, or never written)", kExitBadInput);
+    if (bytes < 512)
+        return fail("verify", path + " is truncated (" + std::to_string(bytes) + " bytes, less than one SQLite page)", kExitBadInput);
+    {
+        std::ifstream in(path, std::ios::binary);
+        char head[16] = {};
+        in.read(head, sizeof head);
+        if (std::string_view(head, sizeof head) != std::string_view("SQLite format 3\0", 16))
+            return fail("verify", path + " is not an SQLite database (its first 16 bytes are not the SQLite header): "
+                                      "overwritten or damaged",
+                        kExitBadInput);
+    }
     auto db = core::openStore(path);
     if (!db) return fail("verify", db.error().message, kExitBadInput);
     auto report = core::verifyChain(*db);

@@ -1,5 +1,7 @@
 #include "cli/commands.h"
 
+#include "util/quote.h"
+
 #include <cstdio>
 #include <iostream>
 
@@ -44,7 +46,9 @@ const Command* findCommand(const std::string& name) {
 }
 
 int fail(const std::string& command, const std::string& message, int exitCode) {
-    std::cerr << "verdict " << command << ": " << message << "\n";
+    // One line, control characters escaped and cut at util::kMaxMessageBytes: a message may quote
+    // a hostile file (terminal escapes, megabytes of text).
+    std::cerr << "verdict " << command << ": " << util::oneLine(message) << "\n";
     return exitCode;
 }
 

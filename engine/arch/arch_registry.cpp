@@ -1,4 +1,5 @@
 #include "arch/arch_registry.h"
+#include "util/quote.h"
 
 namespace verdict::arch {
 
@@ -36,7 +37,7 @@ Result<const Architecture*> architectureFor(const gguf::GgufFile& file) {
     if (const Architecture* a = findArchitecture(*name)) return a;
     std::string list;
     for (const auto& n : supportedArchitectures()) list += (list.empty() ? "" : ", ") + n;
-    return Error{file.path() + ": unsupported architecture '" + *name + "' (supported: " + list + ")"};
+    return Error{file.path() + ": unsupported architecture " + util::quoteFileText(*name) + " (supported: " + list + ")"};
 }
 
 }  // namespace verdict::arch

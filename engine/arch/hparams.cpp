@@ -1,6 +1,9 @@
 #include "arch/hparams.h"
+#include "util/quote.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace verdict::arch {
 
@@ -36,7 +39,7 @@ ArchConfig::CacheShape ArchConfig::cacheShape() const {
 }
 
 namespace {
-std::string where(const gguf::GgufFile& f, const std::string& key) { return f.path() + ": metadata key '" + key + "'"; }
+std::string where(const gguf::GgufFile& f, const std::string& key) { return f.path() + ": metadata key " + util::quoteFileText(key); }
 }  // namespace
 
 Result<int64_t> HParams::optionalUInt(std::string_view suffix, int64_t fallback) const {
@@ -53,7 +56,7 @@ Result<int64_t> HParams::optionalUInt(std::string_view suffix, int64_t fallback)
 
 Result<int64_t> HParams::requireUInt(std::string_view suffix) const {
     const std::string k = key(suffix);
-    if (!m_file.find(k)) return Error{where(m_file, k) + " is missing (required for architecture '" + m_arch + "')"};
+    if (!m_file.find(k)) return Error{where(m_file, k) + " is missing (required for architecture " + util::quoteFileText(m_arch) + ")"};
     return optionalUInt(suffix, 0);
 }
 
@@ -98,14 +101,32 @@ Result<void> HParams::readRope(ArchConfig& cfg) const {
         cfg.ropeScaling = RopeScaling::Yarn;
         cfg.yarnExtFactor = 1.0f;
     } else {
-        return Error{where(m_file, key("rope.scaling.type")) + " = '" + type
-                     + "' is not supported (supported: none, linear, yarn)"};
+        return Error{where(m_file, key("rope.scaling.type")) + " = " + util::quoteFileText(type)
+                     + " is not supported (supported: none, linear, yarn)"};
     }
     auto orig = optionalUInt("rope.scaling.original_context_length", cfg.nCtxTrain);
     if (!orig) return orig.error();
     cfg.nCtxOrig = *orig;
     return {};
 }
+
+namespace {
+// 1 + the largest N of the tensors named "blk.N.<...>" (0 when there are none). Each such
+// tensor is in the file, so the result is bounded by the tensor count.
+int64_t blocksPresent(const gguf::GgufFile& f) {
+    int64_t best = -1;
+    for (const auto& t : f.tensors()) {
+        const std::string_view n = t.name;
+        if (n.size() < 6 || n.substr(0, 4) != "blk.") continue;
+        int64_t v = 0;
+        size_t i = 4;
+        for (; i < n.size() && n[i] >= '0' && n[i] <= '9' && i < 4 + 12; ++i) v = v * 10 + (n[i] - '0');
+        if (i == 4 || i >= n.size() || n[i] != '.') continue;
+        best = std::max(best, v);
+    }
+    return best + 1;
+}
+}  // namespace
 
 Result<void> HParams::readCommon(ArchConfig& cfg) const {
     cfg.arch = m_arch;
@@ -116,6 +137,17 @@ Result<void> HParams::readCommon(ArchConfig& cfg) const {
         auto v = requireUInt(r.suffix);
         if (!v) return v.error();
         *r.field = *v;
+    }
+    // Every count that sizes an allocation is checked against what the file holds: block_count
+    // larger than the blocks whose tensors exist is an error here, before anything per block is
+    // allocated (a mutated 2^24 would otherwise allocate gigabytes of per-layer state).
+    if (cfg.nLayer > 0) {
+        const int64_t present = blocksPresent(m_file);
+        if (cfg.nLayer > present)
+            return Error{where(m_file, key("block_count")) + " = " + std::to_string(cfg.nLayer) + " but the file holds tensors for " +
+                         (present == 0 ? std::string("no block (no blk.N.* tensor)")
+                                       : std::to_string(present) + " block" + (present == 1 ? "" : "s") + " (blk.0 to blk." +
+                                             std::to_string(present - 1) + ")")};
     }
     auto ff = optionalUInt("feed_forward_length", 0);
     if (!ff) return ff.error();

@@ -1,5 +1,7 @@
 #include "gguf/gguf_file.h"
 
+#include "util/quote.h"
+
 #include "gguf/mapped_file.h"
 
 #include <algorithm>
@@ -162,12 +164,12 @@ Result<void> GgufFile::parsePart(const uint8_t* data, size_t size, const std::st
         auto key = c.readString("key of metadata entry " + std::to_string(i));
         if (!key) return key.error();
         if (key->empty()) return c.error("metadata entry " + std::to_string(i), "empty key", keyAt);
-        if (kvIndex.count(*key)) return c.error("metadata key '" + *key + "'", "duplicate key", keyAt);
+        if (kvIndex.count(*key)) return c.error("metadata key " + util::quoteFileText(*key), "duplicate key", keyAt);
         size_t typeAt = c.pos();
-        auto type = c.read<uint32_t>("type of '" + *key + "'");
+        auto type = c.read<uint32_t>("type of " + util::quoteFileText(*key));
         if (!type) return type.error();
-        if (!isValidValueType(*type)) return c.error("type of '" + *key + "'", "unknown value type id " + std::to_string(*type), typeAt);
-        auto value = readValue(c, static_cast<ValueType>(*type), "'" + *key + "'", 0);
+        if (!isValidValueType(*type)) return c.error("type of " + util::quoteFileText(*key), "unknown value type id " + std::to_string(*type), typeAt);
+        auto value = readValue(c, static_cast<ValueType>(*type), util::quoteFileText(*key), 0);
         if (!value) return value.error();
         if (*key == "general.alignment") {
             auto a = value->asUInt();
@@ -186,7 +188,7 @@ Result<void> GgufFile::parsePart(const uint8_t* data, size_t size, const std::st
         size_t at = c.pos();
         auto tname = c.readString("name of tensor " + std::to_string(i));
         if (!tname) return tname.error();
-        const std::string field = "tensor '" + *tname + "'";
+        const std::string field = "tensor " + util::quoteFileText(*tname);
         TensorInfo t;
         t.name = *tname;
         t.part = part;
@@ -216,7 +218,11 @@ Result<void> GgufFile::parsePart(const uint8_t* data, size_t size, const std::st
         if (t.ne[0] % tr->blockElems != 0)
             return c.error(field, "row length " + std::to_string(t.ne[0]) + " is not a multiple of the " +
                                       std::string(tr->name) + " block size " + std::to_string(tr->blockElems), at);
-        t.nBytes = elements / tr->blockElems * tr->blockBytes;
+        const uint64_t blocks = elements / tr->blockElems;
+        if (blocks > std::numeric_limits<uint64_t>::max() / tr->blockBytes)
+            return c.error(field, "byte size overflows (" + std::to_string(elements) + " elements of " +
+                                      std::string(tr->name) + ")", at);
+        t.nBytes = blocks * tr->blockBytes;
         auto offset = c.read<uint64_t>(field + " offset");
         if (!offset) return offset.error();
         t.offset = *offset;
@@ -235,7 +241,7 @@ Result<void> GgufFile::parsePart(const uint8_t* data, size_t size, const std::st
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     for (auto& p : infos) {
         if (p.info.offset > dataBytes || p.info.nBytes > dataBytes - p.info.offset)
-            return c.error("tensor '" + p.info.name + "'", "data [" + std::to_string(p.info.offset) + ", +" +
+            return c.error("tensor " + util::quoteFileText(p.info.name), "data [" + std::to_string(p.info.offset) + ", +" +
                                 std::to_string(p.info.nBytes) + ") runs past the end of the file (data section holds " +
                                 std::to_string(dataBytes) + " bytes)", p.at);
     }
@@ -244,7 +250,7 @@ Result<void> GgufFile::parsePart(const uint8_t* data, size_t size, const std::st
         const auto& prev = infos[order[k - 1]].info;
         const auto& cur = infos[order[k]];
         if (prev.nBytes > 0 && cur.info.offset < prev.offset + prev.nBytes)
-            return c.error("tensor '" + cur.info.name + "'", "data overlaps tensor '" + prev.name + "'", cur.at);
+            return c.error("tensor " + util::quoteFileText(cur.info.name), "data overlaps tensor " + util::quoteFileText(prev.name), cur.at);
     }
 
     if (part == 0) {
@@ -254,7 +260,7 @@ Result<void> GgufFile::parsePart(const uint8_t* data, size_t size, const std::st
     }
     for (auto& p : infos) {
         if (m_tensorIndex.count(p.info.name))
-            return c.error("tensor '" + p.info.name + "'", "duplicate tensor name", p.at);
+            return c.error("tensor " + util::quoteFileText(p.info.name), "duplicate tensor name", p.at);
         p.info.data = data + dataStart + p.info.offset;
         m_tensorIndex.emplace(p.info.name, m_tensors.size());
         m_tensors.push_back(std::move(p.info));

@@ -1,4 +1,5 @@
 #include "verdict/engine/model_card.h"
+#include "util/quote.h"
 
 #include "gguf/gguf_file.h"
 #include "tokenizer/chat_template.h"
@@ -66,7 +67,7 @@ Result<ModelCard> describeModel(const gguf::GgufFile& f, std::optional<uint64_t>
 
     auto need = [&](const std::string& suffix) -> Result<uint64_t> {
         auto v = archUInt(f, c.arch, suffix);
-        if (!v) return Error{f.path() + ": metadata key '" + c.arch + "." + suffix + "' is missing"};
+        if (!v) return Error{f.path() + ": metadata key " + util::quoteFileText(c.arch + "." + suffix) + " is missing"};
         return *v;
     };
     auto nLayer = need("block_count");
@@ -77,7 +78,7 @@ Result<ModelCard> describeModel(const gguf::GgufFile& f, std::optional<uint64_t>
     c.nEmbd = static_cast<uint32_t>(*nEmbd);
     c.nHead = static_cast<uint32_t>(archUInt(f, c.arch, "attention.head_count").value_or(0));
     c.nHeadKv = static_cast<uint32_t>(archUInt(f, c.arch, "attention.head_count_kv").value_or(c.nHead));
-    if (c.nHead == 0) return Error{f.path() + ": metadata key '" + c.arch + ".attention.head_count' is missing or 0"};
+    if (c.nHead == 0) return Error{f.path() + ": metadata key " + util::quoteFileText(c.arch + ".attention.head_count") + " is missing or 0"};
     if (c.nHeadKv == 0 || c.nHead % c.nHeadKv != 0)
         return Error{f.path() + ": " + c.arch + ".attention.head_count_kv = " + std::to_string(c.nHeadKv) +
                      " does not divide head_count = " + std::to_string(c.nHead)};

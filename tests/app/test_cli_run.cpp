@@ -271,6 +271,50 @@ private slots:
         QVERIFY(j["nothing_scored"].is_string());
     }
 
+    // verify says what is wrong with a file instead of "ok: 0 runs": empty, cut, not SQLite, or a
+    // damaged page (SQLite's integrity_check).
+    void verifyDamagedFiles() {
+        QTemporaryDir dir;
+        auto write = [&](const QString& name, const QByteArray& bytes) {
+            QFile f(dir.filePath(name));
+            f.open(QIODevice::WriteOnly);
+            f.write(bytes);
+            return dir.filePath(name);
+        };
+        const QString unused = dir.filePath("unused.db");
+        Run empty = runVerdict({"verify", "--db", write("empty.db", {})}, unused);
+        QCOMPARE(empty.exitCode, 2);
+        QVERIFY2(empty.err.contains("is empty (0 bytes)"), empty.err.constData());
+        QCOMPARE(QFileInfo(dir.filePath("empty.db")).size(), 0);  // not turned into a fresh database
+        Run cut = runVerdict({"verify", "--db", write("cut.db", QByteArray("SQLite format 3\0", 16) + QByteArray(84, '\0'))}, unused);
+        QCOMPARE(cut.exitCode, 2);
+        QVERIFY2(cut.err.contains("is truncated (100 bytes"), cut.err.constData());
+        Run other = runVerdict({"verify", "--db", write("other.db", QByteArray(8192, 'x'))}, unused);
+        QCOMPARE(other.exitCode, 2);
+        QVERIFY2(other.err.contains("not an SQLite database"), other.err.constData());
+
+        // A real database with one page of an index overwritten.
+        const QString db = dir.filePath("v.db");
+        QCOMPARE(runVerdict({"suite", "import", writeStorySuite(dir, 40), "--name", "s"}, db).exitCode, 0);
+        QCOMPARE(runVerdict({"verify"}, db).exitCode, 0);
+        const long long page = queryInt(db, "PRAGMA page_size");
+        const long long root = queryInt(db, "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND rootpage > 1 "
+                                            "ORDER BY rootpage DESC LIMIT 1");
+        QVERIFY(page > 0 && root > 1);
+        {
+            QFile f(db);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.seek((root - 1) * page));
+            f.write(QByteArray(int(page), char(0xff)));
+        }
+        Run damaged = runVerdict({"verify", "--json"}, db);
+        QCOMPARE(damaged.exitCode, 2);
+        const auto j = damaged.json();
+        QVERIFY2(j.is_object() && !j["ok"].get<bool>(), damaged.out.constData());
+        QCOMPARE(j["first_broken"]["table"].get<std::string>(), std::string("sqlite"));
+        QVERIFY(damaged.err.contains("damaged"));
+    }
+
     void usageErrors() {
         QTemporaryDir dir;
         const QString db = dir.filePath("v.db");

@@ -102,6 +102,17 @@ private slots:
         HttpResponse range = post(s.url + "/v1/completions", {{"prompt", "x"}, {"max_tokens", 100000}});
         QCOMPARE(range.status, 400);
         QCOMPARE(json::parse(range.body)["error"]["param"].get<std::string>(), std::string("max_tokens"));
+        // bounds written as numbers people write ("1 and 4096", not "1.000000 and 4096.000000")
+        const std::string rangeMsg = json::parse(range.body)["error"]["message"].get<std::string>();
+        QVERIFY2(rangeMsg.find("between 1 and ") != std::string::npos && rangeMsg.find(".000000") == std::string::npos,
+                 rangeMsg.c_str());
+        // a count must be an integer; a role must be one of the chat roles
+        HttpResponse frac = post(s.url + "/v1/completions", {{"prompt", "x"}, {"max_tokens", 4.5}});
+        QCOMPARE(frac.status, 400);
+        QVERIFY2(frac.body.find("must be an integer") != std::string::npos, frac.body.c_str());
+        HttpResponse role = post(s.url + "/v1/chat/completions", {{"messages", {{{"role", "wizard"}, {"content", "Hi"}}}}});
+        QCOMPARE(role.status, 400);
+        QCOMPARE(json::parse(role.body)["error"]["param"].get<std::string>(), std::string("messages[0].role"));
         HttpResponse noMsg = post(s.url + "/v1/chat/completions", {{"messages", json::array()}});
         QCOMPARE(noMsg.status, 400);
         HttpResponse wrongModel = post(s.url + "/v1/completions", {{"prompt", "x"}, {"model", "gpt-9"}});
@@ -217,6 +228,16 @@ private slots:
             QVERIFY(!l["series"].empty());
         }
         QVERIFY(j["sweep_id"].is_number());
+        // every request refused (400: max_tokens beyond the server's limit): said so, exit 3, nothing stored
+        QProcess refused;
+        refused.setProcessEnvironment(env);
+        refused.start(VERDICT_BINARY, {"load", QString::fromStdString(s.url), "--api-key-env", "MY_KEY", "--concurrency", "1",
+                                       "--requests", "3", "--max-tokens", "100000", "--json"});
+        QVERIFY(refused.waitForFinished(60000));
+        const QByteArray refusedErr = refused.readAllStandardError();
+        QCOMPARE(refused.exitCode(), 3);
+        QVERIFY2(refusedErr.contains("all 3 requests failed") && refusedErr.contains("http_4xx"), refusedErr.constData());
+        QVERIFY(refused.readAllStandardOutput().isEmpty());
         // without the key: every request is a counted 401, never retried
         QProcess denied;
         denied.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
@@ -225,6 +246,18 @@ private slots:
         QVERIFY(denied.waitForFinished(60000));
         QCOMPARE(denied.exitCode(), 2);  // the endpoint check already says 401
         QVERIFY(denied.readAllStandardError().contains("401"));
+
+        // keys that protect nothing are refused before anything is bound
+        const QString model = QString::fromStdString(verdict::test::fixture("models/stories260K.gguf").string());
+        for (const QString& key : {QString(" "), QString("short")}) {
+            QProcess bad;
+            bad.start(VERDICT_BINARY, {"serve", model, "--host", "0.0.0.0", "--port", "0", "--api-key", key});
+            QVERIFY(bad.waitForFinished(30000));
+            QCOMPARE(bad.exitCode(), 1);
+            const QByteArray err = bad.readAllStandardError();
+            QVERIFY2(err.contains(key == " " ? "visible characters" : "at least 8 characters"), err.constData());
+            QVERIFY(err.contains("process list"));  // the ps warning
+        }
     }
 };
 

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -173,6 +174,33 @@ private slots:
         auto st = db->prepare("SELECT group_concat(x) FROM t");
         QVERIFY(st.ok() && *st->step());
         QCOMPARE(st->columnText(0), std::string("2"));
+    }
+
+    // Results reach the main file during a long run: the WAL is checkpointed as it goes and
+    // stays bounded (it used to hold every row of the run while the main file never grew, so a
+    // lost WAL lost the run and a small disk filled with it).
+    void walIsCheckpointedDuringARun() {
+        Fixture f;
+        auto db = openStore(f.path());
+        QVERIFY(db.ok());
+        auto suite = SuiteRepository(*db).save(meta("s", "/s"), makeItems(4));
+        QVERIFY(suite.ok());
+        RunRepository runs(*db);
+        auto run = runs.create(makeRun(suite->suite.id));
+        QVERIFY(run.ok());
+        const auto mainBefore = std::filesystem::file_size(f.path());
+        const std::string wal = f.path() + "-wal";
+        uintmax_t walMax = 0;
+        for (int i = 0; i < 1500; ++i) {
+            RunItemRecord item = makeResult(run->id, i, i % 2 == 0);
+            item.output = std::string(2000, char('a' + i % 26));  // ~a page per row
+            QVERIFY(runs.appendItem(item).ok());
+            if (std::filesystem::exists(wal)) walMax = std::max(walMax, std::filesystem::file_size(wal));
+        }
+        const auto mainAfter = std::filesystem::file_size(f.path());
+        QVERIFY2(mainAfter > mainBefore + 2'000'000, qPrintable(QString("main file %1 -> %2").arg(mainBefore).arg(mainAfter)));
+        // SQLite checkpoints at 1000 pages of WAL; allow one commit's frames beyond that.
+        QVERIFY2(walMax < 1100 * 4096 + 64 * 1024, qPrintable(QString("WAL reached %1 bytes").arg(walMax)));
     }
 
     void statementErrorsAreValues() {

@@ -122,6 +122,15 @@ private slots:
         { Bytes x = header(1, 0); tensorInfo(x, "t", {8, 1, 1, 1, 1}, 0, 0); x.padTo(32).zeros(32); add("five dims", x, "n_dims"); }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {uint64_t(1) << 40, uint64_t(1) << 40}, 0, 0); x.padTo(32).zeros(32); add("dims overflow", x, "overflow"); }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {uint64_t(1) << 63}, 0, 0); x.padTo(32).zeros(32); add("negative dim", x, "negative"); }
+        // f32 [2^62, 1]: 2^62 elements fit in int64, their 2^64 bytes do not (it used to wrap to 0 and pass).
+        { Bytes x = header(1, 0); tensorInfo(x, "t", {uint64_t(1) << 62, 1}, 0, 0); x.padTo(32).zeros(32); add("byte size overflows", x, "byte size overflows"); }
+        // A tensor name with terminal escapes and 5000 bytes: quoted, escaped and cut in the message.
+        {
+            Bytes x = header(1, 0);
+            tensorInfo(x, "\x1b]0;owned\x07\x1b[2J" + std::string(5000, 'A'), {8}, 1000, 0);
+            x.padTo(32).zeros(32);
+            add("hostile tensor name", x, "'\\x1b]0;owned\\x07\\x1b[2J");
+        }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {33}, 2, 0); x.padTo(32).zeros(64); add("row not multiple of block", x, "block size"); }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {8}, 0, 1024); x.padTo(32).zeros(32); add("data out of range", x, "past the end"); }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {8}, 0, 7); x.padTo(32).zeros(64); add("misaligned offset", x, "alignment"); }
@@ -144,6 +153,9 @@ private slots:
         QVERIFY2(err.rfind("bad.gguf: ", 0) == 0, err.c_str());  // names the file
         QVERIFY2(err.find('\n') == std::string::npos, err.c_str());  // one line
         QVERIFY2(err.find(c.mustMention) != std::string::npos, ("reason lacks '" + c.mustMention + "': " + err).c_str());
+        // What came from the file is quoted: no control byte reaches the message, and it stays short.
+        for (unsigned char ch : err) QVERIFY2(ch >= 0x20 && ch != 0x7f, err.c_str());
+        QVERIFY2(err.size() < 600, err.c_str());
     }
 
     // Every prefix of a valid file must fail cleanly (no crash, no huge allocation).

@@ -110,6 +110,16 @@ private slots:
                            e.setKeys["llama.attention.head_count_kv"] = V::array(gguf::ValueType::UInt32, v);
                        },
                        {"head_count_kv", "per-layer"}};
+        // Counts are checked against the tensors present before anything per block is allocated:
+        // 2^24 used to abort with bad_alloc, 2^20 took seconds and gigabytes.
+        QTest::newRow("block_count 2^24")
+            << BadFile{[](GgufEdit& e) { e.setKeys["llama.block_count"] = V::u32(1u << 24); },
+                       {"block_count' = 16777216", "holds tensors for 5 blocks (blk.0 to blk.4)"}};
+        QTest::newRow("block_count one too many")
+            << BadFile{[](GgufEdit& e) { e.setKeys["llama.block_count"] = V::u32(6); }, {"block_count' = 6", "5 blocks"}};
+        QTest::newRow("hostile architecture name")
+            << BadFile{[](GgufEdit& e) { e.setKeys["general.architecture"] = V::str("\x1b[31mred" + std::string(4000, 'x')); },
+                       {"unsupported architecture '\\x1b[31mred", "(4008 bytes)"}};
         QTest::newRow("unsupported rope scaling")
             << BadFile{[](GgufEdit& e) { e.setKeys["llama.rope.scaling.type"] = V::str("longrope"); },
                        {"rope.scaling.type", "longrope"}};

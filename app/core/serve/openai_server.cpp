@@ -7,6 +7,8 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <condition_variable>
 #include <ctime>
 #include <deque>
@@ -139,6 +141,11 @@ std::optional<ApiError> OpenAiServer::Impl::parse(const json& j, bool chat, Pars
             const json& m = j["messages"][i];
             const std::string at = "messages[" + std::to_string(i) + "]";
             if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) return bad(at + ".role", "must be a string");
+            {
+                const std::string& role = m["role"].get_ref<const std::string&>();
+                if (role != "system" && role != "user" && role != "assistant" && role != "tool" && role != "developer")
+                    return bad(at + ".role", "must be one of system, user, assistant, tool, developer");
+            }
             std::string content;
             if (m.contains("content") && m["content"].is_string()) {
                 content = m["content"].get<std::string>();
@@ -162,27 +169,35 @@ std::optional<ApiError> OpenAiServer::Impl::parse(const json& j, bool chat, Pars
         else return bad("prompt", "must be a string (a list of one string is accepted)");
         p.prompt.useChatTemplate = false;
     }
-    auto number = [&](const char* k, double lo, double hi, double& out) -> std::optional<ApiError> {
+    auto shortNumber = [](double v) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.10g", v);
+        return std::string(buf);
+    };
+    auto numberOf = [&](const char* k, double lo, double hi, double& out, bool integral) -> std::optional<ApiError> {
         if (!j.contains(k) || j[k].is_null()) return std::nullopt;
-        if (!j[k].is_number()) return bad(k, "must be a number");
+        if (!j[k].is_number()) return bad(k, integral ? "must be an integer" : "must be a number");
         const double v = j[k].get<double>();
-        if (!(v >= lo && v <= hi)) return bad(k, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+        if (integral && !(std::isfinite(v) && v == std::floor(v))) return bad(k, "must be an integer");
+        if (!(v >= lo && v <= hi)) return bad(k, "must be between " + shortNumber(lo) + " and " + shortNumber(hi));
         out = v;
         return std::nullopt;
     };
+    auto number = [&](const char* k, double lo, double hi, double& out) { return numberOf(k, lo, hi, out, false); };
+    auto integer = [&](const char* k, double lo, double hi, double& out) { return numberOf(k, lo, hi, out, true); };
     double maxTokens = options.defaultMaxTokens, temperature = 1.0, topP = 1.0, topK = 0, minP = 0, seed = 0,
            presence = 0, frequency = 0, repetition = 1, n = 1;
     const char* mtKey = j.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-    if (auto e = number(mtKey, 1, options.maxTokensLimit, maxTokens)) return *e;
+    if (auto e = integer(mtKey, 1, options.maxTokensLimit, maxTokens)) return *e;
     if (auto e = number("temperature", 0, 2, temperature)) return *e;
     if (auto e = number("top_p", 0, 1, topP)) return *e;
-    if (auto e = number("top_k", 0, 1e9, topK)) return *e;
+    if (auto e = integer("top_k", 0, 1e9, topK)) return *e;
     if (auto e = number("min_p", 0, 1, minP)) return *e;
-    if (auto e = number("seed", -9.2e18, 9.2e18, seed)) return *e;
+    if (auto e = integer("seed", -9.2e18, 9.2e18, seed)) return *e;
     if (auto e = number("presence_penalty", -2, 2, presence)) return *e;
     if (auto e = number("frequency_penalty", -2, 2, frequency)) return *e;
     if (auto e = number("repetition_penalty", 0.01, 10, repetition)) return *e;
-    if (number("n", 1, 1, n)) return ApiError{400, "'n' other than 1 is not supported", "n"};
+    if (integer("n", 1, 1, n)) return ApiError{400, "'n' other than 1 is not supported", "n"};
     p.cfg.maxTokens = static_cast<int32_t>(maxTokens);
     p.cfg.sampling.temperature = static_cast<float>(temperature);
     p.cfg.sampling.topP = static_cast<float>(topP);

@@ -84,6 +84,24 @@ Result<ChainReport> verifyChain(Database& db) {
         if (report.breaks.size() < kMaxBreaks) report.breaks.push_back(std::move(b));
     };
 
+    // SQLite's structural check: pages, freelist, indexes against their tables, NOT NULL ...
+    {
+        auto ic = db.prepare("PRAGMA integrity_check(100)");
+        if (!ic) return ic.error();
+        for (;;) {
+            auto row = ic->step();
+            if (!row) {  // SQLITE_CORRUPT and the like: the file is too damaged to check
+                note({"sqlite", 0, 0, -1, "integrity_check could not read the file: " + row.error().message});
+                return report;
+            }
+            if (!*row) break;
+            const std::string line = ic->columnText(0);
+            if (line != "ok") note({"sqlite", 0, 0, -1, "integrity_check: " + line});
+        }
+    }
+    // A damaged file is reported as such; walking it could fail on the very pages that are broken.
+    if (!report.breaks.empty()) return report;
+
     RunRepository runs(db);
     auto all = runs.list(true);
     if (!all) return all.error();

@@ -44,7 +44,7 @@ std::string sweepPointContent(const SweepPointRecord& point, std::string_view sw
 std::string chainHash(std::string_view content, std::string_view prevHash);
 
 struct ChainBreak {
-    std::string table;     // "runs", "run_items", "sweeps" or "sweep_points"
+    std::string table;     // "sqlite" (PRAGMA integrity_check), "runs", "run_items", "sweeps" or "sweep_points"
     int64_t seq = 0;       // run_items.seq / sweep_points.seq (0 for a header)
     int64_t runId = 0;     // the run's or the sweep's id
     int64_t itemIdx = -1;  // -1 for a run header
@@ -60,8 +60,9 @@ struct ChainReport {
     bool ok() const { return breaks.empty(); }
 };
 
-// Recomputes every run and sweep header hash and walks run_items and sweep_points by seq. Database errors are returned as
-// errors; broken rows are findings in the report.
+// First SQLite's own PRAGMA integrity_check (a damaged page, index or row is a "sqlite" finding),
+// then recomputes every run and sweep header hash and walks run_items and sweep_points by seq.
+// Database errors are returned as errors; broken rows are findings in the report.
 Result<ChainReport> verifyChain(Database& db);
 
 }  // namespace verdict::core

@@ -108,6 +108,11 @@ Result<Statement> Database::prepare(std::string_view sql) {
 
 int64_t Database::lastInsertRowid() const { return sqlite3_last_insert_rowid(m_db); }
 
+void Database::resetPendingStatements() {
+    for (sqlite3_stmt* st = sqlite3_next_stmt(m_db, nullptr); st; st = sqlite3_next_stmt(m_db, st))
+        if (sqlite3_stmt_busy(st) && sqlite3_stmt_readonly(st)) sqlite3_reset(st);
+}
+
 Error Database::error(std::string_view what) const {
     return Error{"database " + m_path + ": " + std::string(what) + ": " + sqlite3_errmsg(m_db)};
 }
@@ -211,6 +216,12 @@ Transaction::~Transaction() {
 
 Result<void> Transaction::commit() {
     if (!m_db) return Error{"transaction already finished"};
+    // A statement stepped to a row and not yet finished (the SELECTs a transaction reads its
+    // inputs with) keeps this connection's read snapshot open past COMMIT. The WAL checkpoint
+    // that SQLite runs on commit cannot copy frames past an open snapshot, so the WAL grew by
+    // every row of a run and the main file never did (a lost WAL lost the run). Their rows have
+    // been read by now: reset them, so each commit's checkpoint can move the WAL into the file.
+    m_db->resetPendingStatements();
     auto r = m_db->exec("COMMIT");
     if (!r) {
         (void)m_db->exec("ROLLBACK");

@@ -50,6 +50,9 @@ public:
     // Compiles one statement. Fails with SQLite's message and the start of the SQL text.
     Result<Statement> prepare(std::string_view sql);
 
+    // Resets every read-only statement of this connection that is stepped but not finished (what
+    // Transaction::commit does before COMMIT; see there).
+    void resetPendingStatements();
     int64_t lastInsertRowid() const;
     const std::string& path() const { return m_path; }
     sqlite3* handle() const { return m_db; }
