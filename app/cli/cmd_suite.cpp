@@ -50,6 +50,7 @@ int importCommand(const std::vector<std::string>& argv) {
         {"map", true, "SPEC", "explicit fields, e.g. prompt=question,reference=answer,category=type"},
         {"format", true, "F", "jsonl, json, csv, tsv, csv-header or csv-noheader (default: detect)"},
         {"shape", true, "S", "force a record shape (mmlu, gsm8k, humaneval, ...; default: detect)"},
+        {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most (default 2048; 0 = no limit)"},
         kDbOption, kJsonOption, kHelpOption,
     };
     auto args = Args::parse(argv, specs);
@@ -65,6 +66,10 @@ int importCommand(const std::vector<std::string>& argv) {
     opts.name = args->value("name").value_or("");
     opts.formatHint = args->value("format").value_or("");
     opts.shape = args->value("shape").value_or("");
+    auto maxMib = args->integer("max-expanded-mib", static_cast<long long>(core::ByteSource::kDefaultMaxExpandedBytes >> 20));
+    if (!maxMib) return fail("suite import", maxMib.error().message, kExitUsage);
+    if (*maxMib < 0 || *maxMib > (1LL << 40)) return fail("suite import", "--max-expanded-mib must be between 0 and 2^40", kExitUsage);
+    opts.maxExpandedBytes = static_cast<uint64_t>(*maxMib) << 20;
     if (auto spec = args->value("map")) {
         auto mapping = core::FieldMapping::parse(*spec);
         if (!mapping) return fail("suite import", "--map: " + mapping.error().message, kExitUsage);

@@ -76,6 +76,7 @@ Result<std::string> ChatTemplate::render(const ChatTemplateInputs& inputs) const
         limits.maxLoopIterations = inputs.limits.maxLoopIterations;
         limits.maxWorkBytes = inputs.limits.maxWorkBytes;
         limits.maxCallDepth = inputs.limits.maxCallDepth;
+        limits.maxSteps = inputs.limits.maxSteps;
         jinja::Interpreter::Clock clock;
         if (inputs.now) {
             clock = [now = inputs.now] {

@@ -62,6 +62,7 @@ struct TemplateLimits {
     std::uint64_t maxLoopIterations = 1'000'000;          // all for-loop iterations, range() length
     std::uint64_t maxWorkBytes = std::uint64_t{2} << 30;  // bytes built by string operations
     int maxCallDepth = 200;                               // nested macro calls / recursive loops
+    std::uint64_t maxSteps = 20'000'000;                  // statements + expressions evaluated (~1 s)
 };
 
 struct ChatTemplateInputs {

@@ -130,6 +130,10 @@ Interpreter::~Interpreter() {
 }
 
 Interpreter::DepthGuard::DepthGuard(Interpreter& in) : interp(in) {
+    if (++interp.m_steps > interp.m_limits.maxSteps) {
+        fail(ErrorKind::Limit, "template evaluation took more than " + std::to_string(interp.m_limits.maxSteps) +
+                                   " steps (runaway recursion or loop?)");
+    }
     if (++interp.m_nativeDepth > interp.m_limits.maxNativeDepth) {
         fail(ErrorKind::Limit,
              "template evaluation nested deeper than " + std::to_string(interp.m_limits.maxNativeDepth) + " levels");

@@ -29,6 +29,9 @@ struct RenderLimits {
     std::uint64_t maxWorkBytes = std::uint64_t{2} << 30;  // bytes produced by string operations
     int maxCallDepth = 200;                               // nested macro calls
     int maxNativeDepth = 1000;                            // nested evaluation frames (~0.5 MB of stack)
+    // Statements and expressions evaluated, summed over the render: bounds the time of a template
+    // that loops without output (exponential macro recursion) to about a second.
+    std::uint64_t maxSteps = 20'000'000;
 };
 
 // Wall-clock time as strftime_now() sees it (local time, no zone).
@@ -113,6 +116,7 @@ private:
     RenderLimits m_limits;
     Clock m_clock;
     std::uint64_t m_iterations = 0;
+    std::uint64_t m_steps = 0;
     std::uint64_t m_work = 0;
     int m_callDepth = 0;
     int m_nativeDepth = 0;

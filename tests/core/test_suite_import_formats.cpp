@@ -104,6 +104,29 @@ private slots:
         QCOMPARE(gz->textBytes, plain->fileBytes);
     }
 
+    // A small .gz that inflates to far more text than the limit: an error naming the limit and
+    // the flag, not a process that grows until the machine kills it.
+    void gzipBombIsRefused() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("bomb.jsonl.gz").toStdString();
+        {
+            gzFile g = gzopen(path.c_str(), "wb9");
+            const std::string line = "{\"prompt\": \"" + std::string(1000, 'a') + "\", \"reference\": \"b\"}\n";
+            for (int i = 0; i < 3000; ++i) gzwrite(g, line.data(), unsigned(line.size()));  // ~3 MB of text
+            gzclose(g);
+        }
+        ImportOptions o;
+        o.maxExpandedBytes = uint64_t{1} << 20;  // 1 MiB
+        auto r = importSuite(path, o);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("expands past 1 MiB") != std::string::npos, r.error().message.c_str());
+        QVERIFY(r.error().message.find("--max-expanded-mib") != std::string::npos);
+        o.maxExpandedBytes = 0;  // no limit: the file is genuine
+        auto ok = importSuite(path, o);
+        QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+        QCOMPARE(ok->items.size(), size_t(3000));
+    }
+
     void concatenatedGzipMembersAndTruncation() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("two_members.jsonl.gz").toStdString();

@@ -468,6 +468,11 @@ void TestChatTemplate::resourceBounds_data() {
     QTest::addRow("list repeat") << "{{ ([1] * 10**12)|length }}";
     QTest::addRow("integer overflow") << "{{ 2 ** 200 }}";
     QTest::addRow("self-referencing namespace") << "{% set ns = namespace() %}{% set ns.me = ns %}{{ ns }}";
+    // 2^60 calls within the depth limit, no output: it used to run unbounded (a core pinned forever).
+    QTest::addRow("exponential macro recursion")
+        << "{% macro f(n) %}{% if n > 0 %}{% set a = f(n - 1) %}{% set b = f(n - 1) %}{% endif %}{% endmacro %}{{ f(60) }}";
+    QTest::addRow("exponential recursion in one expression")
+        << "{% macro f(n) %}{{ (f(n - 1) ~ f(n - 1))[:0] if n > 0 else '' }}{% endmacro %}{{ f(60) }}";
 }
 
 void TestChatTemplate::resourceBounds() {

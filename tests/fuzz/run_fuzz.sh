@@ -9,7 +9,7 @@ bin="$work/fuzz_gguf"
 "$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$src/engine" -I"$src/engine/include" \
   "$src/tests/fuzz/fuzz_gguf.cpp" "$src"/engine/gguf/*.cpp "$src/engine/tensor/tensor_type.cpp" \
-  "$src/engine/model/model_card.cpp" "$src/engine/tokenizer/chat_template_family.cpp" "$src/engine/util/sha256.cpp" -o "$bin"
+  "$src/engine/model/model_card.cpp" "$src/engine/tokenizer/chat_template_family.cpp" "$src/engine/util/sha256.cpp" "$src/engine/util/quote.cpp" -o "$bin"
 corpus="$work/corpus" seeds="$work/seeds"
 rm -rf "$seeds"; mkdir -p "$corpus" "$seeds"
 if [ -d "$fixtures/models" ]; then

@@ -32,9 +32,10 @@ struct ByteSource::Impl {
 
 ByteSource::~ByteSource() = default;
 
-Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path) {
+Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path, uint64_t maxExpandedBytes) {
     std::unique_ptr<ByteSource> src(new ByteSource());
     src->m_path = path;
+    src->m_maxExpanded = maxExpandedBytes;
     src->m_impl = std::make_unique<Impl>();
     auto& im = *src->m_impl;
     im.file = std::fopen(path.c_str(), "rb");
@@ -101,6 +102,12 @@ Result<size_t> ByteSource::read(char* dst, size_t cap) {
         const size_t consumed = (im.rawLen - im.rawPos) - im.zs.avail_in;
         im.rawPos += consumed;
         produced = std::min<size_t>(cap, 1u << 30) - im.zs.avail_out;
+        m_expanded += produced;
+        if (m_maxExpanded > 0 && m_expanded > m_maxExpanded)
+            return Error{m_path + ": gzip data expands past " + std::to_string(m_maxExpanded >> 20) + " MiB (from " +
+                         std::to_string(m_rawRead >> 20) + " MiB read of a " + std::to_string(m_fileSize >> 20) +
+                         " MiB file): refused as a possible decompression bomb; raise the limit with "
+                         "--max-expanded-mib N (0 = none) if the file is genuine"};
         if (rc == Z_STREAM_END) {
             // Another gzip member may follow (files made with `cat a.gz b.gz`).
             if (im.rawPos == im.rawLen) {

@@ -20,7 +20,10 @@ public:
 
     // Opens `path`. gzip is detected from the magic bytes 1F 8B (not the file name), and
     // concatenated gzip members are read one after the other, like `zcat`.
-    static Result<std::unique_ptr<ByteSource>> open(const std::string& path);
+    // `maxExpandedBytes` bounds what a gzip file may inflate to (a decompression bomb is an error
+    // naming the limit, not an exhausted machine); 0 = no limit.
+    static Result<std::unique_ptr<ByteSource>> open(const std::string& path, uint64_t maxExpandedBytes = kDefaultMaxExpandedBytes);
+    static constexpr uint64_t kDefaultMaxExpandedBytes = uint64_t{2} << 30;  // 2 GiB of text
 
     // Reads up to `cap` bytes into `dst`; returns 0 at the end. Errors (I/O, corrupt gzip) name
     // the file and the raw byte offset.
@@ -29,6 +32,7 @@ public:
     bool isGzip() const { return m_gzip; }
     uint64_t rawBytesRead() const { return m_rawRead; }  // bytes of the file consumed so far
     uint64_t fileSize() const { return m_fileSize; }
+    uint64_t expandedBytes() const { return m_expanded; }  // gzip: bytes inflated so far
     // SHA-256 of all raw file bytes; reads the rest of the file first if the caller stopped early.
     Result<std::string> contentHash();
 
@@ -44,6 +48,8 @@ private:
     bool m_streamEnd = false;  // gzip: finished the last member
     uint64_t m_rawRead = 0;
     uint64_t m_fileSize = 0;
+    uint64_t m_expanded = 0;
+    uint64_t m_maxExpanded = 0;
 };
 
 }  // namespace verdict::core

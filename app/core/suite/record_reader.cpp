@@ -106,7 +106,7 @@ Result<bool> RecordReader::skipJsonWhitespace() {
 }
 
 Result<std::unique_ptr<RecordReader>> RecordReader::open(const std::string& path, const ReaderOptions& options) {
-    auto src = ByteSource::open(path);
+    auto src = ByteSource::open(path, options.maxExpandedBytes);
     if (!src) return src.error();
     std::unique_ptr<RecordReader> rd(new RecordReader());
     rd->m_src = std::move(*src);

@@ -84,6 +84,7 @@ Result<ImportSummary> importSuiteStreaming(const std::string& path, const Import
                                            const SuiteItemCallback& onItem) {
     ReaderOptions ro;
     ro.formatHint = options.formatHint;
+    ro.maxExpandedBytes = options.maxExpandedBytes;
     if (options.mapping)
         for (const auto& [target, source] : options.mapping->entries) ro.headerNames.push_back(source.substr(0, source.find('.')));
     auto reader = RecordReader::open(path, ro);

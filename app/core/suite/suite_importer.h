@@ -9,6 +9,7 @@
 // importSuiteStreaming hands each one to a callback for files too large to hold.
 #pragma once
 
+#include "core/suite/byte_source.h"
 #include "core/suite/field_mapping.h"
 #include "core/suite/suite_item.h"
 
@@ -32,6 +33,7 @@ struct ImportOptions {
     std::string promptTemplate;
     bool fillDefaultScorers = true;        // items without explicit scorers get defaultScorers(shape)
     size_t maxListedRejects = 10000;       // rejected/warnings lists stop growing here; counts stay exact
+    uint64_t maxExpandedBytes = ByteSource::kDefaultMaxExpandedBytes;  // gzip bomb guard; 0 = none
 };
 
 struct RejectedRecord {
