@@ -14,6 +14,7 @@ packages=(
   libxkbcommon-dev                  # not compiled against (the xcb plugin needs only the runtime libraries,
                                     # which libqt6gui6 pulls); it silences configure's misleading "Could NOT find XKB"
   libsqlite3-dev nlohmann-json3-dev zlib1g-dev
+  libre2-dev                        # the regex scorer's linear-time matching (no backtracking on model output)
   clang libclang-rt-14-dev          # libFuzzer target (tests/fuzz)
   dpkg-dev file                     # .deb packaging test
   xvfb xauth poppler-utils          # headless GUI checks and PDF report previews

@@ -96,6 +96,22 @@ private slots:
         auto badRegex = makeScorer({"regex", {{"pattern", "(unclosed"}}});
         QVERIFY(!badRegex.ok());
         QVERIFY(badRegex.error().message.find("does not compile") != std::string::npos);
+        // Lookaround has no linear-time match: refused with the reason, never mis-scored.
+        auto look = makeScorer({"regex", {{"pattern", "foo(?=bar)"}}});
+        QVERIFY(!look.ok());
+        QVERIFY2(look.error().message.find("no lookaround") != std::string::npos, look.error().message.c_str());
+        // A catastrophic-backtracking pattern on a long output finishes (RE2 is linear; the
+        // backtracking std::regex took exponential time or overflowed the stack here).
+        {
+            auto evil = makeScorer({"regex", {{"pattern", "^(a+)+$"}}});
+            QVERIFY(evil.ok());
+            const std::string output = std::string(200000, 'a') + "!";
+            const auto r = (*evil)->score(SuiteItem{}, output);
+            QVERIFY(!r.pass);
+            auto deep = makeScorer({"regex", {{"pattern", "(a|b)*c"}}});
+            QVERIFY(deep.ok());
+            QVERIFY((*deep)->score(SuiteItem{}, std::string(500000, 'a') + "c").pass);
+        }
         auto badType = makeScorer({"numeric", {{"tolerance", "small"}}});
         QVERIFY(!badType.ok());
         QVERIFY(badType.error().message.find("'tolerance'") != std::string::npos);

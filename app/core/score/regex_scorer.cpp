@@ -1,51 +1,56 @@
-// "regex": ECMAScript regular expression (the dialect of promptfoo's JavaScript asserts).
-// Params: pattern (required), ignore_case, group (a capture group number to extract; when set,
-// the extracted text is compared with the item's references after normalisation), full (the
-// whole output must match, default false = search).
-// The output is searched up to its first 16 KiB: libstdc++'s std::regex recurses per character
-// and deep recursion on long inputs is a stack overflow.
+// "regex": a regular expression searched in the model's output. Params: pattern (required),
+// ignore_case, group (a capture group number to extract; when set, the extracted text is compared
+// with the item's references after normalisation), full (the whole output must match, default
+// false = search).
+// Matching uses RE2 (Debian libre2-dev): linear time in the input whatever the pattern, bounded
+// memory, no recursion, so a hostile pattern or a long output cannot hang or crash a run (the
+// backtracking std::regex could do both). The syntax is ECMAScript's for everything promptfoo's
+// asserts commonly use (classes, \d \w \s, groups, (?:...), alternation, repetition); RE2 has no
+// lookaround and no backreferences, and such a pattern is refused with that reason when the suite
+// is run, never silently mis-scored. https://github.com/google/re2/wiki/Syntax
 #include "core/score/scorer_factories.h"
 #include "core/score/text_normalize.h"
 
-#include <regex>
+#include <re2/re2.h>
+
+#include <memory>
+#include <vector>
 
 namespace verdict::core::scorers {
 
 namespace {
-constexpr size_t kMaxRegexInput = 16384;
+constexpr size_t kMaxRegexInput = size_t{1} << 20;  // RE2 is linear; this only bounds the work per item
+constexpr int64_t kMaxRegexMemory = int64_t{16} << 20;
 
 class RegexScorer : public Scorer {
 public:
-    RegexScorer(std::regex re, std::string pattern, int group, bool full)
+    RegexScorer(std::unique_ptr<RE2> re, std::string pattern, int group, bool full)
         : m_re(std::move(re)), m_pattern(std::move(pattern)), m_group(group), m_full(full) {}
     std::string name() const override { return "regex"; }
     ScoreResult score(const SuiteItem& item, const std::string& output) const override {
         ScoreResult r;
-        const std::string text = output.size() > kMaxRegexInput ? output.substr(0, kMaxRegexInput) : output;
-        std::smatch m;
-        bool matched = false;
-        try {
-            matched = m_full ? std::regex_match(text, m, m_re) : std::regex_search(text, m, m_re);
-        } catch (const std::regex_error& e) {  // error_complexity / error_stack on pathological input
-            r.detail = std::string("regex evaluation failed: ") + e.what();
-            return r;
-        }
+        const re2::StringPiece text(output.data(), std::min(output.size(), kMaxRegexInput));
+        const int groups = m_group < 0 ? 1 : m_group + 1;
+        std::vector<re2::StringPiece> m(static_cast<size_t>(groups));
+        const bool matched =
+            m_re->Match(text, 0, text.size(), m_full ? RE2::ANCHOR_BOTH : RE2::UNANCHORED, m.data(), groups);
         if (!matched) {
             r.detail = "no match for /" + m_pattern + "/";
             return r;
         }
         if (m_group < 0) {
-            r.extracted = m.str(0);
+            r.extracted = std::string(m[0].data(), m[0].size());
             r.pass = true;
             r.score = 1.0;
             r.detail = "matched '" + r.extracted + "'";
             return r;
         }
-        if (size_t(m_group) >= m.size() || !m[size_t(m_group)].matched) {
+        const re2::StringPiece& g = m[static_cast<size_t>(m_group)];
+        if (g.data() == nullptr) {
             r.detail = "group " + std::to_string(m_group) + " did not take part in the match";
             return r;
         }
-        r.extracted = m.str(size_t(m_group));
+        r.extracted = std::string(g.data(), g.size());
         if (item.references.empty()) {  // extraction only: a match is a pass
             r.pass = true;
             r.score = 1.0;
@@ -65,7 +70,7 @@ public:
     }
 
 private:
-    std::regex m_re;
+    std::unique_ptr<RE2> m_re;
     std::string m_pattern;
     int m_group;
     bool m_full;
@@ -82,15 +87,17 @@ Made makeRegex(const nlohmann::json& params, const ScorerOptions&) {
     if (!full) return full.error();
     auto group = numberParam(params, "regex", "group", -1);
     if (!group) return group.error();
-    auto flags = std::regex::ECMAScript;
-    if (*ic) flags |= std::regex::icase;
-    try {
-        std::regex re(*pattern, flags);
-        if (*group > double(re.mark_count())) return Error{"regex: group " + std::to_string(int(*group)) + " does not exist in /" + *pattern + "/"};
-        return std::unique_ptr<Scorer>(std::make_unique<RegexScorer>(std::move(re), *pattern, int(*group), *full));
-    } catch (const std::regex_error& e) {
-        return Error{"regex: pattern /" + *pattern + "/ does not compile: " + e.what()};
-    }
+    RE2::Options o;
+    o.set_log_errors(false);
+    o.set_case_sensitive(!*ic);
+    o.set_max_mem(kMaxRegexMemory);
+    auto re = std::make_unique<RE2>(*pattern, o);
+    if (!re->ok())
+        return Error{"regex: pattern /" + *pattern + "/ does not compile: " + re->error() +
+                     " (RE2 syntax: no lookaround or backreferences)"};
+    if (*group > double(re->NumberOfCapturingGroups()))
+        return Error{"regex: group " + std::to_string(int(*group)) + " does not exist in /" + *pattern + "/"};
+    return std::unique_ptr<Scorer>(std::make_unique<RegexScorer>(std::move(re), *pattern, int(*group), *full));
 }
 
 }  // namespace verdict::core::scorers
