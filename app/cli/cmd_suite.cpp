@@ -10,6 +10,7 @@
 #include "core/store/suite_item_json.h"
 #include "core/store/suite_repository.h"
 #include "core/suite/suite_importer.h"
+#include "util/quote.h"
 
 #include <nlohmann/json.hpp>
 
@@ -111,9 +112,11 @@ int importCommand(const std::vector<std::string>& argv) {
                   << ", shape " << s.shape << ")\n";
     if (imported->rejectedCount > 0) {
         std::cout << imported->rejectedCount << " record(s) rejected:\n";
-        for (const auto& r : imported->rejected) std::cout << "  line " << r.line << ": " << r.reason << "\n";
+        // A reason may quote the file's text: one escaped line each (util::oneLine).
+        for (const auto& r : imported->rejected) std::cout << "  line " << r.line << ": " << util::oneLine(r.reason, 400) << "\n";
     }
-    for (const auto& w : imported->warnings) std::cout << "  warning, line " << w.line << ": " << w.reason << "\n";
+    for (const auto& w : imported->warnings)
+        std::cout << "  warning, line " << w.line << ": " << util::oneLine(w.reason, 400) << "\n";
     return kExitOk;
 }
 
