@@ -1,9 +1,9 @@
 #include "core/perf/bandwidth_probe.h"
 
+#include "core/suite/utf8_text.h"
 #include "core/tco/hardware_catalog.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -81,11 +81,6 @@ std::string lowerWithoutMarks(std::string s) {
     return s;
 }
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 std::string fixed1(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f", v);
@@ -97,12 +92,12 @@ std::string fixed1(double v) {
 const HardwareEntry* matchCpuEntry(const std::vector<HardwareEntry>& entries, const std::string& cpuModel) {
     // Whole words: "8480+" must not match "8480".
     std::set<std::string> modelWords;
-    std::istringstream in(lowerWithoutMarks(lower(cpuModel)));
+    std::istringstream in(lowerWithoutMarks(utf8::toLowerUtf8(cpuModel)));
     for (std::string w; in >> w;) modelWords.insert(w);
     if (modelWords.empty()) return nullptr;
     for (const HardwareEntry& e : entries) {
         if (e.kind != HardwareKind::Cpu || e.id == kThisMachineId) continue;
-        std::istringstream words(lower(e.name.substr(0, e.name.find('('))));
+        std::istringstream words(utf8::toLowerUtf8(e.name.substr(0, e.name.find('('))));
         bool all = true, any = false;
         for (std::string w; words >> w;) {
             any = true;

@@ -125,6 +125,9 @@ public:
     Transaction& operator=(const Transaction&) = delete;
     ~Transaction();
 
+    // Resets this connection's read statements that are still stepping first (so SQLite's
+    // commit-time WAL checkpoint is not held back by their snapshot): read what a transaction
+    // needs before committing it, never iterate a SELECT across commits of the same connection.
     Result<void> commit();
 
 private:

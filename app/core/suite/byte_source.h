@@ -32,7 +32,6 @@ public:
     bool isGzip() const { return m_gzip; }
     uint64_t rawBytesRead() const { return m_rawRead; }  // bytes of the file consumed so far
     uint64_t fileSize() const { return m_fileSize; }
-    uint64_t expandedBytes() const { return m_expanded; }  // gzip: bytes inflated so far
     // SHA-256 of all raw file bytes; reads the rest of the file first if the caller stopped early.
     Result<std::string> contentHash();
 

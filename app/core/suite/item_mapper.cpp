@@ -70,7 +70,7 @@ std::optional<std::string> multipleChoiceInPrompt(const nlohmann::json& r) {
         if (labels.empty()) labels = stripLetterPrefixes(texts);
         what += " with " + std::to_string(texts.size()) + " items";
         std::string aKey;
-        if (const auto* a = fields::findAny(r, {"answer", "answerKey", "answer_key", "label", "gold", "correct_answer"}, &aKey)) {
+        if (const auto* a = findAnswer(r, &aKey)) {
             int gold = -1;
             std::string bad;
             if (!resolveGold(*a, texts, labels, gold, bad)) what += "; its " + aKey + " is not among them: " + bad;

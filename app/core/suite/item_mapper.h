@@ -44,6 +44,9 @@ bool readChoices(nlohmann::json& v, std::vector<std::string>& texts, std::vector
                  std::string& why);
 // Drops "A) ", "(B) ", "C. " prefixes when every choice carries them in order; returns the labels.
 std::vector<std::string> stripLetterPrefixes(std::vector<std::string>& texts);
+// The field holding a multiple-choice answer (answer, answerKey, label, gold, ...); `which`
+// receives its key. nullptr when the record has none.
+const nlohmann::json* findAnswer(const nlohmann::json& r, std::string* which);
 // Gold index from a letter ("B", "(B)"), a label ("3" among labels 1-4), a 0-based index (2 or
 // "2") or the text of a choice.
 bool resolveGold(const nlohmann::json& answer, const std::vector<std::string>& texts,

@@ -64,13 +64,13 @@ MapOutcome finishMc(const nlohmann::json& r, int line, const MapContext& ctx, st
     out.ok = true;
     return out;
 }
+}  // namespace
 
 const nlohmann::json* findAnswer(const nlohmann::json& r, std::string* which) {
     return fields::findAny(r, {"answer", "answerKey", "answer_key", "label", "gold", "correct", "target",
                                "answer_index", "answer_idx", "correct_answer"},
                            which);
 }
-}  // namespace
 
 std::string choiceLetter(int index) {
     if (index < 26) return std::string(1, char('A' + index));
