@@ -204,13 +204,8 @@ bool Workbench::prepareDemoWorkspace(QString* error) {
         opts.name = core::demoSuiteName(file);
         auto existing = suites.findByName(opts.name);
         if (existing && *existing) continue;
-        auto imported = core::importSuite(file, opts);
-        if (!imported) {
-            if (error) *error = QString::fromStdString(imported.error().message);
-            return false;
-        }
-        if (auto saved = suites.save(core::importedSuiteRecord(file, *imported), imported->items); !saved) {
-            if (error) *error = QString::fromStdString(saved.error().message);
+        if (auto stored = core::importSuiteToStore(*db, file, opts); !stored) {
+            if (error) *error = QString::fromStdString(stored.error().message);
             return false;
         }
     }

@@ -44,7 +44,7 @@ int runDiff(const std::vector<std::string>& argv) {
     auto seed = args->integer("seed", static_cast<long long>(core::kBootstrapSeed));
     if (!seed) return fail("diff", seed.error().message, kExitUsage);
 
-    auto db = core::openStore(args->value("db"));
+    auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("diff", db.error().message, kExitBadInput);
     core::RunRepository runs(*db);
     core::RunRecord rec[2];

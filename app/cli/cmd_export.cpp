@@ -58,7 +58,7 @@ int runExport(const std::vector<std::string>& argv) {
     const std::string format = args->value("format").value_or("");
     if (format != "csv" && format != "json") return fail("export", "--format must be csv or json", kExitUsage);
 
-    auto db = core::openStore(args->value("db"));
+    auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("export", db.error().message, kExitBadInput);
     core::RunRepository runs(*db);
     auto run = runs.find(runId);

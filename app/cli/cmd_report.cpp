@@ -193,7 +193,7 @@ int runReport(const std::vector<std::string>& argv) {
     req.commandLine = "verdict report";
     for (const auto& a : argv) req.commandLine += " " + core::shellQuote(a);
 
-    auto db = core::openStore(args->value("db"));
+    auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("report", db.error().message, kExitBadInput);
     auto data = core::buildReportData(*db, req);
     if (!data) return fail("report", data.error().message, kExitBadInput);

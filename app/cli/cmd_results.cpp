@@ -70,7 +70,7 @@ int runResults(const std::vector<std::string>& argv) {
             return fail("results", "'" + p + "' is not a run id", kExitUsage);
         wanted.push_back(id);
     }
-    auto db = core::openStore(args->value("db"));
+    auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("results", db.error().message, kExitBadInput);
     core::RunRepository runs(*db);
     std::vector<core::RunRecord> list;

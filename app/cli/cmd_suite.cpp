@@ -76,24 +76,16 @@ int importCommand(const std::vector<std::string>& argv) {
         if (!mapping) return fail("suite import", "--map: " + mapping.error().message, kExitUsage);
         opts.mapping = std::move(*mapping);
     }
-    auto imported = core::importSuite(file, opts);
-    if (!imported) return fail("suite import", imported.error().message, kExitBadInput);
-    if (imported->items.empty())
-        return fail("suite import",
-                    file + ": no record could be imported (" + std::to_string(imported->rejectedCount) + " rejected" +
-                        (imported->rejected.empty() ? std::string()
-                                                    : "; first: line " + std::to_string(imported->rejected[0].line) +
-                                                          ": " + imported->rejected[0].reason) +
-                        ")",
-                    kExitBadInput);
-
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("suite import", db.error().message, kExitBadInput);
-    auto saved = core::SuiteRepository(*db).save(core::importedSuiteRecord(file, *imported), imported->items);
-    if (!saved) return fail("suite import", saved.error().message, kExitBadInput);
+    // Streamed into the database item by item: memory does not grow with the suite.
+    auto stored = core::importSuiteToStore(*db, file, opts);
+    if (!stored) return fail("suite import", stored.error().message, kExitBadInput);
+    const core::ImportSummary* imported = &stored->summary;
+    const core::SuiteSaveResult* saved = &stored->saved;
 
     if (args->has("json")) {
-        nlohmann::json j = {{"imported", imported->items.size()},
+        nlohmann::json j = {{"imported", imported->takenCount},
                             {"rejected", rejectsJson(imported->rejected)},
                             {"rejected_count", imported->rejectedCount},
                             {"warnings", rejectsJson(imported->warnings)},
@@ -108,7 +100,7 @@ int importCommand(const std::vector<std::string>& argv) {
     if (saved->alreadyStored)
         std::cout << "already stored as suite '" << s.name << "' (id " << s.id << ", " << s.nItems << " items)\n";
     else
-        std::cout << "imported " << imported->items.size() << " items into suite '" << s.name << "' (id " << s.id
+        std::cout << "imported " << imported->takenCount << " items into suite '" << s.name << "' (id " << s.id
                   << ", shape " << s.shape << ")\n";
     if (imported->rejectedCount > 0) {
         std::cout << imported->rejectedCount << " record(s) rejected:\n";
@@ -129,7 +121,7 @@ int listCommand(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("suite list", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
-    auto db = core::openStore(args->value("db"));
+    auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("suite list", db.error().message, kExitBadInput);
     auto suites = core::SuiteRepository(*db).list();
     if (!suites) return fail("suite list", suites.error().message, kExitRuntime);
@@ -165,7 +157,7 @@ int showCommand(const std::vector<std::string>& argv) {
     const bool json = args->has("json");
     auto limit = args->integer("limit", json ? -1 : 5);
     if (!limit) return fail("suite show", limit.error().message, kExitUsage);
-    auto db = core::openStore(args->value("db"));
+    auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("suite show", db.error().message, kExitBadInput);
     core::SuiteRepository repo(*db);
     auto found = repo.find(args->positionals()[0]);

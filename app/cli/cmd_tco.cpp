@@ -175,7 +175,7 @@ int runTco(const std::vector<std::string>& argv) {
         auto batch = args->integer("batch", 0);
         if (!sweepId || *sweepId <= 0) return fail("tco", "--sweep needs a sweep id", kExitUsage);
         if (!batch) return fail("tco", batch.error().message, kExitUsage);
-        auto db = core::openStore(args->value("db"));
+        auto db = core::openStoreForReading(args->value("db"));
         if (!db) return fail("tco", db.error().message, kExitBadInput);
         core::SweepRepository sweeps(*db);
         auto sweep = sweeps.find(*sweepId);
@@ -217,7 +217,7 @@ int runTco(const std::vector<std::string>& argv) {
         auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), runId);
         if (ec != std::errc() || end != p.data() + p.size() || runId <= 0)
             return fail("tco", "'" + p + "' is not a run id", kExitUsage);
-        auto db = core::openStore(args->value("db"));
+        auto db = core::openStoreForReading(args->value("db"));
         if (!db) return fail("tco", db.error().message, kExitBadInput);
         core::RunRepository runs(*db);
         auto run = runs.find(runId);

@@ -20,6 +20,7 @@ std::string describe(const core::ChainBreak& b) {
     if (b.table == "sqlite") return "the database file is damaged: " + b.reason;
     if (b.table == "runs") return "run " + std::to_string(b.runId) + ": " + b.reason;
     if (b.table == "sweeps") return "sweep " + std::to_string(b.runId) + ": " + b.reason;
+    if (b.table == "suites" || b.table == "models") return b.reason;
     if (b.table == "sweep_points")
         return "sweep_points seq " + std::to_string(b.seq) + " (sweep " + std::to_string(b.runId) + "): " + b.reason;
     return "run_items seq " + std::to_string(b.seq) + " (run " + std::to_string(b.runId) + ", item " +
@@ -31,13 +32,14 @@ std::string describe(const core::ChainBreak& b) {
 int runVerify(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"models", false, "", "also read every stored model file again (same size and mtime) and compare its SHA-256"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("verify", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict verify [--db PATH] [--json]", formatOptions(specs));
+        printHelp("verdict verify [--db PATH] [--models] [--json]", formatOptions(specs));
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("verify", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
@@ -61,9 +63,11 @@ int runVerify(const std::vector<std::string>& argv) {
                                       "overwritten or damaged",
                         kExitBadInput);
     }
-    auto db = core::openStore(path);
+    auto db = core::openStoreForReading(path);
     if (!db) return fail("verify", db.error().message, kExitBadInput);
-    auto report = core::verifyChain(*db);
+    core::VerifyOptions vo;
+    vo.rehashModels = args->has("models");
+    auto report = core::verifyChain(*db, vo);
     if (!report) return fail("verify", report.error().message, kExitRuntime);
 
     if (args->has("json")) {
@@ -75,13 +79,20 @@ int runVerify(const std::vector<std::string>& argv) {
         nlohmann::json j = {{"database", db->path()},       {"ok", report->ok()},
                             {"runs_checked", report->runsChecked}, {"rows_checked", report->rowsChecked},
                             {"sweeps_checked", report->sweepsChecked}, {"points_checked", report->pointsChecked},
+                            {"suites_checked", report->suitesChecked}, {"suite_items_checked", report->suiteItemsChecked},
+                            {"models_checked", report->modelsChecked}, {"models_rehashed", report->modelsRehashed},
+                            {"read_only", db->readOnly()},
                             {"first_broken", report->ok() ? nlohmann::json(nullptr) : breaks.front()},
                             {"breaks", breaks}};
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (report->ok()) {
         std::cout << "ok: " << report->runsChecked << " runs, " << report->rowsChecked << " result rows, "
                   << report->sweepsChecked << " sweeps, " << report->pointsChecked
-                  << " sweep points; hash chains intact (" << db->path() << ")\n";
+                  << " sweep points; hash chains intact; " << report->suitesChecked << " suites ("
+                  << report->suiteItemsChecked << " items) match their content hashes; " << report->modelsChecked
+                  << " model hashes consistent"
+                  << (vo.rehashModels ? " (" + std::to_string(report->modelsRehashed) + " files re-read)" : std::string())
+                  << " (" << db->path() << (db->readOnly() ? ", opened read-only" : "") << ")\n";
     } else {
         std::cout << "BROKEN: first broken row: " << describe(report->breaks.front()) << "\n";
         if (report->breaks.size() > 1)

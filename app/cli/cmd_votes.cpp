@@ -59,7 +59,7 @@ int runVotes(const std::vector<std::string>& argv) {
     if (args->has("a") && args->has("model")) return fail("votes", "use either --model or --a/--b", kExitUsage);
     const bool json = args->has("json");
 
-    auto db = core::openStore(args->value("db"));
+    auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("votes", db.error().message, kExitBadInput);
     core::VoteRepository repo(*db);
 

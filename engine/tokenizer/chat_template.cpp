@@ -77,6 +77,7 @@ Result<std::string> ChatTemplate::render(const ChatTemplateInputs& inputs) const
         limits.maxWorkBytes = inputs.limits.maxWorkBytes;
         limits.maxCallDepth = inputs.limits.maxCallDepth;
         limits.maxSteps = inputs.limits.maxSteps;
+        limits.shouldStop = inputs.limits.shouldStop;
         jinja::Interpreter::Clock clock;
         if (inputs.now) {
             clock = [now = inputs.now] {

@@ -63,6 +63,7 @@ struct TemplateLimits {
     std::uint64_t maxWorkBytes = std::uint64_t{2} << 30;  // bytes built by string operations
     int maxCallDepth = 200;                               // nested macro calls / recursive loops
     std::uint64_t maxSteps = 20'000'000;                  // statements + expressions evaluated (~1 s)
+    std::function<bool()> shouldStop;                     // asked every 4096 steps: true cancels the render
 };
 
 struct ChatTemplateInputs {

@@ -110,6 +110,12 @@ Value pyAdd(Interpreter& interp, const Value& a, const Value& b) {
         return a.isMarkup() ? Value::markup(std::move(out)) : Value::string(std::move(out));
     }
     if (isSequence(a) && isSequence(b) && a.listKind() == b.listKind()) {
+        // Bounded like repetition, and the copy counted as work: `ns.l = ns.l + ns.l` doubles a list
+        // per step (40 steps: a trillion items), and copying big lists in a loop takes time.
+        const std::size_t n = a.items().size() + b.items().size();
+        if (n > interp.limits().maxLoopIterations)
+            fail(ErrorKind::Limit, "list concatenation larger than " + std::to_string(interp.limits().maxLoopIterations) + " items");
+        interp.chargeListCopy(n);
         std::vector<Value> out = a.items();
         out.insert(out.end(), b.items().begin(), b.items().end());
         return Value::list(std::move(out), a.listKind());

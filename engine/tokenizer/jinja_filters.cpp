@@ -49,7 +49,7 @@ Value fReplace(Interpreter& in, const Value& v, CallArgs& a) {
     const Value* from = a.find(0, "old");
     const Value* to = a.find(1, "new");
     if (!from || !to) fail(ErrorKind::Type, "replace() requires 'old' and 'new' arguments");
-    std::string out = pyReplace(toStr(v), toStr(*from), toStr(*to), intArg(a, 2, "count", -1));
+    std::string out = pyReplace(toStr(v), toStr(*from), toStr(*to), intArg(a, 2, "count", -1), in.limits().maxOutputBytes);
     in.chargeWork(out.size());
     return str(std::move(out));
 }
@@ -68,8 +68,13 @@ Value fTojson(Interpreter& in, const Value& v, CallArgs& a) {
     JsonDumpOptions o;
     o.ensureAscii = boolArg(a, 0, "ensure_ascii", false);
     if (const Value* indent = a.find(1, "indent"); indent && !indent->isNone()) {
-        if (indent->isString()) o.indent = indent->str();
-        else o.indent = std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, toInteger(*indent, "indent"))), ' ');
+        if (indent->isString()) {
+            o.indent = indent->str();
+        } else {
+            const std::int64_t n = std::max<std::int64_t>(0, toInteger(*indent, "indent"));
+            in.checkSize(static_cast<std::uint64_t>(n));
+            o.indent = std::string(static_cast<std::size_t>(n), ' ');
+        }
     }
     if (const Value* seps = a.find(2, "separators"); seps && !seps->isNone()) {
         const std::vector<Value> parts = iterate(*seps);
@@ -89,8 +94,13 @@ Value fIndent(Interpreter& in, const Value& v, CallArgs& a) {
     // newline survives; lines after the first are indented unless blank (blank=False).
     std::string indention;
     const Value width = a.get(0, "width", Value::integer(4));
-    if (width.isString()) indention = width.str();
-    else indention.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, toInteger(width, "width"))), ' ');
+    if (width.isString()) {
+        indention = width.str();
+    } else {
+        const std::int64_t n = std::max<std::int64_t>(0, toInteger(width, "width"));
+        in.checkSize(static_cast<std::uint64_t>(n));
+        indention.assign(static_cast<std::size_t>(n), ' ');
+    }
     const bool first = boolArg(a, 1, "first", false);
     const bool blank = boolArg(a, 2, "blank", false);
     const std::string s = toStr(v) + "\n";
@@ -100,6 +110,7 @@ Value fIndent(Interpreter& in, const Value& v, CallArgs& a) {
         for (std::size_t i = 0; i < lines.size(); ++i) {
             if (i) rv += "\n" + indention;
             rv += lines[i];
+            in.checkSize(rv.size());  // every line gets the indent: the result can outgrow the input by far
         }
     } else if (!lines.empty()) {
         rv = lines[0];
@@ -107,6 +118,7 @@ Value fIndent(Interpreter& in, const Value& v, CallArgs& a) {
             rv += "\n";
             if (!lines[i].empty()) rv += indention;
             rv += lines[i];
+            in.checkSize(rv.size());
         }
     }
     if (first) rv = indention + rv;
@@ -279,7 +291,8 @@ Value fTruncate(Interpreter&, const Value& v, CallArgs& a) {
     const std::int64_t leeway = intArg(a, 3, "leeway", 5);
     const auto endLen = static_cast<std::int64_t>(utf8Length(end));
     if (len < endLen) fail(ErrorKind::Value, "expected length >= " + std::to_string(endLen));
-    if (static_cast<std::int64_t>(utf8Length(s)) <= len + leeway) return str(s);
+    const auto units = static_cast<std::int64_t>(utf8Length(s));
+    if (units <= len || units - len <= leeway) return str(s);  // (no len + leeway: it can overflow)
     std::string head = s.substr(0, utf8OffsetOfUnit(s, static_cast<std::size_t>(len - endLen)));
     if (killwords) return str(head + end);
     const std::size_t space = head.rfind(' ');

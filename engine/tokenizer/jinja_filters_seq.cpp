@@ -59,12 +59,13 @@ Value fJoin(Interpreter& in, const Value& v, CallArgs& a) {
     std::string out;
     bool first = true;
     for (const auto& item : iterate(v)) {
+        const std::size_t before = out.size();
         if (!first) out += sep;
         first = false;
         appendStr(out, attribute && !attribute->isNone() ? attributeOf(in, item, *attribute) : item);
-        in.chargeWork(sep.size());
+        in.chargeWork(out.size() - before);  // as it grows: [big] * 100000 joins to far more than any input
+        in.checkSize(out.size());
     }
-    in.chargeWork(out.size());
     return Value::string(std::move(out));
 }
 
@@ -231,7 +232,7 @@ Value fItems(Interpreter&, const Value& v, CallArgs&) {
     return generator(std::move(out));
 }
 
-Value fBatch(Interpreter&, const Value& v, CallArgs& a) {
+Value fBatch(Interpreter& in, const Value& v, CallArgs& a) {
     const std::int64_t n = intArg(a, 0, "linecount", 0);
     if (n <= 0) fail(ErrorKind::Value, "batch size must be positive");
     const Value* fill = a.find(1, "fill_with");
@@ -245,16 +246,19 @@ Value fBatch(Interpreter&, const Value& v, CallArgs& a) {
         }
     }
     if (!cur.empty()) {
-        if (fill && !fill->isNone())
+        if (fill && !fill->isNone()) {
+            in.chargeIterations(static_cast<std::uint64_t>(n) - cur.size());  // the padding is made, item by item
             while (static_cast<std::int64_t>(cur.size()) < n) cur.push_back(*fill);
+        }
         out.push_back(Value::list(std::move(cur)));
     }
     return generator(std::move(out));
 }
 
-Value fSlice(Interpreter&, const Value& v, CallArgs& a) {
+Value fSlice(Interpreter& in, const Value& v, CallArgs& a) {
     const std::int64_t slices = intArg(a, 0, "slices", 0);
     if (slices <= 0) fail(ErrorKind::Value, "slice count must be positive");
+    in.chargeIterations(static_cast<std::uint64_t>(slices));  // one list per slice, however short the input
     const Value* fill = a.find(1, "fill_with");
     const std::vector<Value> seq = iterate(v);
     const auto length = static_cast<std::int64_t>(seq.size());

@@ -18,16 +18,26 @@ std::string padTo(std::string s, std::int64_t width, bool leftAlign, char fill =
     return leftAlign ? s + padding : padding + s;
 }
 
-std::string cFormat(const std::string& spec, double v) {
+// printf of one number; as long as it comes out (a width or a %.400f of 1e300 exceeds any
+// fixed buffer; the caller has bounded the width by maxOutputBytes).
+template <class T>
+std::string cFormat(const std::string& spec, T v) {
     char buf[512];
-    std::snprintf(buf, sizeof buf, spec.c_str(), v);
-    return buf;
+    const int n = std::snprintf(buf, sizeof buf, spec.c_str(), v);
+    if (n < 0) return {};
+    if (static_cast<std::size_t>(n) < sizeof buf) return std::string(buf, static_cast<std::size_t>(n));
+    std::string out(static_cast<std::size_t>(n) + 1, '\0');
+    std::snprintf(out.data(), out.size(), spec.c_str(), v);
+    out.resize(static_cast<std::size_t>(n));
+    return out;
 }
 
-std::string cFormat(const std::string& spec, long long v) {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, spec.c_str(), v);
-    return buf;
+// Decimal digits at fmt[i...] (a width or precision), saturating far above any allowed value.
+std::int64_t scanCount(std::string_view fmt, std::size_t& i) {
+    std::int64_t n = 0;
+    for (; i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9'; ++i)
+        if (n < (std::int64_t{1} << 50)) n = n * 10 + (fmt[i] - '0');
+    return n;
 }
 
 std::string truncateUnits(const std::string& s, std::int64_t precision) {
@@ -86,8 +96,8 @@ std::string pyPercentFormat(Interpreter& interp, std::string_view fmt, const Val
         if (i < fmt.size() && fmt[i] == '*') {
             width = toInteger(nextArg(), "width");
             ++i;
-        } else {
-            while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') width = (width < 0 ? 0 : width * 10) + (fmt[i++] - '0');
+        } else if (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+            width = scanCount(fmt, i);
         }
         if (i < fmt.size() && fmt[i] == '.') {
             ++i;
@@ -96,7 +106,7 @@ std::string pyPercentFormat(Interpreter& interp, std::string_view fmt, const Val
                 precision = toInteger(nextArg(), "precision");
                 ++i;
             } else {
-                while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') precision = precision * 10 + (fmt[i++] - '0');
+                precision = scanCount(fmt, i);
             }
         }
         while (i < fmt.size() && (fmt[i] == 'h' || fmt[i] == 'l' || fmt[i] == 'L')) ++i;
@@ -120,6 +130,9 @@ std::string pyPercentFormat(Interpreter& interp, std::string_view fmt, const Val
         case 'u': {
             requireNumber(v, type);
             const double d = v.floatValue();
+            if (v.isFloat() && std::isnan(d)) fail(ErrorKind::Value, "cannot convert float NaN to integer");
+            if (v.isFloat() && !(std::fabs(d) < 9.2e18))
+                fail(ErrorKind::Limit, "integer result outside the 64-bit range supported by this engine");
             const long long n = v.isFloat() ? static_cast<long long>(std::trunc(d)) : static_cast<long long>(v.intValue());
             piece = cFormat(spec + "lld", n);
             break;
@@ -141,6 +154,7 @@ std::string pyPercentFormat(Interpreter& interp, std::string_view fmt, const Val
             break;
         case 'c':
             if (v.isString() && utf8Length(v.str()) == 1) piece = v.str();
+            else if (v.isInt() && (v.intValue() < 0 || v.intValue() > 0x10FFFF)) fail(ErrorKind::Value, "%c arg not in range(0x110000)");
             else if (v.isInt()) appendUtf8(piece, static_cast<char32_t>(v.intValue()));
             else fail(ErrorKind::Type, "%c requires int or char");
             piece = padTo(piece, width, left);
@@ -148,8 +162,10 @@ std::string pyPercentFormat(Interpreter& interp, std::string_view fmt, const Val
         default:
             fail(ErrorKind::Value, std::string("unsupported format character '") + type + "'");
         }
-        out += piece;
         interp.chargeWork(piece.size());
+        if (out.size() + piece.size() > interp.limits().maxOutputBytes)  // the whole result is one string too
+            fail(ErrorKind::Limit, "formatted string larger than " + std::to_string(interp.limits().maxOutputBytes) + " bytes");
+        out += piece;
     }
     if (!usedMapping && !mapping && next < positional.size())
         fail(ErrorKind::Type, "not all arguments converted during string formatting");
@@ -208,12 +224,11 @@ FormatSpec parseSpec(std::string_view spec) {
         if (!f.align) { f.fill = "0"; f.align = '='; }
         ++i;
     }
-    while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') f.width = (f.width < 0 ? 0 : f.width * 10) + (spec[i++] - '0');
+    if (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') f.width = scanCount(spec, i);
     if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) f.grouping = spec[i++];
     if (i < spec.size() && spec[i] == '.') {
         ++i;
-        f.precision = 0;
-        while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') f.precision = f.precision * 10 + (spec[i++] - '0');
+        f.precision = scanCount(spec, i);
     }
     if (i < spec.size()) f.type = spec[i++];
     if (i != spec.size()) fail(ErrorKind::Value, "Invalid format specifier '" + std::string(spec) + "'");
@@ -280,13 +295,21 @@ std::string formatValue(const Value& v, std::string_view specText) {
             body = (f.alternate ? "0b" : "") + (bits.empty() ? std::string("0") : bits);
             break;
         }
-        case 'c': signPart.clear(); appendUtf8(body, static_cast<char32_t>(mag)); break;
+        case 'c':
+            if (negative || mag > 0x10FFFF) fail(ErrorKind::Value, "%c arg not in range(0x110000)");
+            signPart.clear();
+            appendUtf8(body, static_cast<char32_t>(mag));
+            break;
         default: body = group(std::to_string(mag), f.grouping);
         }
         return applyAlign(body, signPart, f, '>');
     }
     const double mag = std::fabs(d);
     char type = f.type;
+    // What reaches printf below must be a floating-point conversion ('{:s}' of a number would
+    // hand it a double for a char*).
+    if (type != 0 && std::string_view("eEfFgGn%").find(type) == std::string_view::npos)
+        fail(ErrorKind::Value, std::string("Unknown format code '") + type + "' for object of type '" + typeName(v) + "'");
     if (type == 0 && f.precision < 0) {
         body = pyFloatRepr(mag);
     } else {
@@ -377,6 +400,7 @@ std::string pyStrFormat(Interpreter& interp, std::string_view fmt, CallArgs& arg
         else if (conversion) fail(ErrorKind::Value, std::string("Unknown conversion specifier ") + conversion);
         std::string piece = formatValue(v, spec);
         interp.chargeWork(piece.size());
+        interp.checkSize(out.size() + piece.size());  // many wide fields: the result is one string too
         out += piece;
     }
     return out;

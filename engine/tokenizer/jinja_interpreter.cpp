@@ -134,6 +134,8 @@ Interpreter::DepthGuard::DepthGuard(Interpreter& in) : interp(in) {
         fail(ErrorKind::Limit, "template evaluation took more than " + std::to_string(interp.m_limits.maxSteps) +
                                    " steps (runaway recursion or loop?)");
     }
+    if ((interp.m_steps & 4095) == 0 && interp.m_limits.shouldStop && interp.m_limits.shouldStop())
+        fail(ErrorKind::Limit, "template rendering cancelled");
     if (++interp.m_nativeDepth > interp.m_limits.maxNativeDepth) {
         fail(ErrorKind::Limit,
              "template evaluation nested deeper than " + std::to_string(interp.m_limits.maxNativeDepth) + " levels");
@@ -154,6 +156,7 @@ std::string Interpreter::render(const std::vector<std::pair<std::string, Value>>
     auto globals = std::make_shared<Scope>(builtins);
     for (const auto& [name, value] : variables) globals->set(name, value);
     auto top = std::make_shared<Scope>(globals);
+    const StringLimitScope stringLimit(m_limits.maxOutputBytes);  // for repr(), tojson, string iteration
     std::string out;
     try {
         execBody(m_program.body, top, out);
@@ -171,11 +174,23 @@ void Interpreter::chargeIterations(std::uint64_t n) {
     }
 }
 
-void Interpreter::chargeWork(std::size_t bytes) {
+void Interpreter::checkSize(std::size_t bytes) {
     if (bytes > m_limits.maxOutputBytes) {
         fail(ErrorKind::Limit, "string of " + std::to_string(bytes) + " bytes exceeds the limit of "
                                    + std::to_string(m_limits.maxOutputBytes) + " bytes");
     }
+}
+
+void Interpreter::chargeListCopy(std::size_t items) {
+    m_work += items * sizeof(Value);
+    if (m_work > m_limits.maxWorkBytes) {
+        fail(ErrorKind::Limit, "template built more than " + std::to_string(m_limits.maxWorkBytes)
+                                   + " bytes of strings and lists (runaway loop?)");
+    }
+}
+
+void Interpreter::chargeWork(std::size_t bytes) {
+    checkSize(bytes);
     m_work += bytes;
     if (m_work > m_limits.maxWorkBytes) {
         fail(ErrorKind::Limit, "template built more than " + std::to_string(m_limits.maxWorkBytes)

@@ -32,6 +32,9 @@ struct RenderLimits {
     // Statements and expressions evaluated, summed over the render: bounds the time of a template
     // that loops without output (exponential macro recursion) to about a second.
     std::uint64_t maxSteps = 20'000'000;
+    // Asked every few thousand steps; true ends the render with a LimitError ("cancelled"), so a
+    // SIGTERM or a client that went away stops a slow template at once.
+    std::function<bool()> shouldStop;
 };
 
 // Wall-clock time as strftime_now() sees it (local time, no zone).
@@ -79,6 +82,8 @@ public:
     Value getAttributePath(const Value& obj, std::string_view path);
     void chargeIterations(std::uint64_t n);
     void chargeWork(std::size_t bytes);  // also checks the single-string size bound
+    void checkSize(std::size_t bytes);   // only the single-string size bound (a string being built)
+    void chargeListCopy(std::size_t items);  // work of copying list items (sizeof(Value) bytes each)
     // Keeps `obj` to call releaseReferences() when the render ends (namespaces, macros).
     void track(std::shared_ptr<Object> obj) { m_tracked.push_back(std::move(obj)); }
     const RenderLimits& limits() const { return m_limits; }

@@ -100,6 +100,7 @@ public:
 
     void dump(const Value& v, int level) {
         if (level > kMaxJsonDepth) fail(ErrorKind::Limit, "value nested too deeply for tojson");
+        checkStringLimit(m_out.size());  // shared items and indents: the text can outgrow the value by far
         switch (v.kind()) {
         case Value::Kind::None: m_out += "null"; return;
         case Value::Kind::Bool: m_out += v.boolValue() ? "true" : "false"; return;
@@ -121,7 +122,10 @@ public:
 private:
     void newline(int level) {
         m_out += '\n';
-        for (int i = 0; i < level; ++i) m_out += *m_o.indent;
+        for (int i = 0; i < level; ++i) {
+            m_out += *m_o.indent;
+            checkStringLimit(m_out.size());
+        }
     }
 
     void dumpList(const std::vector<Value>& items, int level) {

@@ -160,7 +160,7 @@ std::optional<Value> plainStringMethod(Interpreter& interp, const Value& self, s
     if (name == "replace") {
         const std::string& from = stringArg(args, 0, "old", name);
         const std::string& to = stringArg(args, 1, "new", name);
-        std::string out = pyReplace(s, from, to, intArg(args, 2, "count", -1));
+        std::string out = pyReplace(s, from, to, intArg(args, 2, "count", -1), interp.limits().maxOutputBytes);
         interp.chargeWork(out.size());
         return Value::string(std::move(out));
     }
@@ -185,10 +185,11 @@ std::optional<Value> plainStringMethod(Interpreter& interp, const Value& self, s
         for (const auto& v : iterate(*it)) {
             if (!v.isString())
                 fail(ErrorKind::Type, "sequence item: expected str instance, " + typeName(v) + " found");
+            interp.chargeWork(v.str().size() + s.size());
+            interp.checkSize(out.size() + s.size() + v.str().size());  // the joined string, not just this piece
             if (!first) out += s;
             first = false;
             out += v.str();
-            interp.chargeWork(v.str().size() + s.size());
         }
         return Value::string(std::move(out));
     }
@@ -218,6 +219,7 @@ std::optional<Value> plainStringMethod(Interpreter& interp, const Value& self, s
         const std::int64_t width = intArg(args, 0, "width", 0);
         const auto len = static_cast<std::int64_t>(utf8Length(s));
         if (width <= len) return self;
+        interp.chargeWork(static_cast<std::uint64_t>(width));
         const bool sign = !s.empty() && (s[0] == '-' || s[0] == '+');
         std::string out = sign ? s.substr(0, 1) : std::string();
         out.append(static_cast<std::size_t>(width - len), '0');
@@ -226,11 +228,14 @@ std::optional<Value> plainStringMethod(Interpreter& interp, const Value& self, s
     }
     if (name == "center" || name == "ljust" || name == "rjust") {
         const std::int64_t width = intArg(args, 0, "width", 0);
-        if (width > static_cast<std::int64_t>(interp.limits().maxOutputBytes))
-            fail(ErrorKind::Limit, "padding width too large");
         const auto fill = optionalStringArg(args, 1, "fillchar");
+        if (fill && utf8Length(*fill) != 1) fail(ErrorKind::Type, "The fill character must be exactly one character long");
+        if (width > static_cast<std::int64_t>(interp.limits().maxOutputBytes / (fill ? fill->size() : 1)))
+            fail(ErrorKind::Limit, "padding width too large");
         const char align = name == "center" ? '^' : (name == "ljust" ? '<' : '>');
-        return Value::string(pad(s, width, fill ? *fill : " ", align));
+        std::string out = pad(s, width, fill ? *fill : " ", align);
+        interp.chargeWork(out.size());
+        return Value::string(std::move(out));
     }
     if (name == "partition" || name == "rpartition") {
         const std::string& sep = stringArg(args, 0, "sep", name);

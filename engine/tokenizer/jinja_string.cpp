@@ -356,17 +356,24 @@ std::vector<std::string> pySplitLines(std::string_view s, bool keepEnds) {
     return out;
 }
 
-std::string pyReplace(std::string_view s, std::string_view from, std::string_view to, std::int64_t count) {
+std::string pyReplace(std::string_view s, std::string_view from, std::string_view to, std::int64_t count,
+                      std::size_t maxBytes) {
     std::string out;
     std::int64_t done = 0;
+    auto bounded = [&] {
+        if (out.size() > maxBytes)
+            throw JinjaError(ErrorKind::Limit, "replace() result larger than " + std::to_string(maxBytes) + " bytes");
+    };
     if (from.empty()) {
         // Python inserts `to` before every unit and at the end.
         const std::vector<std::size_t> b = utf8Boundaries(s);
         for (std::size_t k = 0; k + 1 < b.size(); ++k) {
             if (count < 0 || done < count) { out.append(to); ++done; }
             out.append(s.substr(b[k], b[k + 1] - b[k]));
+            bounded();
         }
         if (count < 0 || done < count) out.append(to);
+        bounded();
         return out;
     }
     std::size_t start = 0;
@@ -375,10 +382,12 @@ std::string pyReplace(std::string_view s, std::string_view from, std::string_vie
         if (at == std::string_view::npos) break;
         out.append(s.substr(start, at - start));
         out.append(to);
+        bounded();
         start = at + from.size();
         ++done;
     }
     out.append(s.substr(start));
+    bounded();
     return out;
 }
 

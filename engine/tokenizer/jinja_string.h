@@ -65,7 +65,9 @@ std::vector<std::string> pyRSplit(std::string_view s, const std::optional<std::s
 std::vector<std::string> pySplitLines(std::string_view s, bool keepEnds);
 
 // str.replace with Python's empty-pattern behaviour; count < 0 replaces all.
-std::string pyReplace(std::string_view s, std::string_view from, std::string_view to, std::int64_t count);
+// LimitError when the result would pass maxBytes (each match can add a whole `to`).
+std::string pyReplace(std::string_view s, std::string_view from, std::string_view to, std::int64_t count,
+                      std::size_t maxBytes = static_cast<std::size_t>(-1));
 // str.find / str.rfind / str.count over units; start/end are unit indices (Python slice rules).
 std::int64_t pyFind(std::string_view s, std::string_view sub, std::optional<std::int64_t> start,
                     std::optional<std::int64_t> end, bool reverse);

@@ -134,7 +134,10 @@ Value gRange(Interpreter& in, CallArgs& a) {
     }
     std::vector<Value> out;
     out.reserve(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0, v = start; i < static_cast<std::int64_t>(count); ++i, v += step) out.push_back(Value::integer(v));
+    for (std::int64_t i = 0, v = start; i < static_cast<std::int64_t>(count); ++i) {
+        out.push_back(Value::integer(v));
+        if (i + 1 < static_cast<std::int64_t>(count)) v += step;  // not past the last: it may not fit
+    }
     return Value::list(std::move(out));
 }
 

@@ -15,6 +15,7 @@ const std::string kEmpty;
 // repr() of nested containers recurses; a namespace can hold itself, so bound the depth.
 constexpr int kMaxReprDepth = 200;
 thread_local int t_reprDepth = 0;
+thread_local std::size_t t_stringLimit = static_cast<std::size_t>(-1);
 
 struct ReprDepthGuard {
     ReprDepthGuard() {
@@ -28,6 +29,17 @@ struct ReprDepthGuard {
     }
 };
 }  // namespace
+
+std::size_t currentStringLimit() { return t_stringLimit; }
+
+void checkStringLimit(std::size_t bytes) {
+    if (bytes > t_stringLimit) {
+        fail(ErrorKind::Limit, "string of more than " + std::to_string(t_stringLimit) + " bytes (the limit) while converting a value");
+    }
+}
+
+StringLimitScope::StringLimitScope(std::size_t limit) : m_previous(t_stringLimit) { t_stringLimit = limit; }
+StringLimitScope::~StringLimitScope() { t_stringLimit = m_previous; }
 
 // ---- construction and access ----
 
@@ -201,6 +213,7 @@ std::string NamespaceObject::repr() const {
         if (!first) out += ", ";
         first = false;
         out += jinja::repr(k) + ": " + jinja::repr(v);
+        checkStringLimit(out.size());
     }
     return out + "}>";
 }
@@ -265,6 +278,7 @@ std::string joinRepr(const std::vector<Value>& items) {
     for (std::size_t i = 0; i < items.size(); ++i) {
         if (i) out += ", ";
         out += repr(items[i]);
+        checkStringLimit(out.size());
     }
     return out;
 }
@@ -290,6 +304,7 @@ std::string repr(const Value& v) {
             if (!first) out += ", ";
             first = false;
             out += repr(k) + ": " + repr(val);
+            checkStringLimit(out.size());
         }
         return out + "}";
     }
@@ -370,6 +385,7 @@ bool lessThan(const Value& a, const Value& b) {
 std::vector<Value> stringUnits(std::string_view s) {
     std::vector<Value> out;
     for (std::size_t i = 0; i < s.size();) {
+        if ((out.size() & 4095) == 0) checkStringLimit(out.size() * sizeof(Value));
         const std::size_t n = decodeUtf8At(s, i).length;
         out.push_back(Value::string(std::string(s.substr(i, n))));
         i += n;

@@ -170,7 +170,25 @@ std::vector<Value> iterate(const Value& v);
 std::int64_t length(const Value& v);  // len(); TypeError when unsized
 bool contains(const Value& container, const Value& item);  // `item in container`
 [[noreturn]] void failUndefined(const Value& v);
-// Characters of a string as one-character string Values.
+// Characters of a string as one-character string Values. LimitError when their Values would take
+// more than currentStringLimit() bytes (a long string iterated costs ~50x its size).
 std::vector<Value> stringUnits(std::string_view s);
+
+// The longest string the render running on this thread may build (RenderLimits::maxOutputBytes;
+// no bound outside a render). repr()/str() of containers and tojson check it while they build,
+// because shared items make them unboundedly larger than the values they print: the str() of
+// [big] * 1000000 would otherwise be built whole before any other bound is asked.
+std::size_t currentStringLimit();
+void checkStringLimit(std::size_t bytes);  // LimitError past currentStringLimit()
+class StringLimitScope {
+public:
+    explicit StringLimitScope(std::size_t limit);
+    ~StringLimitScope();
+    StringLimitScope(const StringLimitScope&) = delete;
+    StringLimitScope& operator=(const StringLimitScope&) = delete;
+
+private:
+    std::size_t m_previous;
+};
 
 }  // namespace verdict::tok::jinja

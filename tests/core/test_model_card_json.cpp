@@ -30,6 +30,21 @@ private slots:
         QVERIFY(j["n_params_active"].get<uint64_t>() < j["n_params"].get<uint64_t>());
     }
 
+    // `verdict info` prints names and metadata from the file: escaped, one line each, cut (issue
+    // 24, finding 3: a hostile file must not inject terminal escapes or flood the terminal).
+    void textEscapesFileValues() {
+        ModelCard c;
+        c.name = "evil\x1b[2J\nname";
+        c.arch = "llama";
+        c.provenance = {{"general.author\r\x07", std::string(100000, 'x')}};
+        const std::string text = core::modelCardToText(c);
+        QVERIFY(text.find('\x1b') == std::string::npos);
+        QVERIFY(text.find('\x07') == std::string::npos);
+        QVERIFY(text.find('\r') == std::string::npos);
+        QVERIFY(text.find("evil\\x1b[2J\\nname") != std::string::npos);
+        QVERIFY2(text.size() < 4000, std::to_string(text.size()).c_str());
+    }
+
     void formatting() {
         QCOMPARE(core::formatBytes(812), std::string("812 B"));
         QCOMPARE(core::formatBytes(uint64_t(1.59 * 1024 * 1024 * 1024)), std::string("1.59 GiB"));

@@ -11,6 +11,9 @@
 
 #include <QtTest/QtTest>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -439,6 +442,169 @@ private slots:
         QCOMPARE(b.runId, run->id);
         if (seq > 0) QCOMPARE(b.itemIdx, int64_t(seq - 1));  // items were appended in index order
         QVERIFY2(b.reason.find(reason.toStdString()) != std::string::npos, b.reason.c_str());
+    }
+
+    // Suites (the gold answers) and model hashes are covered by verify too (issue 24, finding 7).
+    void tamperSuitesAndModels_data() {
+        QTest::addColumn<QString>("sql");
+        QTest::addColumn<QString>("table");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("edit gold") << "UPDATE suite_items SET item = replace(item, '\"2\"', '\"3\"') WHERE idx = 1" << "suites"
+                                   << "content_hash";
+        QTest::newRow("delete item") << "DELETE FROM suite_items WHERE idx = 2" << "suites" << "indexes";
+        QTest::newRow("delete last") << "DELETE FROM suite_items WHERE idx = 5" << "suites" << "n_items";
+        QTest::newRow("edit hash") << "UPDATE suites SET content_hash = '" + QString(64, '0') + "'" << "suites" << "content_hash";
+        QTest::newRow("model sha") << "UPDATE models SET sha256 = 'not-a-hash'" << "models" << "64 hex";
+        QTest::newRow("model vs run") << "UPDATE models SET sha256 = '" + QString(64, 'c') + "'" << "models" << "recorded model_sha256";
+    }
+    void tamperSuitesAndModels() {
+        QFETCH(QString, sql);
+        QFETCH(QString, table);
+        QFETCH(QString, reason);
+        Fixture f;
+        auto db = openStore(f.path());
+        QVERIFY(db.ok());
+        auto suite = SuiteRepository(*db).save(meta("s", "/s"), makeItems(6));
+        const std::string file = f.dir.filePath("m.gguf").toStdString();
+        std::ofstream(file, std::ios::binary) << "model bytes";
+        auto model = ModelRepository(*db).identifyFile({file});
+        QVERIFY(model.ok());
+        RunRecord r = makeRun(suite->suite.id, model->sha256);
+        r.modelId = model->modelId;
+        QVERIFY(RunRepository(*db).create(r).ok());
+        auto clean = verifyChain(*db);
+        QVERIFY(clean.ok());
+        QVERIFY2(clean->ok(), clean->breaks.empty() ? "" : clean->breaks.front().reason.c_str());
+        QCOMPARE(clean->suitesChecked, int64_t(1));
+        QCOMPARE(clean->suiteItemsChecked, int64_t(6));
+        QCOMPARE(clean->modelsChecked, int64_t(1));
+
+        QVERIFY(db->exec(sql.toStdString()).ok());
+        auto report = verifyChain(*db);
+        QVERIFY(report.ok());
+        QVERIFY(!report->ok());
+        // editing a hash column of `models` also breaks nothing else; the first finding is ours
+        const ChainBreak* b = nullptr;
+        for (const auto& x : report->breaks)
+            if (QString::fromStdString(x.table) == table) b = &x;
+        QVERIFY(b);
+        QVERIFY2(b->reason.find(reason.toStdString()) != std::string::npos, b->reason.c_str());
+    }
+
+    void verifyReadsModelFilesAgainWhenAsked() {
+        Fixture f;
+        auto db = openStore(f.path());
+        QVERIFY(db.ok());
+        const std::string file = f.dir.filePath("m.gguf").toStdString();
+        std::ofstream(file, std::ios::binary) << "model bytes";
+        QVERIFY(ModelRepository(*db).identifyFile({file}).ok());
+        VerifyOptions o;
+        o.rehashModels = true;
+        auto same = verifyChain(*db, o);
+        QVERIFY(same.ok() && same->ok());
+        QCOMPARE(same->modelsRehashed, int64_t(1));
+        // same size, same mtime, other bytes (bit rot, or an edit that restored the time)
+        struct stat before {};
+        QCOMPARE(::stat(file.c_str(), &before), 0);
+        std::ofstream(file, std::ios::binary) << "model BYTES";
+        const timespec times[2] = {before.st_atim, before.st_mtim};
+        QCOMPARE(::utimensat(AT_FDCWD, file.c_str(), times, 0), 0);
+        QVERIFY(verifyChain(*db).value().ok());  // without --models the file is not read
+        auto changed = verifyChain(*db, o);
+        QVERIFY(changed.ok() && !changed->ok());
+        QVERIFY(changed->breaks.front().reason.find("no longer hashes") != std::string::npos);
+    }
+
+    // A database opened read-only can be read and verified; writes fail cleanly (finding 7).
+    void readOnlyDatabaseIsReadable() {
+        Fixture f;
+        {
+            auto db = openStore(f.path());
+            QVERIFY(db.ok());
+            QVERIFY(SuiteRepository(*db).save(meta("s", "/s"), makeItems(3)).ok());
+        }
+        Database::Options o;
+        o.readOnly = true;
+        auto ro = Database::open(f.path(), o);
+        QVERIFY2(ro.ok(), ro.ok() ? "" : ro.error().message.c_str());
+        QVERIFY(ro->readOnly());
+        auto list = SuiteRepository(*ro).list();
+        QVERIFY(list.ok());
+        QCOMPARE(list->size(), size_t(1));
+        auto report = verifyChain(*ro);
+        QVERIFY(report.ok() && report->ok());
+        QCOMPARE(report->suiteItemsChecked, int64_t(3));
+        auto write = SuiteRepository(*ro).save(meta("t", "/t"), makeItems(2));
+        QVERIFY(!write.ok());
+        QVERIFY2(write.error().message.find("readonly") != std::string::npos, write.error().message.c_str());
+        if (::geteuid() == 0) QSKIP("running as root: file permissions cannot make the database read-only here");
+        QVERIFY(std::filesystem::exists(f.path()));
+        std::filesystem::permissions(f.path(), std::filesystem::perms::owner_read);
+        std::filesystem::permissions(f.dir.path().toStdString(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+        auto reading = openStoreForReading(f.path());
+        std::filesystem::permissions(f.dir.path().toStdString(), std::filesystem::perms::owner_all);
+        QVERIFY2(reading.ok(), reading.ok() ? "" : reading.error().message.c_str());
+        QVERIFY(reading->readOnly());
+        QCOMPARE(SuiteRepository(*reading).list()->size(), size_t(1));
+    }
+
+    // Import streams into the database: memory does not grow with the item count (finding 4);
+    // a failed or cancelled import stores nothing.
+    void importStreamsIntoTheStore() {
+        Fixture f;
+        auto db = openStore(f.path());
+        QVERIFY(db.ok());
+        const std::string file = f.dir.filePath("big.jsonl").toStdString();
+        const int n = 200'000;
+        {
+            std::ofstream out(file);
+            for (int i = 0; i < n; ++i)
+                out << "{\"id\": \"q" << i << "\", \"question\": \"What is " << i << " plus one? " << std::string(40, 'x')
+                    << "\", \"answer\": \"" << i + 1 << "\"}\n";
+        }
+        auto rss = [] {
+            struct rusage u {};
+            ::getrusage(RUSAGE_SELF, &u);
+            return static_cast<double>(u.ru_maxrss) / 1024.0;  // MiB
+        };
+        const double before = rss();
+        auto stored = importSuiteToStore(*db, file, {});
+        QVERIFY2(stored.ok(), stored.ok() ? "" : stored.error().message.c_str());
+        const double grew = rss() - before;
+        QCOMPARE(stored->summary.takenCount, size_t(n));
+        QCOMPARE(stored->saved.suite.nItems, int64_t(n));
+        QVERIFY(!stored->saved.alreadyStored);
+        // held in memory, 200k items took ~240 MiB; streamed, the peak stays near SQLite's cache
+        QVERIFY2(grew < 80, (std::to_string(grew) + " MiB").c_str());
+        auto back = SuiteRepository(*db).items(stored->saved.suite.id, 2);
+        QVERIFY(back.ok());
+        QCOMPARE((*back)[1].references, std::vector<std::string>{"2"});
+        auto report = verifyChain(*db);
+        QVERIFY(report.ok() && report->ok());
+        QCOMPARE(report->suiteItemsChecked, int64_t(n));
+        // the same content again: the stored suite, nothing added
+        auto again = importSuiteToStore(*db, file, {});
+        QVERIFY(again.ok());
+        QVERIFY(again->saved.alreadyStored);
+        // cancelled, or nothing importable: nothing stored, and no placeholder left behind
+        std::atomic<bool> cancel{true};
+        ImportOptions other;
+        other.name = "other";
+        const std::string small = f.dir.filePath("small.jsonl").toStdString();
+        std::ofstream(small) << "{\"question\": \"a\", \"answer\": \"b\"}\n";
+        auto cancelled = importSuiteToStore(*db, small, other, &cancel);
+        QVERIFY(!cancelled.ok());
+        QVERIFY(cancelled.error().message.find("cancelled") != std::string::npos);
+        const std::string junk = f.dir.filePath("junk.jsonl").toStdString();
+        std::ofstream(junk) << "{not json\n[1,2]\n";
+        auto none = importSuiteToStore(*db, junk, other);
+        QVERIFY(!none.ok());
+        QVERIFY2(none.error().message.find("no record could be imported") != std::string::npos, none.error().message.c_str());
+        auto list = SuiteRepository(*db).list();
+        QCOMPARE(list->size(), size_t(1));
+        auto count = db->prepare("SELECT count(*) FROM suite_items");
+        QVERIFY(count->step().value());
+        QCOMPARE(count->columnInt(0), int64_t(n));
     }
 
     // An editor who recomputes the edited row's own hash is caught by the next row's link.

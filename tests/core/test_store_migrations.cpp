@@ -31,22 +31,24 @@ int64_t count(Database& db, const std::string& table) {
 }
 
 // ---- v1 rows, written with v1's column lists. Frozen: do not change when adding versions. ----
+// (Their hash values are real ones — the suite's content_hash over its two stored items, a
+// 64-digit model sha256 — because `verify` checks those too.)
 
 void populateV1(Database& db) {
     QVERIFY(db.exec("INSERT INTO suites (id, name, content_hash, shape, source_path, source_sha256, imported_at, n_items) "
-                    "VALUES (1, 'old', 'c0ffee', 'jsonl', '/old.jsonl', 'beef', '2024-01-01T00:00:00.000Z', 2);"
+                    "VALUES (1, 'old', '2e8dceac2f9052004a07c4b4ffc403d60788f94f0bf384ebcf6cc5290a87d630', 'jsonl', '/old.jsonl', 'beef', '2024-01-01T00:00:00.000Z', 2);"
                     "INSERT INTO suite_items (suite_id, idx, item_id, category, item) VALUES "
                     "(1, 0, 'a', 'x', '{\"id\":\"a\",\"prompt\":\"1+1\",\"references\":[\"2\"]}'),"
                     "(1, 1, 'b', 'y', '{\"id\":\"b\",\"prompt\":\"2+2\",\"references\":[\"4\"]}');"
                     "INSERT INTO models (id, kind, path, bytes, mtime_ns, sha256, first_seen) VALUES "
-                    "(1, 'file', '/m.gguf', 10, 5, 'abc', '2024-01-01T00:00:00.000Z');")
+                    "(1, 'file', '/m.gguf', 10, 5, 'abababababababababababababababababababababababababababababababab', '2024-01-01T00:00:00.000Z');")
                 .ok());
     RunRecord run;
     run.id = 1;
     run.backend = "engine";
     run.modelId = 1;
     run.modelPath = "/m.gguf";
-    run.modelSha256 = "abc";
+    run.modelSha256 = "abababababababababababababababababababababababababababababababab";
     run.modelBytes = 10;
     run.suiteId = 1;
     run.prompting = {{"shots", 0}};
@@ -63,7 +65,7 @@ void populateV1(Database& db) {
         "INSERT INTO runs (id, backend, model_id, model_path, model_sha256, model_bytes, suite_id, prompting, "
         "generation, chat_template_mode, chat_template, chat_template_hash, seed, item_limit, n_planned, "
         "engine_version, device, started_at, resume_key, header_hash, sweep_id, status, finished_at, error, "
-        "owner_pid, owner_host) VALUES (1, 'engine', 1, '/m.gguf', 'abc', 10, 1, ?1, ?2, 'raw', '', '', 3, NULL, 2, "
+        "owner_pid, owner_host) VALUES (1, 'engine', 1, '/m.gguf', 'abababababababababababababababababababababababababababababababab', 10, 1, ?1, ?2, 'raw', '', '', 3, NULL, 2, "
         "'verdict 0.0.1', 'cpu', '2024-01-01T00:00:01.000Z', 'k', ?3, NULL, 'completed', "
         "'2024-01-01T00:00:09.000Z', '', NULL, NULL)");
     QVERIFY(ins.ok());

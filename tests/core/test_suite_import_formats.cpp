@@ -230,6 +230,40 @@ private slots:
         QCOMPARE(s->contentHash, fileSha256(suiteFile("gsm8k_sample.jsonl")));
     }
 
+    // The in-memory entry (what fuzz_suite_import drives) reads like the file it was read from:
+    // same items, rejections, hash and gzip handling, the name standing in for the path.
+    void memoryImportMatchesFile() {
+        for (const char* name : {"prompts_mixed.jsonl", "gsm8k_sample.jsonl.gz", "abstract_algebra_test.csv", "aqua_rat_sample.json"}) {
+            const std::string path = suiteFile(name);
+            std::ifstream f(path, std::ios::binary);
+            const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+            auto fromFile = importSuiteStreaming(path, {}, [](SuiteItem&&) { return true; });
+            std::vector<SuiteItem> items;
+            auto fromMemory = importSuiteStreamingFromMemory(bytes, name, {}, [&](SuiteItem&& item) {
+                items.push_back(std::move(item));
+                return true;
+            });
+            QVERIFY2(fromFile.ok() && fromMemory.ok(), name);
+            QCOMPARE(fromMemory->takenCount, fromFile->takenCount);
+            QCOMPARE(items.size(), fromFile->takenCount);
+            QCOMPARE(fromMemory->rejectedCount, fromFile->rejectedCount);
+            QCOMPARE(fromMemory->shape, fromFile->shape);
+            QCOMPARE(fromMemory->format, fromFile->format);
+            QCOMPARE(fromMemory->gzip, fromFile->gzip);
+            QCOMPARE(fromMemory->contentHash, fromFile->contentHash);
+            QCOMPARE(fromMemory->fileBytes, uint64_t(bytes.size()));
+            QCOMPARE(fromMemory->textBytes, fromFile->textBytes);
+            QCOMPARE(fromMemory->suiteName, fromFile->suiteName);
+        }
+        auto empty = importSuiteStreamingFromMemory("", "empty.jsonl", {}, [](SuiteItem&&) { return true; });
+        QVERIFY(empty.ok());
+        QCOMPARE(empty->takenCount, size_t(0));
+        auto corrupt = importSuiteStreamingFromMemory(std::string("\x1f\x8b\x08\x00garbage", 11), "bad.jsonl.gz", {},
+                                                      [](SuiteItem&&) { return true; });
+        QVERIFY(!corrupt.ok());
+        QVERIFY2(corrupt.error().message.find("bad.jsonl.gz") != std::string::npos, corrupt.error().message.c_str());
+    }
+
     void formatHints() {
         auto forced = importSuite(suiteFile("abstract_algebra_test.csv"), ImportOptions{"", std::nullopt, "csv-noheader"});
         QVERIFY(forced.ok());

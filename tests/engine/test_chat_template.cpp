@@ -203,7 +203,10 @@ private slots:
     void resourceBounds_data();
     void resourceBounds();
     void deepNestingIsRejected();
+    void fuzzFindings_data();
+    void fuzzFindings();
     void outputLimitIsConfigurable();
+    void renderIsCancellable();
     void invalidUtf8PassesThrough();
     void emptyInputs();
     void megabyteMessages();
@@ -486,6 +489,59 @@ void TestChatTemplate::resourceBounds() {
     QVERIFY2(seconds < 20.0, qPrintable(QString("took %1 s").arg(seconds)));
 }
 
+// What fuzz_jinja (tests/fuzz) found, and what reading the code around each finding showed: a
+// signed overflow reading a format width, printf handed a double for %s, and results that grow
+// without a bound before any limit is asked (list doubling, padding, join/replace/indent/tojson/
+// str() of shared items, iterating a long string). Each now renders or fails cleanly, fast.
+// `outcome`: the exact output, or with fails=true the start of the error message.
+void TestChatTemplate::fuzzFindings_data() {
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<bool>("fails");
+    QTest::addColumn<QString>("outcome");
+    QTest::addRow("%% width overflow") << "{{ '%9999999999999999999999d' % 3 }}" << true << "LimitError: format width";
+    QTest::addRow("%%d of a huge float") << "{{ '%d' % 1e300 }}" << true << "LimitError: integer result outside";
+    QTest::addRow("%%c out of range") << "{{ '%c' % 1114112 }}" << true << "ValueError: %c arg not in range(0x110000)";
+    QTest::addRow("%%.400f of 1e300 is whole") << "{{ ('%.400f' % 1e300)|length }}" << false << "702";
+    QTest::addRow("format {:s} of an int") << "{{ '{:s}'.format(1) }}" << true << "ValueError: Unknown format code 's' for object of type 'int'";
+    QTest::addRow("format {:d} of a float") << "{{ '{:d}'.format(1.5) }}" << true << "ValueError: Unknown format code 'd'";
+    QTest::addRow("format width overflow") << "{{ '{:99999999999999999999999}'.format(1) }}" << true << "LimitError: format width";
+    QTest::addRow("format many wide fields") << "{{ ('{:1000000}' * 1000).format(*range(1000))|length }}" << true << "LimitError: ";
+    QTest::addRow("list doubling") << "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }}"
+                                   << true << "LimitError: list concatenation larger than";
+    QTest::addRow("list concatenation") << "{{ ([1, 2] + [3])|length }}" << false << "3";
+    QTest::addRow("batch padding") << "{{ [1]|batch(10**12, 0)|list|length }}" << true << "LimitError: ";
+    QTest::addRow("slice count") << "{{ [1]|slice(10**12)|list|length }}" << true << "LimitError: ";
+    QTest::addRow("range at the int64 edge") << "{{ range(2, 9223372036854775807, 9223372036854775806)|list }}" << false << "[2]";
+    QTest::addRow("truncate length overflow") << "{{ 'abc'|truncate(9223372036854775807) }}" << false << "abc";
+    QTest::addRow("zfill width") << "{{ 'x'.zfill(10**12) }}" << true << "LimitError: ";
+    QTest::addRow("center with a long fill") << "{{ 'x'.center(60000000, 'ab') }}" << true << "TypeError: The fill character must be exactly one character long";
+    QTest::addRow("center") << "{{ 'abc'.center(7, '*') }}" << false << "**abc**";
+    QTest::addRow("replace of the empty string") << "{{ ('ab' * 30000000).replace('', 'xyz')|length }}" << true << "LimitError: replace() result larger than";
+    QTest::addRow("join of shared items") << "{{ ([('x' * 50000000)] * 1000)|join|length }}" << true << "LimitError: ";
+    QTest::addRow("str of shared items") << "{{ [('x' * 50000000)] * 1000 }}" << true << "LimitError: ";
+    QTest::addRow("tojson of shared items") << "{{ ([('x' * 1000000)] * 1000)|tojson|length }}" << true << "LimitError: ";
+    QTest::addRow("tojson huge indent") << "{{ [1, [2, [3]]]|tojson(indent=10**12) }}" << true << "LimitError: ";
+    QTest::addRow("indent of many lines") << "{{ ('a\n' * 1000000)|indent(1000)|length }}" << true << "LimitError: ";
+    QTest::addRow("a long string as a list") << "{{ ('x' * 10000000)|list|length }}" << true << "LimitError: ";
+}
+
+void TestChatTemplate::fuzzFindings() {
+    QFETCH(QString, source);
+    QFETCH(bool, fails);
+    QFETCH(QString, outcome);
+    const auto start = std::chrono::steady_clock::now();
+    auto r = renderSource(source.toStdString(), userTurn("x"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    QVERIFY2(seconds < 20.0, qPrintable(QString("took %1 s").arg(seconds)));
+    if (!fails) {
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(QString::fromStdString(*r), outcome);
+        return;
+    }
+    QVERIFY2(!r.ok(), r.ok() ? r->substr(0, 200).c_str() : "");
+    QVERIFY2(r.error().message.rfind(outcome.toStdString(), 0) == 0, r.error().message.c_str());
+}
+
 void TestChatTemplate::deepNestingIsRejected() {
     // Deeply nested expressions and blocks are a syntax error (bounded parser depth), not a crash.
     std::string parens = "{{ " + std::string(50000, '(') + "1" + std::string(50000, ')') + " }}";
@@ -507,6 +563,24 @@ void TestChatTemplate::deepNestingIsRejected() {
     auto r = renderSource("{{ " + std::string(100, '(') + "1" + std::string(100, ')') + " }}", userTurn("x"));
     QVERIFY(r.ok());
     QCOMPARE(qb(*r), qb("1"));
+}
+
+// A SIGTERM or a client that went away stops a slow template long before its step bound
+// (issue 24, finding 5): shouldStop is asked every 4096 steps.
+void TestChatTemplate::renderIsCancellable() {
+    ChatTemplateInputs in = userTurn("x");
+    in.limits.maxSteps = 1'000'000'000;  // so only the cancel can end it
+    int asked = 0;
+    in.limits.shouldStop = [&] { return ++asked >= 3; };
+    auto r = renderSource("{% macro f(n) %}{% if n > 0 %}{% set a = f(n - 1) %}{% set b = f(n - 1) %}{% endif %}"
+                          "{% endmacro %}{{ f(60) }}", in);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("cancelled") != std::string::npos, r.error().message.c_str());
+    QCOMPARE(asked, 3);
+    // a render that does not ask to stop is unaffected
+    in.limits.shouldStop = [] { return false; };
+    r = renderSource("{% for i in range(20000) %}{{ i % 10 }}{% endfor %}", in);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
 }
 
 void TestChatTemplate::outputLimitIsConfigurable() {

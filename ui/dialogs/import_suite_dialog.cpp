@@ -106,15 +106,34 @@ void ImportSuiteDialog::reread() {
         opts.mapping = *mapping;
     }
     m_result.reset();
+    m_options = opts;
     m_save->setEnabled(false);
     m_summary->setText(tr("Reading %1…").arg(m_path));
     auto out = std::make_shared<std::optional<core::ImportResult>>();
     const std::string path = m_path.toStdString();
     m_job->start([out, path, opts](JobControl& c) -> JobResult {
-        auto r = core::importSuite(path, opts, c.cancelFlag());
+        // The preview keeps the first kPreviewRows items and the exact counts: memory does not
+        // grow with the file (saving streams it again, straight into the database).
+        core::ImportResult preview;
+        auto r = core::importSuiteStreaming(path, opts, [&](core::SuiteItem&& item) {
+            if (preview.items.size() < size_t(kPreviewRows)) preview.items.push_back(std::move(item));
+            return !c.cancelled();
+        });
         if (c.cancelled()) return {};  // the dialog was closed
         if (!r) return {tr("The file could not be read as a test suite."), QString::fromStdString(r.error().message), {}};
-        *out = std::move(*r);
+        preview.suiteName = r->suiteName;
+        preview.shape = r->shape;
+        preview.format = r->format;
+        preview.gzip = r->gzip;
+        preview.contentHash = r->contentHash;
+        preview.fileBytes = r->fileBytes;
+        preview.textBytes = r->textBytes;
+        preview.rejected = std::move(r->rejected);
+        preview.rejectedCount = r->rejectedCount;
+        preview.warnings = std::move(r->warnings);
+        preview.defaultScorers = std::move(r->defaultScorers);
+        preview.takenCount = r->takenCount;
+        *out = std::move(preview);
         return {};
     });
     connect(m_job, &Job::finished, this, [this, out](const JobResult& r, bool) {
@@ -136,7 +155,7 @@ void ImportSuiteDialog::showResult() {
     m_summary->setText(tr("%1: %2%3, shape <b>%4</b> — %5 items taken, %6 rejected, %7 warnings.")
                            .arg(m_path.toHtmlEscaped(), QString::fromStdString(r.format), r.gzip ? " (gzip)" : "",
                                 QString::fromStdString(r.shape))
-                           .arg(r.items.size())
+                           .arg(r.takenCount)
                            .arg(r.rejectedCount)
                            .arg(r.warnings.size()));
     if (m_name->text().isEmpty()) m_name->setText(QString::fromStdString(r.suiteName));
@@ -168,7 +187,7 @@ void ImportSuiteDialog::showResult() {
         setCell(m_rejected, int(i), 0, QString::number(rows[i].line));
         setCell(m_rejected, int(i), 1, QString::fromStdString(rows[i].reason));
     }
-    m_save->setEnabled(!r.items.empty());
+    m_save->setEnabled(r.takenCount > 0);
 }
 
 int ImportSuiteDialog::previewRows() const { return m_preview->rowCount(); }
@@ -186,15 +205,15 @@ bool ImportSuiteDialog::save() {
         showError(this, tr("The results database cannot be opened."), QString::fromStdString(db.error().message));
         return false;
     }
-    core::SuiteRecord meta = core::importedSuiteRecord(m_path.toStdString(), *m_result);
-    meta.name = name.toStdString();
-    auto stored = core::SuiteRepository(*db).save(meta, m_result->items);
+    core::ImportOptions opts = m_options;
+    opts.name = name.toStdString();
+    auto stored = core::importSuiteToStore(*db, m_path.toStdString(), opts);
     if (!stored) {
         showError(this, tr("The suite could not be stored."), QString::fromStdString(stored.error().message));
         return false;
     }
     m_wb.notifyResultsChanged();
-    emit saved(QString::fromStdString(stored->suite.name));
+    emit saved(QString::fromStdString(stored->saved.suite.name));
     accept();
     return true;
 }

@@ -45,7 +45,8 @@ private:
     Workbench& m_wb;
     QString m_path;
     Job* m_job;
-    std::optional<core::ImportResult> m_result;
+    std::optional<core::ImportResult> m_result;  // the preview: first rows, exact counts
+    core::ImportOptions m_options;               // how the preview was read; save() reads the same way
     QLabel* m_summary;
     QComboBox* m_shape;
     QLineEdit* m_mapping;

@@ -1,5 +1,7 @@
 #include "core/models/model_card_json.h"
 
+#include "util/quote.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -81,10 +83,12 @@ nlohmann::ordered_json modelCardToJson(const ModelCard& c) {
 
 std::string modelCardToText(const ModelCard& c) {
     std::ostringstream o;
+    // Names and metadata values come from the file: one escaped line each (no terminal escapes,
+    // no flood), at most 400 bytes of a value.
     auto row = [&](const std::string& k, const std::string& v) {
-        std::string key = k + ":";
+        std::string key = util::oneLine(k, 80) + ":";
         key.resize(std::max<size_t>(key.size(), 22), ' ');
-        o << key << v << "\n";
+        o << key << util::oneLine(v, 400) << "\n";
     };
     row("file", c.path + (c.parts.size() > 1 ? " (" + std::to_string(c.parts.size()) + " parts)" : ""));
     row("name", c.name);

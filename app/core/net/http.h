@@ -1,8 +1,12 @@
 // A small HTTP/1.1 server and client over POSIX sockets, enough for an OpenAI-compatible API:
 // requests with Content-Length bodies, responses with a length or streamed until the connection
 // closes (Server-Sent Events), chunked responses read by the client. Plain http only (no TLS).
-// Every connection is `Connection: close`. Limits guard against hostile peers: header size,
-// body size, read timeouts; a violation is answered (413, 431, 408, 400) or reported, never a crash.
+// The server keeps connections alive between requests with a length (pipelined requests are
+// answered in order); a stream closes its connection. Limits guard against hostile peers: header
+// size, body size, a deadline for the whole request head and for the whole body (a client that
+// trickles bytes is cut off, not just an idle one), connections in all and per client address,
+// and when the server is full the connection that has waited longest for its request head is
+// dropped first (slowloris); a violation is answered (413, 431, 408, 400, 503), never a crash.
 #pragma once
 
 #include "verdict/engine/result.h"
@@ -24,8 +28,16 @@ struct HttpRequest {
     std::map<std::string, std::string> headers; // names lower-cased
     std::string body;
     std::string peer;                           // "127.0.0.1:51234"
+    bool keepAlive = false;                     // HTTP/1.1 without `Connection: close`
     std::string header(const std::string& lowerName) const;
 };
+
+// Parses a request head: the request line and header lines up to, not including, the blank line
+// that ends them. Fills `req` (method, target, path, headers, keepAlive) and `contentLength`.
+// Returns 200, or the status to answer with and `why`: 400 malformed line or Content-Length,
+// 411 a chunked body, 413 a body over maxBodyBytes. Leading blank lines are ignored (RFC 9112 2.2).
+int parseHttpRequestHead(std::string_view head, size_t maxBodyBytes, HttpRequest& req, size_t& contentLength,
+                         std::string& why);
 
 // What a handler answers with. Either send() once, or startStream() then write()* (each write is
 // sent at once; false when the client has gone away) and the stream ends when the handler returns.
@@ -38,6 +50,8 @@ public:
                              const std::map<std::string, std::string>& headers = {}) = 0;
     virtual bool write(std::string_view data) = 0;
     virtual bool sent() const = 0;
+    // True once the client has closed its side of the connection: work for it can stop.
+    virtual bool clientGone() const { return false; }
 };
 
 using HttpHandler = std::function<void(const HttpRequest&, HttpResponder&)>;
@@ -47,14 +61,18 @@ struct HttpServerOptions {
     int port = 8080;                  // 0: any free port (see HttpServer::port())
     size_t maxHeaderBytes = 64 * 1024;
     size_t maxBodyBytes = 8 * 1024 * 1024;
-    int readTimeoutMs = 30000;
-    int maxConnections = 512;         // more at once: 503
+    int headTimeoutMs = 10000;        // the whole request head, from the connection (or its first byte after keep-alive)
+    int bodyTimeoutMs = 30000;        // the whole body, once the head is in
+    int keepAliveTimeoutMs = 5000;    // idle wait for the next request on a kept-alive connection
+    int maxRequestsPerConnection = 1000;
+    int maxConnections = 512;         // more at once: the longest head-waiter is dropped, else 503
+    int maxConnectionsPerPeer = 256;  // per client address, likewise
 };
 
 class HttpServer {
 public:
     // Binds and starts accepting on its own thread; each connection is served on a thread of its
-    // own. Fails naming the address when it cannot bind.
+    // own (at most maxConnections of them). Fails naming the address when it cannot bind.
     static Result<std::unique_ptr<HttpServer>> start(const HttpServerOptions& options, HttpHandler handler);
     ~HttpServer();  // stops accepting and waits for the connections in flight
     int port() const;

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -206,6 +207,10 @@ Result<HttpResponse> httpRequest(const std::string& method, const std::string& u
             (void)e;
             buf.erase(0, le + 2);
             if (size == 0) break;
+            // Before waiting for it: a chunk past the body limit (or near SIZE_MAX, where size + 2
+            // wraps and the chunk would be read beyond the buffer) is refused here.
+            if (size > o.maxBodyBytes - std::min(total, o.maxBodyBytes))
+                return Error{url + ": response body larger than " + std::to_string(o.maxBodyBytes) + " bytes"};
             while (buf.size() < size + 2) {
                 if (eof) return Error{url + ": truncated chunk"};
                 if (auto r = readMore(); !r) return r.error();

@@ -1,6 +1,7 @@
 #include "core/perf/load_runner.h"
 
 #include "core/net/http.h"
+#include "core/net/openai_response.h"
 #include "core/store/sweep_repository.h"
 
 #include <algorithm>
@@ -62,30 +63,23 @@ void attempt(const EndpointConfig& e, const std::string& prompt, int maxTokens, 
     net::SseParser sse;
     std::string raw;
     auto onEvent = [&](const std::string& data) {
-        if (data == "[DONE]") return;
-        const json j = json::parse(data, nullptr, false);
-        if (j.is_discarded() || !j.is_object()) {
+        const net::OpenAiStreamChunk c = net::parseOpenAiStreamChunk(data);
+        if (c.done) return;
+        if (!c.object) {
             protocolError = "an event is not JSON: " + data.substr(0, 80);
             return;
         }
-        if (j.contains("error")) {
-            protocolError = "stream error: " + j["error"].dump().substr(0, 200);
+        if (c.error) {
+            protocolError = "stream error: " + c.error->substr(0, 200);
             return;
         }
-        if (j.contains("usage") && j["usage"].is_object()) {
-            usagePrompt = j["usage"].value("prompt_tokens", int64_t(-1));
-            usageCompletion = j["usage"].value("completion_tokens", int64_t(-1));
+        if (c.usage) {
+            usagePrompt = c.usage->promptTokens.value_or(-1);
+            usageCompletion = c.usage->completionTokens.value_or(-1);
         }
-        if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return;
-        const json& c = j["choices"][0];
-        std::string piece;
-        if (c.contains("delta") && c["delta"].is_object() && c["delta"].contains("content") && c["delta"]["content"].is_string())
-            piece = c["delta"]["content"].get<std::string>();
-        else if (c.contains("text") && c["text"].is_string())
-            piece = c["text"].get<std::string>();
-        if (piece.empty()) return;  // role-only or empty chunks carry no token (AIPerf ignores them too)
+        if (c.piece.empty()) return;  // role-only or empty chunks carry no token (AIPerf ignores them too)
         arrivals.push_back(msBetween(start, Clock::now()));
-        text += piece;
+        text += c.piece;
     };
     auto resp = net::httpRequest("POST", url, endpointHeaders(e), body.dump(), o, [&](std::string_view d) {
         if (e.stream) sse.feed(d, onEvent);
@@ -104,18 +98,16 @@ void attempt(const EndpointConfig& e, const std::string& prompt, int maxTokens, 
         return;
     }
     if (!e.stream) {
-        const json j = json::parse(raw, nullptr, false);
-        if (j.is_discarded() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) {
+        auto completion = net::parseOpenAiCompletion(raw);
+        if (!completion) {
             kind = "protocol";
             t.error = "the response is not a completion: " + raw.substr(0, 200);
             return;
         }
-        const json& c = j["choices"][0];
-        if (c.contains("message") && c["message"].is_object()) text = c["message"].value("content", "");
-        else text = c.value("text", "");
-        if (j.contains("usage") && j["usage"].is_object()) {
-            usagePrompt = j["usage"].value("prompt_tokens", int64_t(-1));
-            usageCompletion = j["usage"].value("completion_tokens", int64_t(-1));
+        text = std::move(completion->text);
+        if (completion->usage) {
+            usagePrompt = completion->usage->promptTokens.value_or(-1);
+            usageCompletion = completion->usage->completionTokens.value_or(-1);
         }
         t.ttftMs = t.e2eMs = msBetween(start, end);  // no stream: the first token arrives with the last
     } else {

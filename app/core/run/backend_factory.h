@@ -24,7 +24,7 @@ struct BackendOpenOptions {
     std::string device = "cpu";      // engine: "cpu", "cuda", "cuda:N" (ModelOptions::device); endpoints ignore it
     int gpuLayers = -1;              // engine: blocks on that GPU, the rest on the CPU; < 0: all (ModelOptions::gpuLayers)
     std::string engineVersion;       // recorded with runs ("verdict 0.1.0")
-    const std::atomic<bool>* cancelLoad = nullptr;  // engine: stops loading when set (Ctrl-C, a Cancel button)
+    const std::atomic<bool>* cancelLoad = nullptr;  // engine: stops loading and template renders when set (Ctrl-C, a Cancel button)
     std::string endpointModel;       // endpoint: served model name; non-empty overrides the ref's " MODEL"
     std::string apiKey;              // endpoint: Bearer token (memory only, never stored)
 };

@@ -1,6 +1,7 @@
 #include "core/run/endpoint_backend.h"
 
 #include "core/net/http.h"
+#include "core/net/openai_response.h"
 #include "util/sha256.h"
 
 #include <chrono>
@@ -72,27 +73,20 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
     auto resp = net::httpRequest("POST", url, endpointHeaders(m_endpoint), body.dump(), o, [&](std::string_view d) {
         raw.append(d.substr(0, raw.size() < 4096 ? 4096 - raw.size() : 0));
         sse.feed(d, [&](const std::string& data) {
-            if (data == "[DONE]" || stopped) return;
-            const json j = json::parse(data, nullptr, false);
-            if (j.is_discarded()) return;
-            if (j.contains("error")) streamError = j["error"].dump();
-            if (j.contains("usage") && j["usage"].is_object()) {
-                g.tokensIn = j["usage"].value("prompt_tokens", int64_t(0));
-                g.tokensOut = j["usage"].value("completion_tokens", int64_t(0));
+            if (stopped) return;
+            net::OpenAiStreamChunk c = net::parseOpenAiStreamChunk(data);
+            if (c.error) streamError = *c.error;
+            if (c.usage) {
+                g.tokensIn = c.usage->promptTokens.value_or(0);
+                g.tokensOut = c.usage->completionTokens.value_or(0);
             }
-            if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return;
-            const json& c = j["choices"][0];
-            std::string piece;
-            if (c.contains("delta") && c["delta"].is_object() && c["delta"].contains("content") && c["delta"]["content"].is_string())
-                piece = c["delta"]["content"].get<std::string>();
-            else if (c.contains("text") && c["text"].is_string())
-                piece = c["text"].get<std::string>();
-            if (c.contains("finish_reason") && c["finish_reason"].is_string()) finish = c["finish_reason"].get<std::string>();
-            if (piece.empty()) return;
+            if (!c.hasChoice) return;
+            if (c.finishReason) finish = *c.finishReason;
+            if (c.piece.empty()) return;
             last = Clock::now();
             if (chunks++ == 0) first = last;
-            g.text += piece;
-            if (onToken && !onToken(piece)) stopped = true;
+            g.text += c.piece;
+            if (onToken && !onToken(c.piece)) stopped = true;
         });
         return !stopped;
     });
@@ -122,50 +116,14 @@ Result<ContinuationScore> EndpointBackend::logprobs(const Prompt& context, const
     if (resp->status != 200)
         return Error{url + ": HTTP " + std::to_string(resp->status) + " for a prompt-logprobs request (echo + logprobs): " +
                      resp->body.substr(0, 200) + "; use --mc-mode generate with this server"};
-    const json j = json::parse(resp->body, nullptr, false);
-    const json* lp = nullptr;
-    if (!j.is_discarded() && j.contains("choices") && j["choices"].is_array() && !j["choices"].empty() &&
-        j["choices"][0].contains("logprobs") && j["choices"][0]["logprobs"].is_object())
-        lp = &j["choices"][0]["logprobs"];
-    if (!lp || !lp->contains("token_logprobs") || !lp->contains("text_offset") || !(*lp)["token_logprobs"].is_array())
-        return Error{url + ": the server returned no prompt logprobs (echo); use --mc-mode generate with this server"};
-    const json& tl = (*lp)["token_logprobs"];
-    const json& off = (*lp)["text_offset"];
-    const json* top = lp->contains("top_logprobs") && (*lp)["top_logprobs"].is_array() ? &(*lp)["top_logprobs"] : nullptr;
-    const json* toks = lp->contains("tokens") && (*lp)["tokens"].is_array() ? &(*lp)["tokens"] : nullptr;
+    auto lp = net::parseEchoLogprobs(resp->body, ctx.size());
+    if (!lp) return Error{url + ": " + lp.error().message};
     ContinuationScore s;
     s.context = {ctx, "raw", ""};
-    s.greedy = true;
-    const size_t boundary = ctx.size();
-    // The prompt's tokens are all but the one generated token (max_tokens 1) at the end.
-    const size_t promptTokens = tl.size() > 0 ? tl.size() - 1 : 0;
-    for (size_t i = 0; i < promptTokens && i < off.size(); ++i) {
-        if (!off[i].is_number()) continue;
-        if (off[i].get<size_t>() < boundary) {
-            ++s.contextTokens;
-            continue;
-        }
-        if (!tl[i].is_number()) return Error{url + ": prompt token " + std::to_string(i) + " has no logprob"};
-        s.logprob += tl[i].get<double>();
-        ++s.continuationTokens;
-        // greedy: the token is the most likely one (top_logprobs with 1 entry)
-        if (top && i < top->size() && (*top)[i].is_object() && toks && i < toks->size() && (*toks)[i].is_string()) {
-            const json& t = (*top)[i];
-            const std::string tok = (*toks)[i].get<std::string>();
-            double best = -1e300;
-            std::string bestTok;
-            for (auto it = t.begin(); it != t.end(); ++it)
-                if (it.value().is_number() && it.value().get<double>() > best) {
-                    best = it.value().get<double>();
-                    bestTok = it.key();
-                }
-            if (bestTok != tok) s.greedy = false;
-        } else {
-            s.greedy = false;
-        }
-    }
-    if (s.continuationTokens == 0)
-        return Error{url + ": no prompt token starts inside the continuation (the tokenization merged it into the context)"};
+    s.logprob = lp->logprob;
+    s.contextTokens = lp->contextTokens;
+    s.continuationTokens = lp->continuationTokens;
+    s.greedy = lp->greedy;
     return s;
 }
 

@@ -15,6 +15,11 @@ struct EngineBackend::Impl {
     std::unique_ptr<Session> session;
     EngineBackendOptions options;
     std::unique_ptr<PromptRenderer> renderer;
+    // The cancel flag (Ctrl-C, a Cancel button) as the chat template's stop question.
+    std::function<bool()> shouldStop() const {
+        if (!options.cancelLoad) return {};
+        return [flag = options.cancelLoad] { return flag->load(); };
+    }
 };
 
 EngineBackend::EngineBackend(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -58,7 +63,7 @@ BackendInfo EngineBackend::info() const {
 
 Result<Generation> EngineBackend::generate(const Prompt& prompt, const GenerationParams& params,
                                            const TokenCallback& onToken) {
-    auto in = m_impl->renderer->render(prompt);
+    auto in = m_impl->renderer->render(prompt, m_impl->shouldStop());
     if (!in) return in.error();
     GenerateConfig cfg;
     cfg.maxTokens = params.maxTokens;
@@ -96,7 +101,7 @@ Result<Generation> EngineBackend::generate(const Prompt& prompt, const Generatio
 
 Result<ContinuationScore> EngineBackend::logprobs(const Prompt& context, const std::string& continuation) {
     if (continuation.empty()) return Error{"logprobs: the continuation is empty"};
-    auto ctx = m_impl->renderer->render(context);
+    auto ctx = m_impl->renderer->render(context, m_impl->shouldStop());
     if (!ctx) return ctx.error();
     // Tokenize context + continuation as one text and take what follows the context's tokens,
     // so a word that merges across the boundary is split the way the model would see it.

@@ -22,7 +22,7 @@ struct EngineBackendOptions {
     std::string device = "cpu";      // "cpu", "cuda", "cuda:N" (ModelOptions::device)
     int gpuLayers = -1;              // blocks on that GPU, the rest on the CPU; < 0: all (ModelOptions::gpuLayers)
     std::string engineVersion;       // recorded with the run ("verdict 0.1.0")
-    const std::atomic<bool>* cancelLoad = nullptr;  // stops Model::open when set
+    const std::atomic<bool>* cancelLoad = nullptr;  // stops Model::open, and a chat-template render, when set
 };
 
 class EngineBackend final : public ModelBackend {

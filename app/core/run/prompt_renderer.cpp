@@ -63,7 +63,7 @@ Result<std::vector<int32_t>> PromptRenderer::tokenize(const std::string& text, b
 const std::string& PromptRenderer::templateSource() const { return m_impl->templateSource; }
 const std::vector<std::string>& PromptRenderer::parts() const { return m_impl->parts; }
 
-Result<PromptRenderer::Tokenized> PromptRenderer::render(const Prompt& p) const {
+Result<PromptRenderer::Tokenized> PromptRenderer::render(const Prompt& p, const std::function<bool()>& shouldStop) const {
     const Impl& d = *m_impl;
     Tokenized out;
     std::string note;
@@ -74,7 +74,9 @@ Result<PromptRenderer::Tokenized> PromptRenderer::render(const Prompt& p) const 
             in.addGenerationPrompt = true;
             if (!d.bosText.empty()) in.bosToken = d.bosText;
             if (!d.eosText.empty()) in.eosToken = d.eosText;
+            in.limits.shouldStop = shouldStop;
             auto text = d.tmpl->render(in);
+            if (!text && shouldStop && shouldStop()) return Error{"cancelled while rendering the chat template"};
             if (text) {
                 out.rendered = {*text, "model", ""};
                 out.templated = true;

@@ -7,6 +7,7 @@
 #include "core/run/model_backend.h"
 #include "verdict/engine/model.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,7 +27,9 @@ public:
     static Result<std::unique_ptr<PromptRenderer>> create(std::shared_ptr<const Model> model);
     ~PromptRenderer();
 
-    Result<Tokenized> render(const Prompt& prompt) const;
+    // `shouldStop`, when set, is asked while the chat template renders; true fails the render
+    // ("cancelled") instead of falling back to the built-in template.
+    Result<Tokenized> render(const Prompt& prompt, const std::function<bool()>& shouldStop = {}) const;
     // Tokenizes text the way render() does: special tokens parsed when `templated`, BOS added
     // unless a templated text already starts with it.
     Result<std::vector<int32_t>> tokenize(const std::string& text, bool templated) const;

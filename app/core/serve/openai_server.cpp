@@ -240,7 +240,7 @@ void OpenAiServer::Impl::completion(const net::HttpRequest& req, net::HttpRespon
     Parsed parsedValue;
     if (auto e = parse(body, chat, parsedValue)) return fail(*e);
     Parsed* parsed = &parsedValue;
-    auto tokens = renderer->render(parsed->prompt);
+    auto tokens = renderer->render(parsed->prompt, [&r] { return r.clientGone(); });
     if (!tokens) return fail({400, tokens.error().message, chat ? "messages" : "prompt"});
     const int64_t promptLen = static_cast<int64_t>(tokens->tokens.size());
     if (promptLen + 1 > scheduler->nCtx())
@@ -292,8 +292,19 @@ void OpenAiServer::Impl::completion(const net::HttpRequest& req, net::HttpRespon
 
     if (!parsed->stream) {
         std::unique_lock lock(stream->mu);
-        stream->cv.wait(lock, [&] { return stream->done; });
+        bool left = false;  // the client went away: stop generating for it, answer nobody
+        while (!stream->cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return stream->done; }))
+            if (!left && r.clientGone()) {
+                left = true;
+                lock.unlock();  // the scheduler's callbacks take stream->mu: never call it holding that
+                scheduler->cancel(*id);
+                lock.lock();
+            }
         const Result<GenerateResult>& res = *stream->result;
+        if (left) {
+            count(endpoint, 499);
+            return;
+        }
         if (!res) {
             lock.unlock();
             return fail({500, res.error().message, ""});
@@ -341,7 +352,16 @@ void OpenAiServer::Impl::completion(const net::HttpRequest& req, net::HttpRespon
         bool done = false;
         {
             std::unique_lock lock(stream->mu);
-            stream->cv.wait(lock, [&] { return stream->done || !stream->pieces.empty(); });
+            // Until a token arrives (a long prefill, text held back for a stop string), watch
+            // whether the client is still there.
+            while (!stream->cv.wait_for(lock, std::chrono::milliseconds(100),
+                                        [&] { return stream->done || !stream->pieces.empty(); }))
+                if (alive && r.clientGone()) {
+                    alive = false;
+                    lock.unlock();
+                    scheduler->cancel(*id);
+                    lock.lock();
+                }
             pieces.swap(stream->pieces);
             done = stream->done;
         }

@@ -2,9 +2,16 @@
 
 #include "core/store/run_repository.h"
 #include "core/store/sweep_repository.h"
+#include "util/quote.h"
 #include "util/sha256.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <functional>
 #include <map>
+#include <memory>
+#include <vector>
 
 namespace verdict::core {
 namespace {
@@ -78,7 +85,114 @@ std::string chainHash(std::string_view content, std::string_view prevHash) {
     return h.finalHex();
 }
 
-Result<ChainReport> verifyChain(Database& db) {
+namespace {
+
+bool isHex64(const std::string& s) {
+    return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Suites: the stored items, in idx order, hash to content_hash (the hash is over exactly the
+// stored JSON text, suiteContentHash) and count n_items with no index missing.
+Result<void> verifySuites(Database& db, ChainReport& report, const std::function<void(ChainBreak)>& note) {
+    auto suites = db.prepare("SELECT id, name, content_hash, n_items FROM suites ORDER BY id");
+    if (!suites) return suites.error();
+    struct Suite {
+        int64_t id, nItems;
+        std::string name, hash;
+    };
+    std::vector<Suite> all;
+    for (;;) {
+        auto row = suites->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        all.push_back({suites->columnInt(0), suites->columnInt(3), suites->columnText(1), suites->columnText(2)});
+    }
+    auto items = db.prepare("SELECT idx, item FROM suite_items WHERE suite_id = ?1 ORDER BY idx");
+    if (!items) return items.error();
+    for (const Suite& s : all) {
+        ++report.suitesChecked;
+        items->reset();
+        items->bind(1, s.id);
+        util::Sha256 h;
+        int64_t n = 0;
+        bool gap = false;
+        for (;;) {
+            auto row = items->step();
+            if (!row) return row.error();
+            if (!*row) break;
+            if (items->columnInt(0) != n) gap = true;
+            h.update(items->columnText(1));
+            h.update("\n");
+            ++n;
+        }
+        report.suiteItemsChecked += n;
+        const std::string what = "suite '" + s.name + "'";
+        if (gap) note({"suites", 0, s.id, -1, what + ": item indexes are not 0.." + std::to_string(n - 1) + " (items were removed)"});
+        else if (n != s.nItems)
+            note({"suites", 0, s.id, -1, what + " has " + std::to_string(n) + " items stored, n_items says " + std::to_string(s.nItems)});
+        else if (h.finalHex() != s.hash)
+            note({"suites", 0, s.id, -1, what + ": its items do not match content_hash (an item or gold answer was edited)"});
+    }
+    return {};
+}
+
+// Models: sha256 is 64 hex digits and equals what the runs and sweeps that name the model
+// recorded; with rehash, the file (when its size and mtime still match) hashes to it.
+Result<void> verifyModels(Database& db, const VerifyOptions& o, ChainReport& report,
+                          const std::function<void(ChainBreak)>& note) {
+    auto st = db.prepare("SELECT id, kind, path, bytes, mtime_ns, sha256 FROM models ORDER BY id");
+    if (!st) return st.error();
+    struct Model {
+        int64_t id, bytes, mtimeNs;
+        std::string kind, path, sha;
+    };
+    std::vector<Model> all;
+    for (;;) {
+        auto row = st->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        all.push_back({st->columnInt(0), st->columnInt(3), st->columnInt(4), st->columnText(1), st->columnText(2), st->columnText(5)});
+    }
+    auto runs = db.prepare("SELECT id, model_sha256 FROM runs WHERE model_id = ?1 AND model_sha256 <> ?2 LIMIT 1");
+    if (!runs) return runs.error();
+    for (const Model& m : all) {
+        ++report.modelsChecked;
+        const std::string what = "model " + m.path;
+        if (m.kind == "file" && !isHex64(m.sha)) {
+            note({"models", 0, m.id, -1, what + ": sha256 '" + util::oneLine(m.sha, 80) + "' is not 64 hex digits"});
+            continue;
+        }
+        runs->reset();
+        runs->bind(1, m.id).bind(2, m.sha);
+        auto row = runs->step();
+        if (!row) return row.error();
+        if (*row) {
+            note({"models", 0, m.id, -1, what + ": run " + std::to_string(runs->columnInt(0)) +
+                                             " recorded model_sha256 " + runs->columnText(1).substr(0, 12) +
+                                             "…, the models row says " + m.sha.substr(0, 12) + "…"});
+            continue;
+        }
+        if (!o.rehashModels || m.kind != "file") continue;
+        struct stat fs {};
+        if (::stat(m.path.c_str(), &fs) != 0 || static_cast<int64_t>(fs.st_size) != m.bytes ||
+            static_cast<int64_t>(fs.st_mtim.tv_sec) * 1'000'000'000 + fs.st_mtim.tv_nsec != m.mtimeNs)
+            continue;  // gone, changed since, or a split model (bytes of all parts): nothing to compare
+        std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(m.path.c_str(), "rb"), &std::fclose);
+        if (!f) continue;
+        util::Sha256 h;
+        std::vector<char> buf(std::size_t{4} << 20);
+        size_t got;
+        while ((got = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) h.update(buf.data(), got);
+        ++report.modelsRehashed;
+        if (h.finalHex() != m.sha)
+            note({"models", 0, m.id, -1, what + ": the file (same size and mtime) no longer hashes to the stored sha256"});
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<ChainReport> verifyChain(Database& db, const VerifyOptions& options) {
     ChainReport report;
     auto note = [&](ChainBreak b) {
         if (report.breaks.size() < kMaxBreaks) report.breaks.push_back(std::move(b));
@@ -178,6 +292,8 @@ Result<ChainReport> verifyChain(Database& db) {
         expectedPrev = p.rowHash;
         prevSeq = p.seq;
     }
+    if (auto r = verifySuites(db, report, note); !r) return r.error();
+    if (auto r = verifyModels(db, options, report, note); !r) return r.error();
     return report;
 }
 

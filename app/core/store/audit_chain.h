@@ -44,9 +44,11 @@ std::string sweepPointContent(const SweepPointRecord& point, std::string_view sw
 std::string chainHash(std::string_view content, std::string_view prevHash);
 
 struct ChainBreak {
-    std::string table;     // "sqlite" (PRAGMA integrity_check), "runs", "run_items", "sweeps" or "sweep_points"
+    // "sqlite" (PRAGMA integrity_check), "runs", "run_items", "sweeps", "sweep_points", "suites"
+    // (a suite's items against its content_hash and n_items) or "models" (sha256 values)
+    std::string table;
     int64_t seq = 0;       // run_items.seq / sweep_points.seq (0 for a header)
-    int64_t runId = 0;     // the run's or the sweep's id
+    int64_t runId = 0;     // the run's, sweep's, suite's or model's id
     int64_t itemIdx = -1;  // -1 for a run header
     std::string reason;
 };
@@ -56,13 +58,25 @@ struct ChainReport {
     int64_t rowsChecked = 0;
     int64_t sweepsChecked = 0;
     int64_t pointsChecked = 0;
+    int64_t suitesChecked = 0;
+    int64_t suiteItemsChecked = 0;
+    int64_t modelsChecked = 0;
+    int64_t modelsRehashed = 0;  // model files read again (VerifyOptions::rehashModels)
     std::vector<ChainBreak> breaks;  // in walk order (run headers first, then rows by seq); at most 100
     bool ok() const { return breaks.empty(); }
 };
 
+struct VerifyOptions {
+    // Read every model file again whose size and mtime still match its models row, and compare
+    // its SHA-256 with the stored one (slow: the whole file is read).
+    bool rehashModels = false;
+};
+
 // First SQLite's own PRAGMA integrity_check (a damaged page, index or row is a "sqlite" finding),
-// then recomputes every run and sweep header hash and walks run_items and sweep_points by seq.
+// then recomputes every run and sweep header hash and walks run_items and sweep_points by seq;
+// then every suite's items (the gold answers) against its content_hash and n_items, and every
+// models.sha256 (64 hex digits; the same as the model_sha256 its runs recorded).
 // Database errors are returned as errors; broken rows are findings in the report.
-Result<ChainReport> verifyChain(Database& db);
+Result<ChainReport> verifyChain(Database& db, const VerifyOptions& options = {});
 
 }  // namespace verdict::core

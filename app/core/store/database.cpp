@@ -22,7 +22,36 @@ std::string sqlHead(std::string_view sql) {
 
 // ---- Database ---------------------------------------------------------------------------------
 
+Result<Database> Database::openReadOnly(const std::string& path, const Options& options) {
+    // First as an ordinary reader (sees a live writer's WAL); when SQLite cannot open the -shm
+    // file next to it (read-only directory or medium), as immutable: nobody can be writing then.
+    std::string lastError;
+    for (const bool immutable : {false, true}) {
+        sqlite3* raw = nullptr;
+        const std::string name = immutable ? "file:" + path + "?immutable=1" : path;
+        int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | (immutable ? SQLITE_OPEN_URI : 0);
+        int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+        if (rc == SQLITE_OK) {
+            sqlite3_extended_result_codes(raw, 1);
+            sqlite3_busy_timeout(raw, options.busyTimeoutMs);
+            rc = sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+        }
+        if (rc == SQLITE_OK) {
+            Database db(raw, path);
+            db.m_readOnly = true;
+            if (auto r = db.exec("PRAGMA foreign_keys=ON;"); !r) return r.error();
+            return db;
+        }
+        lastError = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+        sqlite3_close(raw);
+        const int primary = rc & 0xff;
+        if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) break;
+    }
+    return Error{"database " + path + ": cannot open read-only: " + lastError};
+}
+
 Result<Database> Database::open(const std::string& path, const Options& options) {
+    if (options.readOnly) return openReadOnly(path, options);
     sqlite3* raw = nullptr;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
     if (options.create) flags |= SQLITE_OPEN_CREATE;
@@ -67,13 +96,14 @@ Result<Database> Database::open(const std::string& path, const Options& options)
 }
 
 Database::Database(Database&& other) noexcept
-    : m_db(std::exchange(other.m_db, nullptr)), m_path(std::move(other.m_path)) {}
+    : m_db(std::exchange(other.m_db, nullptr)), m_path(std::move(other.m_path)), m_readOnly(other.m_readOnly) {}
 
 Database& Database::operator=(Database&& other) noexcept {
     if (this != &other) {
         if (m_db) sqlite3_close_v2(m_db);
         m_db = std::exchange(other.m_db, nullptr);
         m_path = std::move(other.m_path);
+        m_readOnly = other.m_readOnly;
     }
     return *this;
 }

@@ -31,6 +31,9 @@ public:
     struct Options {
         int busyTimeoutMs = 10000;  // how long a writer waits for another connection's lock
         bool create = true;         // create the file when missing (false: fail instead)
+        // Read only: no write, no WAL switch (a WAL file keeps its mode). When the -shm file
+        // cannot be made (a read-only directory or medium), the file is opened as immutable.
+        bool readOnly = false;
     };
 
     // Opens (or creates) the file and applies the settings above. Does not migrate the schema
@@ -55,6 +58,7 @@ public:
     void resetPendingStatements();
     int64_t lastInsertRowid() const;
     const std::string& path() const { return m_path; }
+    bool readOnly() const { return m_readOnly; }
     sqlite3* handle() const { return m_db; }
 
     // "database PATH: <what>: <sqlite message>" for the connection's last error.
@@ -62,8 +66,10 @@ public:
 
 private:
     Database(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
+    static Result<Database> openReadOnly(const std::string& path, const Options& options);
     sqlite3* m_db = nullptr;
     std::string m_path;
+    bool m_readOnly = false;
 };
 
 // A prepared statement. Parameters are 1-based like SQLite's; columns are 0-based.

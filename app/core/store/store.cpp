@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include <unistd.h>
+
 namespace verdict::core {
 namespace {
 
@@ -48,6 +50,30 @@ Result<Database> openStore(const std::optional<std::string>& explicitPath) {
     auto db = Database::open(path);
     if (!db) return db.error();
     if (auto r = migrate(*db); !r) return r.error();
+    return std::move(*db);
+}
+
+Result<Database> openStoreForReading(const std::optional<std::string>& explicitPath) {
+    namespace fs = std::filesystem;
+    const std::string path = resolveDatabasePath(explicitPath);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return openStore(explicitPath);
+    const fs::path dir = fs::path(path).parent_path();
+    const bool writable = ::access(path.c_str(), W_OK) == 0 && ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+    if (writable) return openStore(explicitPath);
+    Database::Options o;
+    o.readOnly = true;
+    auto db = Database::open(path, o);
+    if (!db) return db.error();
+    auto version = schemaVersion(*db);
+    if (!version) return version.error();
+    if (*version > kSchemaVersion)
+        return Error{"database " + path + ": schema version " + std::to_string(*version) +
+                     " is newer than this verdict understands (" + std::to_string(kSchemaVersion) + ")"};
+    if (*version < kSchemaVersion)
+        return Error{"database " + path + " is read-only and at schema version " + std::to_string(*version) +
+                     " (this verdict needs " + std::to_string(kSchemaVersion) +
+                     "); it cannot be migrated in place: copy it somewhere writable"};
     return std::move(*db);
 }
 

@@ -23,6 +23,13 @@ std::string resolveDatabasePath(const std::optional<std::string>& explicitPath);
 // migrates the schema to the current version. Errors name the path.
 Result<Database> openStore(const std::optional<std::string>& explicitPath);
 
+// For commands that only read (results, export, verify, diff, report, suite list/show): like
+// openStore, except that a database this process cannot write (a read-only file, directory or
+// medium) is opened read-only instead of failing. It must then be at the current schema version
+// (it cannot be migrated), and every write to it fails with SQLite's "readonly" error. A path
+// where no database exists yet is opened with openStore (it is created, empty).
+Result<Database> openStoreForReading(const std::optional<std::string>& explicitPath);
+
 // Current time as "YYYY-MM-DDTHH:MM:SS.mmmZ" (UTC), the format of every *_at column.
 std::string utcTimestamp();
 

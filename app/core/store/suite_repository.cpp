@@ -2,13 +2,15 @@
 
 #include "core/store/store.h"
 #include "core/store/suite_item_json.h"
+#include "util/quote.h"
 #include "util/sha256.h"
 
 #include <charconv>
+#include <chrono>
 
 namespace verdict::core {
 
-SuiteRecord importedSuiteRecord(const std::string& file, const ImportResult& imported) {
+SuiteRecord importedSuiteRecord(const std::string& file, const ImportSummary& imported) {
     SuiteRecord meta;
     meta.name = imported.suiteName;
     meta.shape = imported.shape;
@@ -44,60 +46,127 @@ Result<std::optional<SuiteRecord>> queryOne(Database& db, const std::string& whe
     return std::optional<SuiteRecord>(readSuite(*st));
 }
 
+std::string suiteItemText(const SuiteItem& item) {
+    return suiteItemToJson(item).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string suiteContentHash(const std::vector<SuiteItem>& items) {
     util::Sha256 h;
     for (const SuiteItem& item : items) {
-        h.update(suiteItemToJson(item).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        h.update(suiteItemText(item));
         h.update("\n");
     }
     return h.finalHex();
 }
 
-Result<SuiteSaveResult> SuiteRepository::save(const SuiteRecord& meta, const std::vector<SuiteItem>& items) {
+SuiteWriter::SuiteWriter(Database& db, Transaction tx, Statement insert, int64_t suiteId)
+    : m_db(db), m_tx(std::move(tx)), m_insert(std::move(insert)), m_suiteId(suiteId), m_hash(std::make_unique<util::Sha256>()) {}
+
+SuiteWriter::~SuiteWriter() = default;  // an unfinished transaction rolls back
+
+Result<std::unique_ptr<SuiteWriter>> SuiteWriter::begin(Database& db) {
+    auto tx = Transaction::begin(db);
+    if (!tx) return tx.error();
+    // A placeholder row the items can point at; finish() gives it its name and hash. It is never
+    // visible: the transaction commits only in finish().
+    const std::string pending = "(importing " + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ")";
+    auto ins = db.prepare(
+        "INSERT INTO suites (name, content_hash, shape, source_path, source_sha256, imported_at, n_items) "
+        "VALUES (?1, ?1, '', '', '', '', 0)");
+    if (!ins) return ins.error();
+    ins->bind(1, pending);
+    if (auto r = ins->run(); !r) return r.error();
+    const int64_t id = db.lastInsertRowid();
+    auto item = db.prepare("INSERT INTO suite_items (suite_id, idx, item_id, category, item) VALUES (?1, ?2, ?3, ?4, ?5)");
+    if (!item) return item.error();
+    return std::unique_ptr<SuiteWriter>(new SuiteWriter(db, std::move(*tx), std::move(*item), id));
+}
+
+Result<void> SuiteWriter::add(const SuiteItem& item) {
+    if (!m_tx) return Error{"suite writer already finished"};
+    const std::string text = suiteItemText(item);
+    m_hash->update(text);
+    m_hash->update("\n");
+    m_insert.reset();
+    m_insert.bind(1, m_suiteId).bind(2, static_cast<int64_t>(m_count)).bind(3, item.id).bind(4, item.category).bind(5, text);
+    if (auto r = m_insert.run(); !r) return r.error();
+    ++m_count;
+    return {};
+}
+
+Result<SuiteSaveResult> SuiteWriter::finish(const SuiteRecord& meta) {
+    if (!m_tx) return Error{"suite writer already finished"};
     const std::string& name = meta.name;
     if (name.empty()) return Error{"suite name is empty"};
-    if (items.empty()) return Error{"suite '" + name + "' has no items"};
-    const std::string hash = suiteContentHash(items);
-
-    auto tx = Transaction::begin(m_db);
-    if (!tx) return tx.error();
+    if (m_count == 0) return Error{"suite '" + name + "' has no items"};
+    const std::string hash = m_hash->finalHex();
+    SuiteRepository repo(m_db);
     auto same = queryOne(m_db, "content_hash = ?1", [&](Statement& s) { s.bind(1, hash); });
     if (!same) return same.error();
-    if (*same) return SuiteSaveResult{**same, true};
-    auto named = findByName(name);
+    if (*same) {
+        m_tx.reset();  // roll back the copy
+        return SuiteSaveResult{**same, true};
+    }
+    auto named = repo.findByName(name);
     if (!named) return named.error();
     if (*named)
         return Error{"a suite named '" + name + "' already exists (id " + std::to_string((*named)->id) +
                      ", other content); choose another name"};
-
     SuiteRecord rec = meta;
+    rec.id = m_suiteId;
     rec.contentHash = hash;
     rec.importedAt = utcTimestamp();
-    rec.nItems = static_cast<int64_t>(items.size());
-    auto ins = m_db.prepare(
-        "INSERT INTO suites (name, content_hash, shape, source_path, source_sha256, imported_at, n_items) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    if (!ins) return ins.error();
-    ins->bind(1, rec.name).bind(2, rec.contentHash).bind(3, rec.shape).bind(4, rec.sourcePath)
-        .bind(5, rec.sourceSha256).bind(6, rec.importedAt).bind(7, rec.nItems);
-    if (auto r = ins->run(); !r) return r.error();
-    rec.id = m_db.lastInsertRowid();
-
-    auto item = m_db.prepare("INSERT INTO suite_items (suite_id, idx, item_id, category, item) VALUES (?1, ?2, ?3, ?4, ?5)");
-    if (!item) return item.error();
-    for (size_t i = 0; i < items.size(); ++i) {
-        item->reset();
-        item->bind(1, rec.id)
-            .bind(2, static_cast<int64_t>(i))
-            .bind(3, items[i].id)
-            .bind(4, items[i].category)
-            .bind(5, suiteItemToJson(items[i]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-        if (auto r = item->run(); !r) return r.error();
-    }
-    if (auto r = tx->commit(); !r) return r.error();
+    rec.nItems = static_cast<int64_t>(m_count);
+    auto up = m_db.prepare(
+        "UPDATE suites SET name = ?1, content_hash = ?2, shape = ?3, source_path = ?4, source_sha256 = ?5, "
+        "imported_at = ?6, n_items = ?7 WHERE id = ?8");
+    if (!up) return up.error();
+    up->bind(1, rec.name).bind(2, rec.contentHash).bind(3, rec.shape).bind(4, rec.sourcePath)
+        .bind(5, rec.sourceSha256).bind(6, rec.importedAt).bind(7, rec.nItems).bind(8, rec.id);
+    if (auto r = up->run(); !r) return r.error();
+    if (auto r = m_tx->commit(); !r) return r.error();
+    m_tx.reset();
     return SuiteSaveResult{rec, false};
+}
+
+Result<SuiteSaveResult> SuiteRepository::save(const SuiteRecord& meta, const std::vector<SuiteItem>& items) {
+    if (meta.name.empty()) return Error{"suite name is empty"};
+    if (items.empty()) return Error{"suite '" + meta.name + "' has no items"};
+    auto w = SuiteWriter::begin(m_db);
+    if (!w) return w.error();
+    for (const SuiteItem& item : items)
+        if (auto r = (*w)->add(item); !r) return r.error();
+    return (*w)->finish(meta);
+}
+
+Result<StoredImport> importSuiteToStore(Database& db, const std::string& file, const ImportOptions& options,
+                                        const std::atomic<bool>* cancel) {
+    auto w = SuiteWriter::begin(db);
+    if (!w) return w.error();
+    std::optional<Error> storeError;
+    auto summary = importSuiteStreaming(file, options, [&](SuiteItem&& item) {
+        if (auto r = (*w)->add(item); !r) {
+            storeError = r.error();
+            return false;
+        }
+        return !(cancel && cancel->load());
+    });
+    if (!summary) return summary.error();
+    if (storeError) return *storeError;
+    if (cancel && cancel->load()) return Error{"import of " + file + " cancelled"};
+    if ((*w)->count() == 0)
+        return Error{file + ": no record could be imported (" + std::to_string(summary->rejectedCount) + " rejected" +
+                     (summary->rejected.empty() ? std::string()
+                                                : "; first: line " + std::to_string(summary->rejected[0].line) + ": " +
+                                                      util::oneLine(summary->rejected[0].reason, 400)) +
+                     ")"};
+    SuiteRecord meta = importedSuiteRecord(file, *summary);
+    if (!options.name.empty()) meta.name = options.name;
+    auto saved = (*w)->finish(meta);
+    if (!saved) return saved.error();
+    return StoredImport{std::move(*summary), std::move(*saved)};
 }
 
 Result<std::vector<SuiteRecord>> SuiteRepository::list() {

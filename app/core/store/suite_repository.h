@@ -9,10 +9,17 @@
 #include "core/suite/suite_importer.h"
 #include "core/suite/suite_item.h"
 
+#include <atomic>
+#include <memory>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace verdict::util {
+class Sha256;
+}
 
 namespace verdict::core {
 
@@ -35,9 +42,50 @@ struct SuiteSaveResult {
 // SHA-256 over dump(suiteItemToJson(item)) + "\n" for every item, in order.
 std::string suiteContentHash(const std::vector<SuiteItem>& items);
 
+// Stores one suite item by item inside one write transaction, so that memory does not grow with
+// the suite: begin(), add() each item, finish() names it and commits. Destroyed before finish()
+// (an error, a cancel, a killed process): nothing is stored.
+class SuiteWriter {
+public:
+    static Result<std::unique_ptr<SuiteWriter>> begin(Database& db);
+    ~SuiteWriter();
+    SuiteWriter(const SuiteWriter&) = delete;
+    SuiteWriter& operator=(const SuiteWriter&) = delete;
+
+    Result<void> add(const SuiteItem& item);
+    size_t count() const { return m_count; }
+    // Stores the suite (name, shape, sourcePath, sourceSha256 from `meta`; hash, time and count
+    // computed). The same content already stored: rolls back and returns that suite. Fails for an
+    // empty name, no items, or a name taken by other content (the message says which suite).
+    Result<SuiteSaveResult> finish(const SuiteRecord& meta);
+
+private:
+    SuiteWriter(Database& db, Transaction tx, Statement insert, int64_t suiteId);
+    Database& m_db;
+    std::optional<Transaction> m_tx;
+    Statement m_insert;
+    int64_t m_suiteId;
+    std::unique_ptr<util::Sha256> m_hash;  // over the items as stored, see suiteContentHash
+    size_t m_count = 0;
+};
+
+// What importSuiteToStore read and stored.
+struct StoredImport {
+    ImportSummary summary;  // counts, rejected and warned lines, format, file hash
+    SuiteSaveResult saved;
+};
+
+// `verdict suite import` and the window's import: reads the file as a stream and stores each
+// item as it is mapped (memory bounded by the largest record, not the item count). Fails, storing
+// nothing, when the file cannot be read, no record could be imported (the message gives the
+// rejected count and the first reason), `cancel` was set ("import of PATH cancelled"), or save
+// fails (see SuiteWriter::finish).
+Result<StoredImport> importSuiteToStore(Database& db, const std::string& file, const ImportOptions& options,
+                                        const std::atomic<bool>* cancel = nullptr);
+
 // The record to save for a freshly imported file (name, shape, source path and its hash), as
 // `verdict suite import` and the window's Suites screen store it.
-SuiteRecord importedSuiteRecord(const std::string& file, const ImportResult& imported);
+SuiteRecord importedSuiteRecord(const std::string& file, const ImportSummary& imported);
 
 class SuiteRepository {
 public:

@@ -16,9 +16,11 @@ constexpr size_t kRawChunk = size_t(1) << 20;  // 1 MiB reads keep syscalls rare
 }
 
 struct ByteSource::Impl {
-    FILE* file = nullptr;
+    FILE* file = nullptr;             // nullptr: the bytes are in memory (openMemory)
+    std::string_view memory;          // openMemory: all the bytes, handed out as one raw chunk
     util::Sha256 hash;
-    std::vector<unsigned char> raw;
+    std::vector<unsigned char> rawBuf;  // files: the chunk read last
+    const unsigned char* raw = nullptr;  // current raw chunk: rawBuf, or the memory itself
     size_t rawPos = 0;  // next unread byte of `raw` (plain files: handed out directly)
     size_t rawLen = 0;
     z_stream zs{};
@@ -45,16 +47,36 @@ Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path, ui
         if (size > 0) src->m_fileSize = uint64_t(size);
         std::fseek(im.file, 0, SEEK_SET);
     }
-    im.raw.resize(kRawChunk);
-    auto first = src->fillRaw();
+    im.rawBuf.resize(kRawChunk);
+    auto started = src->start();
+    if (!started) return started.error();
+    return src;
+}
+
+Result<std::unique_ptr<ByteSource>> ByteSource::openMemory(std::string_view bytes, const std::string& name,
+                                                           uint64_t maxExpandedBytes) {
+    std::unique_ptr<ByteSource> src(new ByteSource());
+    src->m_path = name;
+    src->m_maxExpanded = maxExpandedBytes;
+    src->m_impl = std::make_unique<Impl>();
+    src->m_impl->memory = bytes.data() ? bytes : std::string_view("", 0);  // never a null pointer
+    src->m_fileSize = bytes.size();
+    auto started = src->start();
+    if (!started) return started.error();
+    return src;
+}
+
+Result<void> ByteSource::start() {
+    auto& im = *m_impl;
+    auto first = fillRaw();
     if (!first) return first.error();
     if (im.rawLen >= 2 && im.raw[0] == 0x1F && im.raw[1] == 0x8B) {
-        src->m_gzip = true;
+        m_gzip = true;
         // windowBits 15 + 16: gzip wrapper only (RFC 1952), as zlib's manual describes.
-        if (inflateInit2(&im.zs, 15 + 16) != Z_OK) return Error{path + ": zlib inflateInit2 failed"};
+        if (inflateInit2(&im.zs, 15 + 16) != Z_OK) return Error{m_path + ": zlib inflateInit2 failed"};
         im.zsInit = true;
     }
-    return src;
+    return {};
 }
 
 Result<size_t> ByteSource::fillRaw() {
@@ -62,12 +84,20 @@ Result<size_t> ByteSource::fillRaw() {
     im.rawPos = 0;
     im.rawLen = 0;
     if (m_rawEof) return size_t(0);
-    const size_t n = std::fread(im.raw.data(), 1, im.raw.size(), im.file);
-    if (n < im.raw.size()) {
-        if (std::ferror(im.file)) return Error{m_path + ": read error at byte " + std::to_string(m_rawRead) + ": " + std::strerror(errno)};
+    size_t n = 0;
+    if (!im.file) {  // memory: everything at once, then the end
+        im.raw = reinterpret_cast<const unsigned char*>(im.memory.data());
+        n = im.memory.size();
         m_rawEof = true;
+    } else {
+        im.raw = im.rawBuf.data();
+        n = std::fread(im.rawBuf.data(), 1, im.rawBuf.size(), im.file);
+        if (n < im.rawBuf.size()) {
+            if (std::ferror(im.file)) return Error{m_path + ": read error at byte " + std::to_string(m_rawRead) + ": " + std::strerror(errno)};
+            m_rawEof = true;
+        }
     }
-    im.hash.update(im.raw.data(), n);
+    im.hash.update(im.raw, n);
     im.rawLen = n;
     m_rawRead += n;
     return n;
@@ -83,7 +113,7 @@ Result<size_t> ByteSource::read(char* dst, size_t cap) {
             if (*r == 0) return size_t(0);
         }
         const size_t n = std::min(cap, im.rawLen - im.rawPos);
-        std::memcpy(dst, im.raw.data() + im.rawPos, n);
+        std::memcpy(dst, im.raw + im.rawPos, n);
         im.rawPos += n;
         return n;
     }
@@ -94,7 +124,7 @@ Result<size_t> ByteSource::read(char* dst, size_t cap) {
             if (!r) return r.error();
             if (*r == 0) return Error{m_path + ": gzip stream truncated at byte " + std::to_string(m_rawRead)};
         }
-        im.zs.next_in = im.raw.data() + im.rawPos;
+        im.zs.next_in = const_cast<unsigned char*>(im.raw + im.rawPos);  // zlib only reads it
         im.zs.avail_in = unsigned(im.rawLen - im.rawPos);
         im.zs.next_out = reinterpret_cast<unsigned char*>(dst);
         im.zs.avail_out = unsigned(std::min<size_t>(cap, 1u << 30));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace verdict::core {
 
@@ -25,6 +26,11 @@ public:
     static Result<std::unique_ptr<ByteSource>> open(const std::string& path, uint64_t maxExpandedBytes = kDefaultMaxExpandedBytes);
     static constexpr uint64_t kDefaultMaxExpandedBytes = uint64_t{2} << 30;  // 2 GiB of text
 
+    // The same over bytes already in memory (they must outlive the source, which reads them in
+    // place); `name` stands for the path in error messages. Never fails for plain bytes.
+    static Result<std::unique_ptr<ByteSource>> openMemory(std::string_view bytes, const std::string& name,
+                                                          uint64_t maxExpandedBytes = kDefaultMaxExpandedBytes);
+
     // Reads up to `cap` bytes into `dst`; returns 0 at the end. Errors (I/O, corrupt gzip) name
     // the file and the raw byte offset.
     Result<size_t> read(char* dst, size_t cap);
@@ -37,6 +43,7 @@ public:
 
 private:
     ByteSource() = default;
+    Result<void> start();      // reads the first chunk and detects gzip
     Result<size_t> fillRaw();  // reads the next raw chunk into m_raw; 0 at end of file
 
     struct Impl;

@@ -12,6 +12,7 @@ namespace verdict::core {
 namespace {
 
 constexpr size_t kInitialBuffer = size_t(4) << 20;
+constexpr size_t kMinBuffer = size_t(4) << 10;
 constexpr size_t kMaxRecordBytes = size_t(256) << 20;  // one record larger than this is refused
 
 std::string lowerAscii(std::string s) {
@@ -108,10 +109,24 @@ Result<bool> RecordReader::skipJsonWhitespace() {
 Result<std::unique_ptr<RecordReader>> RecordReader::open(const std::string& path, const ReaderOptions& options) {
     auto src = ByteSource::open(path, options.maxExpandedBytes);
     if (!src) return src.error();
+    return start(std::move(*src), path, options);
+}
+
+Result<std::unique_ptr<RecordReader>> RecordReader::openMemory(std::string_view bytes, const std::string& name,
+                                                               const ReaderOptions& options) {
+    auto src = ByteSource::openMemory(bytes, name, options.maxExpandedBytes);
+    if (!src) return src.error();
+    return start(std::move(*src), name, options);
+}
+
+Result<std::unique_ptr<RecordReader>> RecordReader::start(std::unique_ptr<ByteSource> src, const std::string& path,
+                                                          const ReaderOptions& options) {
     std::unique_ptr<RecordReader> rd(new RecordReader());
-    rd->m_src = std::move(*src);
+    // A small file needs no 4 MiB buffer (gzip: guess 8x the file); fill() grows it for longer records.
+    const uint64_t textGuess = src->fileSize() * (src->isGzip() ? 8 : 1) + 1;
+    rd->m_buf.resize(size_t(std::clamp<uint64_t>(textGuess, kMinBuffer, kInitialBuffer)));
+    rd->m_src = std::move(src);
     rd->m_path = path;
-    rd->m_buf.resize(kInitialBuffer);
 
     // What the name says, then what the hint says; the content decides between JSON flavours.
     std::filesystem::path p(path);

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace verdict::core {
@@ -49,6 +50,10 @@ public:
 
     // Fails only when the file cannot be opened/decompressed or the format hint is unknown.
     static Result<std::unique_ptr<RecordReader>> open(const std::string& path, const ReaderOptions& options = {});
+    // The same over bytes in memory (they must outlive the reader); `name` plays the path's part:
+    // its extension counts for the format like a file name's, and errors name it.
+    static Result<std::unique_ptr<RecordReader>> openMemory(std::string_view bytes, const std::string& name,
+                                                            const ReaderOptions& options = {});
 
     // Next record into `out`; false at the end. An Error here is fatal for the file (I/O error,
     // corrupt gzip); per-record problems come back in `out.error` instead.
@@ -71,6 +76,8 @@ public:
 
 private:
     RecordReader() = default;
+    static Result<std::unique_ptr<RecordReader>> start(std::unique_ptr<ByteSource> src, const std::string& path,
+                                                       const ReaderOptions& options);
 
     Result<bool> fill(size_t atLeast);  // make m_len - m_pos >= atLeast unless the source ends
     Result<int> peekByte();             // -1 at end

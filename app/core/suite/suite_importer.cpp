@@ -80,17 +80,19 @@ std::string categoryFromFileName(const std::string& path) {
     return name;
 }
 
-Result<ImportSummary> importSuiteStreaming(const std::string& path, const ImportOptions& options,
-                                           const SuiteItemCallback& onItem) {
+namespace {
+
+ReaderOptions readerOptions(const ImportOptions& options) {
     ReaderOptions ro;
     ro.formatHint = options.formatHint;
     ro.maxExpandedBytes = options.maxExpandedBytes;
     if (options.mapping)
         for (const auto& [target, source] : options.mapping->entries) ro.headerNames.push_back(source.substr(0, source.find('.')));
-    auto reader = RecordReader::open(path, ro);
-    if (!reader) return reader.error();
-    RecordReader& rd = **reader;
+    return ro;
+}
 
+Result<ImportSummary> importRecords(RecordReader& rd, const std::string& path, const ImportOptions& options,
+                                    const SuiteItemCallback& onItem) {
     ImportSummary summary;
     summary.suiteName = options.name.empty() ? stripExtensions(path) : options.name;
     summary.format = recordFormatName(rd.format());
@@ -185,6 +187,22 @@ Result<ImportSummary> importSuiteStreaming(const std::string& path, const Import
     return summary;
 }
 
+}  // namespace
+
+Result<ImportSummary> importSuiteStreaming(const std::string& path, const ImportOptions& options,
+                                           const SuiteItemCallback& onItem) {
+    auto reader = RecordReader::open(path, readerOptions(options));
+    if (!reader) return reader.error();
+    return importRecords(**reader, path, options, onItem);
+}
+
+Result<ImportSummary> importSuiteStreamingFromMemory(std::string_view bytes, const std::string& name,
+                                                     const ImportOptions& options, const SuiteItemCallback& onItem) {
+    auto reader = RecordReader::openMemory(bytes, name, readerOptions(options));
+    if (!reader) return reader.error();
+    return importRecords(**reader, name, options, onItem);
+}
+
 Result<ImportResult> importSuite(const std::string& path, const ImportOptions& options,
                                  const std::atomic<bool>* cancel) {
     std::vector<SuiteItem> items;
@@ -203,6 +221,7 @@ Result<ImportResult> importSuite(const std::string& path, const ImportOptions& o
     r.fileBytes = summary->fileBytes;
     r.textBytes = summary->textBytes;
     r.items = std::move(items);
+    r.takenCount = r.items.size();
     r.rejected = std::move(summary->rejected);
     r.rejectedCount = summary->rejectedCount;
     r.warnings = std::move(summary->warnings);

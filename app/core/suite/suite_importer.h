@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace verdict::core {
@@ -66,6 +67,7 @@ struct ImportResult {
     uint64_t fileBytes = 0;
     uint64_t textBytes = 0;
     std::vector<SuiteItem> items;
+    size_t takenCount = 0;                 // == items.size() for importSuite; a preview keeps fewer items
     std::vector<RejectedRecord> rejected;
     size_t rejectedCount = 0;              // == rejected.size() unless capped by maxListedRejects
     std::vector<RejectedRecord> warnings;
@@ -85,6 +87,11 @@ Result<ImportResult> importSuite(const std::string& path, const ImportOptions& o
 using SuiteItemCallback = std::function<bool(SuiteItem&& item)>;
 Result<ImportSummary> importSuiteStreaming(const std::string& path, const ImportOptions& options,
                                            const SuiteItemCallback& onItem);
+
+// The same over a file's bytes already in memory; `name` stands for its path (the extension
+// counts for the format, the name for the suite name, category and messages).
+Result<ImportSummary> importSuiteStreamingFromMemory(std::string_view bytes, const std::string& name,
+                                                     const ImportOptions& options, const SuiteItemCallback& onItem);
 
 // "abstract_algebra_test.csv.gz" -> "abstract_algebra" (strips extensions and a trailing
 // _test/_dev/_val/_validation/_train split name): MMLU-style files name their subject this way.

@@ -1,0 +1,61 @@
+// What an OpenAI-compatible server sends back, read into plain values: one Server-Sent Events
+// chunk of a streamed completion, a whole (non-streamed) completion, and the prompt logprobs of
+// an echo request. Pure functions of the bytes, shared by the endpoint backend, the load runner
+// and the fuzzer (tests/fuzz/fuzz_sse.cpp).
+//
+// Nothing here throws, whatever the server sent: a field of the wrong type counts as absent
+// (a null "content", a "prompt_tokens" that is a string), never as a crash.
+#pragma once
+
+#include "verdict/engine/result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace verdict::core::net {
+
+// Token counts of a "usage" object; each is nullopt when missing or not a number.
+struct OpenAiUsage {
+    std::optional<int64_t> promptTokens;
+    std::optional<int64_t> completionTokens;
+};
+
+// One `data:` payload of a streamed /v1/completions or /v1/chat/completions response.
+struct OpenAiStreamChunk {
+    bool done = false;                // the "[DONE]" sentinel (nothing else is set)
+    bool json = false;                // the payload is JSON
+    bool object = false;              // ... and a JSON object (everything below needs one)
+    std::optional<std::string> error;  // the "error" member, serialised as JSON
+    std::optional<OpenAiUsage> usage;  // set when "usage" is an object
+    bool hasChoice = false;           // "choices" is a non-empty array
+    std::string piece;                // choices[0].delta.content (chat), else choices[0].text
+    std::optional<std::string> finishReason;  // choices[0].finish_reason when a string
+};
+OpenAiStreamChunk parseOpenAiStreamChunk(std::string_view data);
+
+// A non-streamed completion: the text of choices[0] (message.content for chat, else text;
+// "" when it is null or not a string) and the usage. Error when the body is not JSON or has no
+// non-empty "choices" array.
+struct OpenAiCompletion {
+    std::string text;
+    std::optional<OpenAiUsage> usage;
+};
+Result<OpenAiCompletion> parseOpenAiCompletion(std::string_view body);
+
+// The prompt logprobs of a /v1/completions request with echo, logprobs 1 and max_tokens 1,
+// split at byte `boundary` of the prompt (context | continuation) by the tokens' text_offset:
+// the sum of the continuation tokens' logprobs, the token counts on each side, and whether each
+// continuation token was the most likely one. Errors (messages without the URL) when the body
+// holds no such logprobs, a continuation token has no logprob, or none starts in the continuation.
+struct EchoLogprobs {
+    double logprob = 0;
+    int64_t contextTokens = 0;
+    int64_t continuationTokens = 0;
+    bool greedy = true;
+};
+Result<EchoLogprobs> parseEchoLogprobs(std::string_view body, size_t boundary);
+
+}  // namespace verdict::core::net
