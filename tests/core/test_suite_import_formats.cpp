@@ -264,6 +264,24 @@ private slots:
         QVERIFY2(corrupt.error().message.find("bad.jsonl.gz") != std::string::npos, corrupt.error().message.c_str());
     }
 
+    // A float answer far outside int64 (fuzz_suite_import: 9.999e+83) is kept as JSON prints it;
+    // the integer check must not convert it first (undefined behaviour, UBSan aborts).
+    void hugeFloatAnswers() {
+        std::vector<SuiteItem> items;
+        auto r = importSuiteStreamingFromMemory("{\"question\": \"q\", \"answer\": 9.999e+83}\n"
+                                                "{\"question\": \"r\", \"answer\": -1e300}\n"
+                                                "{\"question\": \"s\", \"answer\": 42.0}\n",
+                                                "huge.jsonl", {}, [&](SuiteItem&& item) {
+                                                    items.push_back(std::move(item));
+                                                    return true;
+                                                });
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(items.size(), size_t(3));
+        QCOMPARE(items[0].references, std::vector<std::string>{"9.999e+83"});
+        QCOMPARE(items[1].references, std::vector<std::string>{"-1e+300"});
+        QCOMPARE(items[2].references, std::vector<std::string>{"42"});
+    }
+
     void formatHints() {
         auto forced = importSuite(suiteFile("abstract_algebra_test.csv"), ImportOptions{"", std::nullopt, "csv-noheader"});
         QVERIFY(forced.ok());

@@ -70,7 +70,9 @@ std::optional<std::string> scalarText(const nlohmann::json& v) {
     if (v.is_number_integer() || v.is_number_unsigned() || v.is_boolean()) return v.dump();
     if (v.is_number_float()) {
         const double d = v.get<double>();
-        if (d == double(int64_t(d)) && d > -1e15 && d < 1e15) return std::to_string(int64_t(d));
+        // Range first: converting a double outside int64's range is undefined (fuzz_suite_import
+        // found 9.999e+83 as an answer).
+        if (d > -1e15 && d < 1e15 && d == double(int64_t(d))) return std::to_string(int64_t(d));
         return v.dump();
     }
     return std::nullopt;
