@@ -114,26 +114,14 @@ void ImportSuiteDialog::reread() {
     m_job->start([out, path, opts](JobControl& c) -> JobResult {
         // The preview keeps the first kPreviewRows items and the exact counts: memory does not
         // grow with the file (saving streams it again, straight into the database).
-        core::ImportResult preview;
+        std::vector<core::SuiteItem> preview;
         auto r = core::importSuiteStreaming(path, opts, [&](core::SuiteItem&& item) {
-            if (preview.items.size() < size_t(kPreviewRows)) preview.items.push_back(std::move(item));
+            if (preview.size() < size_t(kPreviewRows)) preview.push_back(std::move(item));
             return !c.cancelled();
         });
         if (c.cancelled()) return {};  // the dialog was closed
         if (!r) return {tr("The file could not be read as a test suite."), QString::fromStdString(r.error().message), {}};
-        preview.suiteName = r->suiteName;
-        preview.shape = r->shape;
-        preview.format = r->format;
-        preview.gzip = r->gzip;
-        preview.contentHash = r->contentHash;
-        preview.fileBytes = r->fileBytes;
-        preview.textBytes = r->textBytes;
-        preview.rejected = std::move(r->rejected);
-        preview.rejectedCount = r->rejectedCount;
-        preview.warnings = std::move(r->warnings);
-        preview.defaultScorers = std::move(r->defaultScorers);
-        preview.takenCount = r->takenCount;
-        *out = std::move(preview);
+        *out = core::importResult(std::move(*r), std::move(preview));
         return {};
     });
     connect(m_job, &Job::finished, this, [this, out](const JobResult& r, bool) {

@@ -193,15 +193,18 @@ Result<int> schemaVersion(Database& db) {
     return static_cast<int>(st->columnInt(0));
 }
 
+Error newerSchemaError(const Database& db, int version) {
+    return Error{"database " + db.path() + ": schema version " + std::to_string(version) +
+                 " is newer than this verdict understands (" + std::to_string(kSchemaVersion) + ")"};
+}
+
 Result<void> migrateTo(Database& db, int target) {
     if (target > kSchemaVersion)
         return Error{"database " + db.path() + ": cannot migrate to unknown schema version " + std::to_string(target)};
     // Quick check without the write lock: a current database needs no transaction at all.
     auto current = schemaVersion(db);
     if (!current) return current.error();
-    if (*current > kSchemaVersion)
-        return Error{"database " + db.path() + ": schema version " + std::to_string(*current) +
-                     " is newer than this verdict understands (" + std::to_string(kSchemaVersion) + ")"};
+    if (*current > kSchemaVersion) return newerSchemaError(db, *current);
     if (*current >= target) return {};
 
     for (const MigrationStep& step : steps()) {

@@ -24,6 +24,9 @@ constexpr int kSchemaVersion = 4;
 // PRAGMA user_version of an open database (0 for a new file).
 Result<int> schemaVersion(Database& db);
 
+// "database PATH: schema version N is newer than this verdict understands (M)".
+Error newerSchemaError(const Database& db, int version);
+
 // Brings the database from its version to kSchemaVersion, one step per version, each step in
 // its own write transaction that re-reads the version first (two processes opening a fresh
 // file at once migrate it once). Idempotent: a current database is left untouched.

@@ -67,9 +67,7 @@ Result<Database> openStoreForReading(const std::optional<std::string>& explicitP
     if (!db) return db.error();
     auto version = schemaVersion(*db);
     if (!version) return version.error();
-    if (*version > kSchemaVersion)
-        return Error{"database " + path + ": schema version " + std::to_string(*version) +
-                     " is newer than this verdict understands (" + std::to_string(kSchemaVersion) + ")"};
+    if (*version > kSchemaVersion) return newerSchemaError(*db, *version);
     if (*version < kSchemaVersion)
         return Error{"database " + path + " is read-only and at schema version " + std::to_string(*version) +
                      " (this verdict needs " + std::to_string(kSchemaVersion) +

@@ -212,20 +212,24 @@ Result<ImportResult> importSuite(const std::string& path, const ImportOptions& o
     });
     if (!summary) return summary.error();
     if (cancel && cancel->load()) return Error{"import of " + path + " cancelled"};
+    return importResult(std::move(*summary), std::move(items));
+}
+
+ImportResult importResult(ImportSummary&& summary, std::vector<SuiteItem> items) {
     ImportResult r;
-    r.suiteName = std::move(summary->suiteName);
-    r.shape = std::move(summary->shape);
-    r.format = std::move(summary->format);
-    r.gzip = summary->gzip;
-    r.contentHash = std::move(summary->contentHash);
-    r.fileBytes = summary->fileBytes;
-    r.textBytes = summary->textBytes;
+    r.suiteName = std::move(summary.suiteName);
+    r.shape = std::move(summary.shape);
+    r.format = std::move(summary.format);
+    r.gzip = summary.gzip;
+    r.contentHash = std::move(summary.contentHash);
+    r.fileBytes = summary.fileBytes;
+    r.textBytes = summary.textBytes;
     r.items = std::move(items);
-    r.takenCount = r.items.size();
-    r.rejected = std::move(summary->rejected);
-    r.rejectedCount = summary->rejectedCount;
-    r.warnings = std::move(summary->warnings);
-    r.defaultScorers = std::move(summary->defaultScorers);
+    r.takenCount = summary.takenCount;
+    r.rejected = std::move(summary.rejected);
+    r.rejectedCount = summary.rejectedCount;
+    r.warnings = std::move(summary.warnings);
+    r.defaultScorers = std::move(summary.defaultScorers);
     return r;
 }
 

@@ -82,6 +82,10 @@ struct ImportResult {
 Result<ImportResult> importSuite(const std::string& path, const ImportOptions& options = {},
                                  const std::atomic<bool>* cancel = nullptr);
 
+// A streamed import's summary with the items kept of it (all of them for importSuite, the first
+// rows for a preview): takenCount stays the summary's count.
+ImportResult importResult(ImportSummary&& summary, std::vector<SuiteItem> items);
+
 // Called once per accepted item, in file order; return false to stop early (the summary then
 // covers the records read so far; the content hash still covers the whole file).
 using SuiteItemCallback = std::function<bool(SuiteItem&& item)>;
