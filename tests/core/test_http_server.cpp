@@ -60,12 +60,15 @@ int count(const std::string& hay, const std::string& needle) {
 struct Fixture {
     std::atomic<bool> release{false};
     std::atomic<bool> sawGone{false};
+    std::atomic<int> blocked{0};  // handlers waiting in /block
     std::unique_ptr<HttpServer> server;
     bool start(HttpServerOptions o) {
         o.port = 0;
         auto s = HttpServer::start(o, [this](const HttpRequest& req, HttpResponder& r) {
-            if (req.path == "/block")
+            if (req.path == "/block") {
+                ++blocked;
                 while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
             if (req.path == "/watch") {  // waits for the client to leave
                 for (int i = 0; i < 500 && !r.clientGone(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
                 sawGone = r.clientGone();
@@ -213,7 +216,9 @@ private slots:
             sendText(fd, "GET /block HTTP/1.1\r\nConnection: close\r\n\r\n");
             busy.push_back(fd);
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        // Both heads read and their handlers running (a loaded machine may take a while to get there).
+        for (int i = 0; i < 3000 && f.blocked < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        QCOMPARE(f.blocked.load(), 2);
         auto r = httpRequest("GET", "http://127.0.0.1:" + std::to_string(f.server->port()) + "/x", {}, "");
         QVERIFY(r.ok());
         QCOMPARE(r->status, 503);
