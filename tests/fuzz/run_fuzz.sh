@@ -4,7 +4,7 @@
 # source is newer than the binary), writes its seeds to WORK_DIR/seeds and fuzzes for SECONDS
 # (default $VERDICT_FUZZ_SECONDS, else 60; 0 = no time limit), keeping what it finds in
 # WORK_DIR/corpus and any crash/leak/timeout input as WORK_DIR/crash-* (or leak-*, timeout-*, oom-*).
-# TARGET: gguf, suite_import, jinja, sse, http_request (see tests/fuzz/README.md).
+# TARGET: gguf, suite_import, jinja, sse, http_request, judge_verdict (see tests/fuzz/README.md).
 # Environment: VERDICT_FUZZ_ARGS   more libFuzzer flags (a campaign: "-runs=10000000")
 #              VERDICT_REQUIRE_FIXTURES=1   fail instead of fuzzing on when fixtures are missing
 #              VERDICT_FUZZ_BUILD_ONLY=1    build and write the seeds, do not fuzz
@@ -39,7 +39,10 @@ sse)
 http_request)
   sources=(app/core/net/http_server.cpp)
   max_len=4096 ;;
-*) echo "run_fuzz.sh: unknown target '$target' (gguf, suite_import, jinja, sse, http_request)"; exit 2 ;;
+judge_verdict)
+  sources=(app/core/judge/judge_verdict.cpp engine/util/quote.cpp)
+  max_len=8192 ;;
+*) echo "run_fuzz.sh: unknown target '$target' (gguf, suite_import, jinja, sse, http_request, judge_verdict)"; exit 2 ;;
 esac
 
 mkdir -p "$work"
@@ -142,6 +145,17 @@ http_request)
   seed chunked 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n'
   seed bad-length 'POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\nContent-Length: -1\r\n\r\n'
   seed folded 'GET / HTTP/1.1\r\nX-A: a\r\n b\r\n: x\r\n\r\n' ;;
+judge_verdict)
+  # What judges write: MT-Bench pairwise and rubric endings, restated formats, reasoning blocks.
+  seed pairwise 'Assistant A answers the question directly, while B digresses.\n\nFinal verdict: [[A]]'
+  seed tie 'Both responses are accurate and equally helpful. [[C]]'
+  seed restated 'I will output [[A]] if A is better, [[B]] if B is better, [[C]] for a tie.\n[[B]]'
+  seed rubric 'The answer is correct but terse.\n\nRating: [[7]]'
+  seed rubric-decimal 'Rating: [[8.5]] ... to confirm: [[8.5]]'
+  seed think '<think>\nA is longer; is it better? [[A]]?\n</think>\n\n[[B]]'
+  seed think-unended '<think>\nComparing the two answers step by step'
+  seed harmony '<|start|>assistant<|channel|>analysis<|message|>Weigh [[A]] vs [[B]].<|end|><|start|>assistant<|channel|>final<|message|>Verdict: [[ tie ]]<|return|>'
+  seed brackets '[[[A]]] [[ 10 ]] [[7/10]] [[-1]] [[1e1]] [[\nB]]' ;;
 esac
 
 # -rss_limit_mb guards against huge allocations (mallocs past it fail too); -timeout against hangs;
