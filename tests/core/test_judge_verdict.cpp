@@ -33,6 +33,8 @@ private slots:
         QTest::addRow("C is a tie") << "Both are equally good. [[C]]" << Tie;
         QTest::addRow("tie spelled out") << "[[Tie]]" << Tie;
         QTest::addRow("case and spaces") << "verdict: [[ b ]]" << B;
+        QTest::addRow("ideographic spaces") << QString::fromUtf8("\u7ed3\u8bba\uff1a[[\u3000A\u3000]]") << A;
+        QTest::addRow("TIE in capitals") << "[[TIE]]" << Tie;
         QTest::addRow("agreeing repeats") << "[[B]] because ... so again: [[B]]" << B;
         QTest::addRow("extra brackets") << "[[[A]]]" << A;
         QTest::addRow("format restated") << "I output [[A]] if A is better, [[B]] if B is. Verdict: [[B]]" << None;

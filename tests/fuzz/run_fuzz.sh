@@ -40,7 +40,7 @@ http_request)
   sources=(app/core/net/http_server.cpp)
   max_len=4096 ;;
 judge_verdict)
-  sources=(app/core/judge/judge_verdict.cpp engine/util/quote.cpp)
+  sources=(app/core/judge/judge_verdict.cpp app/core/suite/utf8_text.cpp engine/util/quote.cpp)
   max_len=8192 ;;
 *) echo "run_fuzz.sh: unknown target '$target' (gguf, suite_import, jinja, sse, http_request, judge_verdict)"; exit 2 ;;
 esac

@@ -1,5 +1,6 @@
 #include "core/judge/judge_verdict.h"
 
+#include "core/suite/utf8_text.h"
 #include "util/quote.h"
 
 #include <charconv>
@@ -17,23 +18,6 @@ constexpr std::string_view kHarmonyAnalysis = "<|channel|>analysis";
 // brackets are prose or code, not a marker.
 constexpr size_t kMaxMarkerBytes = 16;
 
-bool isSpace(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool equalsFolded(std::string_view s, std::string_view lowerWord) {
-    if (s.size() != lowerWord.size()) return false;
-    for (size_t i = 0; i < s.size(); ++i)
-        if (lower(s[i]) != lowerWord[i]) return false;
-    return true;
-}
-
 // Calls fn(content, text) for each "[[content]]" in `text` whose content is at most
 // kMaxMarkerBytes on one line; `text` is the marker with its brackets. Linear in the text.
 template <class Fn>
@@ -48,7 +32,7 @@ void forEachMarker(std::string_view text, Fn fn) {
         if (close != std::string_view::npos) {
             const std::string_view content = text.substr(start, close);
             if (content.find_first_of("[\n\r") == std::string_view::npos)
-                fn(trim(content), text.substr(start - 2, close + 4));
+                fn(utf8::trim(content), text.substr(start - 2, close + 4));
         }
         at = start;
     }
@@ -109,10 +93,11 @@ Result<PairwiseChoice> parsePairwiseVerdict(std::string_view output) {
     std::optional<PairwiseChoice> found;
     std::string firstMarker, conflict;
     forEachMarker(*answer, [&](std::string_view content, std::string_view marker) {
+        const std::string word = utf8::toLowerUtf8(content);
         std::optional<PairwiseChoice> c;
-        if (equalsFolded(content, "a")) c = PairwiseChoice::A;
-        else if (equalsFolded(content, "b")) c = PairwiseChoice::B;
-        else if (equalsFolded(content, "c") || equalsFolded(content, "tie")) c = PairwiseChoice::Tie;
+        if (word == "a") c = PairwiseChoice::A;
+        else if (word == "b") c = PairwiseChoice::B;
+        else if (word == "c" || word == "tie") c = PairwiseChoice::Tie;
         if (!c) return;
         if (!found) {
             found = c;
