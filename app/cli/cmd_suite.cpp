@@ -52,6 +52,7 @@ int importCommand(const std::vector<std::string>& argv) {
         {"format", true, "F", "jsonl, json, csv, tsv, csv-header or csv-noheader (default: detect)"},
         {"shape", true, "S", "force a record shape (mmlu, gsm8k, humaneval, ...; default: detect)"},
         {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most (default 2048; 0 = no limit)"},
+        {"max-expand-ratio", true, "N", "a .gz file may inflate N times its size at most, judged past 64 MiB (default 100; 0 = no limit)"},
         kDbOption, kJsonOption, kHelpOption,
     };
     auto args = Args::parse(argv, specs);
@@ -67,10 +68,14 @@ int importCommand(const std::vector<std::string>& argv) {
     opts.name = args->value("name").value_or("");
     opts.formatHint = args->value("format").value_or("");
     opts.shape = args->value("shape").value_or("");
-    auto maxMib = args->integer("max-expanded-mib", static_cast<long long>(core::ByteSource::kDefaultMaxExpandedBytes >> 20));
+    auto maxMib = args->integer("max-expanded-mib", static_cast<long long>(opts.gzip.maxExpandedBytes >> 20));
     if (!maxMib) return fail("suite import", maxMib.error().message, kExitUsage);
     if (*maxMib < 0 || *maxMib > (1LL << 40)) return fail("suite import", "--max-expanded-mib must be between 0 and 2^40", kExitUsage);
-    opts.maxExpandedBytes = static_cast<uint64_t>(*maxMib) << 20;
+    opts.gzip.maxExpandedBytes = static_cast<uint64_t>(*maxMib) << 20;
+    auto maxRatio = args->integer("max-expand-ratio", static_cast<long long>(opts.gzip.maxRatio));
+    if (!maxRatio) return fail("suite import", maxRatio.error().message, kExitUsage);
+    if (*maxRatio < 0 || *maxRatio > 1'000'000) return fail("suite import", "--max-expand-ratio must be between 0 and 1000000", kExitUsage);
+    opts.gzip.maxRatio = static_cast<uint64_t>(*maxRatio);
     if (auto spec = args->value("map")) {
         auto mapping = core::FieldMapping::parse(*spec);
         if (!mapping) return fail("suite import", "--map: " + mapping.error().message, kExitUsage);

@@ -1,5 +1,6 @@
 // Suite import, file level: JSONL / JSON array / CSV / TSV / gzip, BOM, CRLF, quoted newlines,
 // per-record rejections with exact line numbers, content hashes, streaming.
+#include "core/suite/byte_source.h"
 #include "core/suite/suite_importer.h"
 #include "fixtures.h"
 
@@ -116,15 +117,52 @@ private slots:
             gzclose(g);
         }
         ImportOptions o;
-        o.maxExpandedBytes = uint64_t{1} << 20;  // 1 MiB
+        o.gzip.maxExpandedBytes = uint64_t{1} << 20;  // 1 MiB
         auto r = importSuite(path, o);
         QVERIFY(!r.ok());
         QVERIFY2(r.error().message.find("expands past 1 MiB") != std::string::npos, r.error().message.c_str());
         QVERIFY(r.error().message.find("--max-expanded-mib") != std::string::npos);
-        o.maxExpandedBytes = 0;  // no limit: the file is genuine
+        o.gzip.maxExpandedBytes = 0;  // no limit: the file is genuine
         auto ok = importSuite(path, o);
         QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
         QCOMPARE(ok->items.size(), size_t(3000));
+    }
+
+    // A .gz that inflates far beyond any real suite file (here ~1000:1) is refused once 64 MiB have
+    // come out of it, not after the size cap's 2 GiB (which took ten minutes of importing).
+    void gzipRatioIsBounded() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("ratio.jsonl.gz").toStdString();
+        const uint64_t total = uint64_t{80} << 20;
+        {
+            gzFile g = gzopen(path.c_str(), "wb9");
+            const std::string block(1 << 20, '\n');
+            for (uint64_t i = 0; i < (total >> 20); ++i) gzwrite(g, block.data(), unsigned(block.size()));
+            gzclose(g);
+        }
+        auto readAll = [&](const GzipLimits& limits, uint64_t& got) -> verdict::Result<void> {
+            auto src = ByteSource::open(path, limits);
+            if (!src) return src.error();
+            std::vector<char> buf(1 << 20);
+            got = 0;
+            for (;;) {
+                auto n = (*src)->read(buf.data(), buf.size());
+                if (!n) return n.error();
+                if (*n == 0) return {};
+                got += *n;
+            }
+        };
+        uint64_t got = 0;
+        auto refused = readAll(GzipLimits{}, got);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("expands more than 100:1") != std::string::npos, refused.error().message.c_str());
+        QVERIFY(refused.error().message.find("--max-expand-ratio") != std::string::npos);
+        QVERIFY2(got <= GzipLimits::kRatioGraceBytes + (uint64_t{1} << 20), std::to_string(got).c_str());
+        GzipLimits lifted;
+        lifted.maxRatio = 0;  // the file is genuine
+        auto ok = readAll(lifted, got);
+        QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+        QCOMPARE(got, total);
     }
 
     void concatenatedGzipMembersAndTruncation() {

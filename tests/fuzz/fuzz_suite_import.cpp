@@ -52,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     verdict::core::ImportOptions options;
     options.formatHint = kHints[mode & 7];
-    options.maxExpandedBytes = uint64_t{64} << 20;  // a small bomb guard keeps every input cheap
+    options.gzip.maxExpandedBytes = uint64_t{64} << 20;  // a small bomb guard keeps every input cheap
     options.maxListedRejects = 64;
     const unsigned shape = mode >> 4;
     if (shape >= 2 && shape <= 12) options.shape = kShapes[shape - 2];

@@ -138,6 +138,8 @@ Result<Statement> Database::prepare(std::string_view sql) {
 
 int64_t Database::lastInsertRowid() const { return sqlite3_last_insert_rowid(m_db); }
 
+int64_t Database::changes() const { return sqlite3_changes(m_db); }
+
 void Database::resetPendingStatements() {
     for (sqlite3_stmt* st = sqlite3_next_stmt(m_db, nullptr); st; st = sqlite3_next_stmt(m_db, st))
         if (sqlite3_stmt_busy(st) && sqlite3_stmt_readonly(st)) sqlite3_reset(st);

@@ -57,6 +57,7 @@ public:
     // Transaction::commit does before COMMIT; see there).
     void resetPendingStatements();
     int64_t lastInsertRowid() const;
+    int64_t changes() const;  // rows the last INSERT/UPDATE/DELETE changed
     const std::string& path() const { return m_path; }
     bool readOnly() const { return m_readOnly; }
     sqlite3* handle() const { return m_db; }

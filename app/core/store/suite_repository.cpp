@@ -61,8 +61,13 @@ std::string suiteContentHash(const std::vector<SuiteItem>& items) {
     return h.finalHex();
 }
 
-SuiteWriter::SuiteWriter(Database& db, Transaction tx, Statement insert, int64_t suiteId)
-    : m_db(db), m_tx(std::move(tx)), m_insert(std::move(insert)), m_suiteId(suiteId), m_hash(std::make_unique<util::Sha256>()) {}
+SuiteWriter::SuiteWriter(Database& db, Transaction tx, Statement insert, Statement claim, int64_t suiteId)
+    : m_db(db),
+      m_tx(std::move(tx)),
+      m_insert(std::move(insert)),
+      m_claim(std::move(claim)),
+      m_suiteId(suiteId),
+      m_hash(std::make_unique<util::Sha256>()) {}
 
 SuiteWriter::~SuiteWriter() = default;  // an unfinished transaction rolls back
 
@@ -81,7 +86,16 @@ Result<std::unique_ptr<SuiteWriter>> SuiteWriter::begin(Database& db) {
     const int64_t id = db.lastInsertRowid();
     auto item = db.prepare("INSERT INTO suite_items (suite_id, idx, item_id, category, item) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!item) return item.error();
-    return std::unique_ptr<SuiteWriter>(new SuiteWriter(db, std::move(*tx), std::move(*item), id));
+    // The ids claimed so far (claimId): a temporary table, which SQLite keeps in a file of its own
+    // (TEMP_STORE=1, Debian's build), so memory stays bounded; left empty, whatever happens, by
+    // the DELETE here (the rows of a rolled-back import vanish with its transaction anyway).
+    if (auto r = db.exec("CREATE TEMP TABLE IF NOT EXISTS suite_import_ids (id TEXT PRIMARY KEY) WITHOUT ROWID; "
+                         "DELETE FROM temp.suite_import_ids;");
+        !r)
+        return r.error();
+    auto claim = db.prepare("INSERT OR IGNORE INTO temp.suite_import_ids (id) VALUES (?1)");
+    if (!claim) return claim.error();
+    return std::unique_ptr<SuiteWriter>(new SuiteWriter(db, std::move(*tx), std::move(*item), std::move(*claim), id));
 }
 
 Result<void> SuiteWriter::add(const SuiteItem& item) {
@@ -94,6 +108,14 @@ Result<void> SuiteWriter::add(const SuiteItem& item) {
     if (auto r = m_insert.run(); !r) return r.error();
     ++m_count;
     return {};
+}
+
+Result<bool> SuiteWriter::claimId(const std::string& id) {
+    if (!m_tx) return Error{"suite writer already finished"};
+    m_claim.reset();
+    m_claim.bind(1, id);
+    if (auto r = m_claim.run(); !r) return r.error();
+    return m_db.changes() == 1;
 }
 
 Result<SuiteSaveResult> SuiteWriter::finish(const SuiteRecord& meta) {
@@ -146,7 +168,15 @@ Result<StoredImport> importSuiteToStore(Database& db, const std::string& file, c
     auto w = SuiteWriter::begin(db);
     if (!w) return w.error();
     std::optional<Error> storeError;
-    auto summary = importSuiteStreaming(file, options, [&](SuiteItem&& item) {
+    ImportOptions o = options;
+    o.claimId = [&](const std::string& id) {  // duplicate ids checked in the database, not in memory
+        auto claimed = (*w)->claimId(id);
+        if (claimed) return *claimed;
+        if (!storeError) storeError = claimed.error();
+        return true;
+    };
+    auto summary = importSuiteStreaming(file, o, [&](SuiteItem&& item) {
+        if (storeError) return false;
         if (auto r = (*w)->add(item); !r) {
             storeError = r.error();
             return false;

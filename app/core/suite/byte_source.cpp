@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -34,10 +35,10 @@ struct ByteSource::Impl {
 
 ByteSource::~ByteSource() = default;
 
-Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path, uint64_t maxExpandedBytes) {
+Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path, const GzipLimits& limits) {
     std::unique_ptr<ByteSource> src(new ByteSource());
     src->m_path = path;
-    src->m_maxExpanded = maxExpandedBytes;
+    src->m_limits = limits;
     src->m_impl = std::make_unique<Impl>();
     auto& im = *src->m_impl;
     im.file = std::fopen(path.c_str(), "rb");
@@ -54,10 +55,10 @@ Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path, ui
 }
 
 Result<std::unique_ptr<ByteSource>> ByteSource::openMemory(std::string_view bytes, const std::string& name,
-                                                           uint64_t maxExpandedBytes) {
+                                                           const GzipLimits& limits) {
     std::unique_ptr<ByteSource> src(new ByteSource());
     src->m_path = name;
-    src->m_maxExpanded = maxExpandedBytes;
+    src->m_limits = limits;
     src->m_impl = std::make_unique<Impl>();
     src->m_impl->memory = bytes.data() ? bytes : std::string_view("", 0);  // never a null pointer
     src->m_fileSize = bytes.size();
@@ -133,11 +134,21 @@ Result<size_t> ByteSource::read(char* dst, size_t cap) {
         im.rawPos += consumed;
         produced = std::min<size_t>(cap, 1u << 30) - im.zs.avail_out;
         m_expanded += produced;
-        if (m_maxExpanded > 0 && m_expanded > m_maxExpanded)
-            return Error{m_path + ": gzip data expands past " + std::to_string(m_maxExpanded >> 20) + " MiB (from " +
-                         std::to_string(m_rawRead >> 20) + " MiB read of a " + std::to_string(m_fileSize >> 20) +
+        if (m_limits.maxExpandedBytes > 0 && m_expanded > m_limits.maxExpandedBytes)
+            return Error{m_path + ": gzip data expands past " + std::to_string(m_limits.maxExpandedBytes >> 20) +
+                         " MiB (from " + std::to_string(m_rawRead >> 20) + " MiB read of a " +
+                         std::to_string(m_fileSize >> 20) +
                          " MiB file): refused as a possible decompression bomb; raise the limit with "
                          "--max-expanded-mib N (0 = none) if the file is genuine"};
+        // m_rawRead counts whole chunks read, a little more than zlib consumed: the ratio is
+        // judged on the lenient side.
+        if (m_limits.maxRatio > 0 && m_expanded > GzipLimits::kRatioGraceBytes &&
+            m_expanded / std::max<uint64_t>(m_rawRead, 1) > m_limits.maxRatio)
+            return Error{m_path + ": gzip data expands more than " + std::to_string(m_limits.maxRatio) + ":1 (" +
+                         std::to_string(m_expanded >> 20) + " MiB from the first " + std::to_string(m_rawRead >> 10) +
+                         " KiB of a " + std::to_string(m_fileSize >> 20) +
+                         " MiB file): refused as a possible decompression bomb; raise the limit with "
+                         "--max-expand-ratio N (0 = none) if the file is genuine"};
         if (rc == Z_STREAM_END) {
             // Another gzip member may follow (files made with `cat a.gz b.gz`).
             if (im.rawPos == im.rawLen) {

@@ -107,14 +107,14 @@ Result<bool> RecordReader::skipJsonWhitespace() {
 }
 
 Result<std::unique_ptr<RecordReader>> RecordReader::open(const std::string& path, const ReaderOptions& options) {
-    auto src = ByteSource::open(path, options.maxExpandedBytes);
+    auto src = ByteSource::open(path, options.gzip);
     if (!src) return src.error();
     return start(std::move(*src), path, options);
 }
 
 Result<std::unique_ptr<RecordReader>> RecordReader::openMemory(std::string_view bytes, const std::string& name,
                                                                const ReaderOptions& options) {
-    auto src = ByteSource::openMemory(bytes, name, options.maxExpandedBytes);
+    auto src = ByteSource::openMemory(bytes, name, options.gzip);
     if (!src) return src.error();
     return start(std::move(*src), name, options);
 }

@@ -38,8 +38,8 @@ struct ReaderOptions {
     std::string formatHint;
     // Extra names that mark a first CSV row as a header (e.g. the sources of a field mapping).
     std::vector<std::string> headerNames;
-    // What a gzip file may inflate to (ByteSource::open); 0 = no limit.
-    uint64_t maxExpandedBytes = ByteSource::kDefaultMaxExpandedBytes;
+    // What a gzip file may inflate to (ByteSource::open).
+    GzipLimits gzip;
 };
 
 class RecordReader {

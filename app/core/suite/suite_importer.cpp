@@ -52,15 +52,19 @@ public:
     }
     // Ids must be unique within a suite (the store keys results by them): a repeat is renamed.
     void uniqueId(SuiteItem& item) {
-        const size_t h = std::hash<std::string>{}(item.id);
-        if (m_ids.insert(h).second) return;
+        if (claim(item.id)) return;
         const std::string renamed = item.id + "@" + std::to_string(item.sourceLine);
         warn(item.sourceLine, "duplicate id '" + item.id + "' renamed to '" + renamed + "'");
         item.id = renamed;
-        m_ids.insert(std::hash<std::string>{}(item.id));
+        claim(item.id);
     }
 
 private:
+    bool claim(const std::string& id) {
+        if (m_o.claimId) return m_o.claimId(id);
+        return m_ids.insert(std::hash<std::string>{}(id)).second;
+    }
+
     ImportSummary& m_s;
     const ImportOptions& m_o;
     std::unordered_set<size_t> m_ids;
@@ -85,7 +89,7 @@ namespace {
 ReaderOptions readerOptions(const ImportOptions& options) {
     ReaderOptions ro;
     ro.formatHint = options.formatHint;
-    ro.maxExpandedBytes = options.maxExpandedBytes;
+    ro.gzip = options.gzip;
     if (options.mapping)
         for (const auto& [target, source] : options.mapping->entries) ro.headerNames.push_back(source.substr(0, source.find('.')));
     return ro;

@@ -34,7 +34,11 @@ struct ImportOptions {
     std::string promptTemplate;
     bool fillDefaultScorers = true;        // items without explicit scorers get defaultScorers(shape)
     size_t maxListedRejects = 10000;       // rejected/warnings lists stop growing here; counts stay exact
-    uint64_t maxExpandedBytes = ByteSource::kDefaultMaxExpandedBytes;  // gzip bomb guard; 0 = none
+    GzipLimits gzip;                       // gzip bomb guard (size and ratio)
+    // Claims an item id within the suite: true when no earlier item had it (a repeat is renamed
+    // "id@line"). Unset: a set of id hashes in memory, which grows with the item count;
+    // importSuiteToStore keeps the ids in the database instead (SuiteWriter::claimId).
+    std::function<bool(const std::string& id)> claimId;
 };
 
 struct RejectedRecord {
