@@ -570,7 +570,7 @@ private slots:
         auto items = SuiteRepository(*db).items(stored->saved.suite.id);
         QVERIFY(items.ok());
         QCOMPARE((*items)[2].id, std::string("a@3"));
-        auto claimed = db->prepare("SELECT count(*) FROM temp.suite_import_ids");
+        auto claimed = db->prepare("SELECT count(*) FROM temp.claimed_ids");
         QVERIFY(claimed.ok());
         QVERIFY(*claimed->step());
         QCOMPARE(claimed->columnInt(0), int64_t(3));  // a, b, a@3

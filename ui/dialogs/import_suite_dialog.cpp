@@ -1,5 +1,7 @@
 #include "dialogs/import_suite_dialog.h"
 
+#include "core/store/id_claims.h"
+
 #include "core/store/suite_repository.h"
 #include "core/suite/suite_shape.h"
 #include "widgets/error_box.h"
@@ -19,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include <memory>
+#include <optional>
 
 namespace verdict::ui {
 
@@ -111,11 +114,25 @@ void ImportSuiteDialog::reread() {
     m_summary->setText(tr("Reading %1…").arg(m_path));
     auto out = std::make_shared<std::optional<core::ImportResult>>();
     const std::string path = m_path.toStdString();
-    m_job->start([out, path, opts](JobControl& c) -> JobResult {
+    Workbench* wb = &m_wb;
+    m_job->start([out, path, opts, wb](JobControl& c) -> JobResult {
         // The preview keeps the first kPreviewRows items and the exact counts: memory does not
-        // grow with the file (saving streams it again, straight into the database).
+        // grow with the file (saving streams it again, straight into the database). Repeated ids
+        // are found through a temporary table of a results-database connection (IdClaims), not
+        // a set in memory; without the database, the set it is.
         std::vector<core::SuiteItem> preview;
-        auto r = core::importSuiteStreaming(path, opts, [&](core::SuiteItem&& item) {
+        core::ImportOptions o = opts;
+        auto db = wb->openDb();
+        std::optional<core::IdClaims> claims;
+        if (db) {
+            if (auto opened = core::IdClaims::open(*db)) claims.emplace(std::move(*opened));
+        }
+        if (claims)
+            o.claimId = [&claims](const std::string& id) {
+                auto claimed = claims->claim(id);
+                return !claimed || *claimed;  // a failed claim counts the id as new: a preview
+            };
+        auto r = core::importSuiteStreaming(path, o, [&](core::SuiteItem&& item) {
             if (preview.size() < size_t(kPreviewRows)) preview.push_back(std::move(item));
             return !c.cancelled();
         });

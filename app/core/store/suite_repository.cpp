@@ -61,11 +61,11 @@ std::string suiteContentHash(const std::vector<SuiteItem>& items) {
     return h.finalHex();
 }
 
-SuiteWriter::SuiteWriter(Database& db, Transaction tx, Statement insert, Statement claim, int64_t suiteId)
+SuiteWriter::SuiteWriter(Database& db, Transaction tx, Statement insert, IdClaims claims, int64_t suiteId)
     : m_db(db),
       m_tx(std::move(tx)),
       m_insert(std::move(insert)),
-      m_claim(std::move(claim)),
+      m_claims(std::move(claims)),
       m_suiteId(suiteId),
       m_hash(std::make_unique<util::Sha256>()) {}
 
@@ -86,16 +86,9 @@ Result<std::unique_ptr<SuiteWriter>> SuiteWriter::begin(Database& db) {
     const int64_t id = db.lastInsertRowid();
     auto item = db.prepare("INSERT INTO suite_items (suite_id, idx, item_id, category, item) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!item) return item.error();
-    // The ids claimed so far (claimId): a temporary table, which SQLite keeps in a file of its own
-    // (TEMP_STORE=1, Debian's build), so memory stays bounded; left empty, whatever happens, by
-    // the DELETE here (the rows of a rolled-back import vanish with its transaction anyway).
-    if (auto r = db.exec("CREATE TEMP TABLE IF NOT EXISTS suite_import_ids (id TEXT PRIMARY KEY) WITHOUT ROWID; "
-                         "DELETE FROM temp.suite_import_ids;");
-        !r)
-        return r.error();
-    auto claim = db.prepare("INSERT OR IGNORE INTO temp.suite_import_ids (id) VALUES (?1)");
-    if (!claim) return claim.error();
-    return std::unique_ptr<SuiteWriter>(new SuiteWriter(db, std::move(*tx), std::move(*item), std::move(*claim), id));
+    auto claims = IdClaims::open(db);
+    if (!claims) return claims.error();
+    return std::unique_ptr<SuiteWriter>(new SuiteWriter(db, std::move(*tx), std::move(*item), std::move(*claims), id));
 }
 
 Result<void> SuiteWriter::add(const SuiteItem& item) {
@@ -112,10 +105,7 @@ Result<void> SuiteWriter::add(const SuiteItem& item) {
 
 Result<bool> SuiteWriter::claimId(const std::string& id) {
     if (!m_tx) return Error{"suite writer already finished"};
-    m_claim.reset();
-    m_claim.bind(1, id);
-    if (auto r = m_claim.run(); !r) return r.error();
-    return m_db.changes() == 1;
+    return m_claims.claim(id);
 }
 
 Result<SuiteSaveResult> SuiteWriter::finish(const SuiteRecord& meta) {

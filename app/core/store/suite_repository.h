@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/store/database.h"
+#include "core/store/id_claims.h"
 #include "core/suite/suite_importer.h"
 #include "core/suite/suite_item.h"
 
@@ -54,9 +55,8 @@ public:
 
     Result<void> add(const SuiteItem& item);
     size_t count() const { return m_count; }
-    // Claims an item id for this suite: true when no earlier claim had it. The ids live in a
-    // temporary table on disk, so a suite of any size is checked in bounded memory
-    // (ImportOptions::claimId).
+    // Claims an item id for this suite: true when no earlier claim had it (IdClaims: on disk, so
+    // a suite of any size is checked in bounded memory; ImportOptions::claimId).
     Result<bool> claimId(const std::string& id);
     // Stores the suite (name, shape, sourcePath, sourceSha256 from `meta`; hash, time and count
     // computed). The same content already stored: rolls back and returns that suite. Fails for an
@@ -64,11 +64,11 @@ public:
     Result<SuiteSaveResult> finish(const SuiteRecord& meta);
 
 private:
-    SuiteWriter(Database& db, Transaction tx, Statement insert, Statement claim, int64_t suiteId);
+    SuiteWriter(Database& db, Transaction tx, Statement insert, IdClaims claims, int64_t suiteId);
     Database& m_db;
     std::optional<Transaction> m_tx;
     Statement m_insert;
-    Statement m_claim;  // INSERT OR IGNORE INTO temp.suite_import_ids
+    IdClaims m_claims;
     int64_t m_suiteId;
     std::unique_ptr<util::Sha256> m_hash;  // over the items as stored, see suiteContentHash
     size_t m_count = 0;
