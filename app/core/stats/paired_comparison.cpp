@@ -41,20 +41,24 @@ uint64_t BootstrapRng::below(uint64_t n) {
     }
 }
 
-Interval pairedBootstrapDifference(std::span<const PairedOutcome> pairs, int resamples, uint64_t seed) {
-    if (pairs.empty() || resamples <= 0) return {0, 0};
-    std::vector<int> diff(pairs.size());  // +1 A-only, -1 B-only, 0 concordant
-    for (size_t i = 0; i < pairs.size(); ++i) diff[i] = int(pairs[i].a) - int(pairs[i].b);
+Interval pairedBootstrapMean(std::span<const double> differences, int resamples, uint64_t seed) {
+    if (differences.empty() || resamples <= 0) return {0, 0};
     BootstrapRng rng(seed);
-    const uint64_t n = pairs.size();
+    const uint64_t n = differences.size();
     std::vector<double> stats(static_cast<size_t>(resamples));
     for (double& s : stats) {
-        int64_t sum = 0;
-        for (uint64_t j = 0; j < n; ++j) sum += diff[rng.below(n)];
-        s = static_cast<double>(sum) / static_cast<double>(n);
+        double sum = 0;
+        for (uint64_t j = 0; j < n; ++j) sum += differences[rng.below(n)];
+        s = sum / static_cast<double>(n);
     }
     std::sort(stats.begin(), stats.end());
     return {percentileSorted(stats, 0.025), percentileSorted(stats, 0.975)};
+}
+
+Interval pairedBootstrapDifference(std::span<const PairedOutcome> pairs, int resamples, uint64_t seed) {
+    std::vector<double> diff(pairs.size());  // +1 A-only, -1 B-only, 0 concordant
+    for (size_t i = 0; i < pairs.size(); ++i) diff[i] = double(int(pairs[i].a) - int(pairs[i].b));
+    return pairedBootstrapMean(diff, resamples, seed);
 }
 
 PairedComparison comparePaired(std::span<const PairedOutcome> pairs, int resamples, uint64_t seed) {

@@ -49,6 +49,12 @@ private:
 Interval pairedBootstrapDifference(std::span<const PairedOutcome> pairs, int resamples = kBootstrapResamples,
                                    uint64_t seed = kBootstrapSeed);
 
+// The same over any paired differences (e.g. rubric score of A minus that of B per item): the
+// percentile bootstrap 95 % interval of their mean. pairedBootstrapDifference is this over the
+// differences +1 / 0 / -1 (same draws, same interval). Empty input gives [0, 0].
+Interval pairedBootstrapMean(std::span<const double> differences, int resamples = kBootstrapResamples,
+                             uint64_t seed = kBootstrapSeed);
+
 struct PairedComparison {
     int64_t nPairs = 0;
     int64_t bothRight = 0;
