@@ -35,6 +35,7 @@ const std::vector<Command>& commands() {
         {"discover", "GGUF models already on disk (LM Studio, Ollama, Hugging Face cache, GPT4All) with a fit badge", runDiscover},
         {"compare", "ask two models one prompt side by side; --vote stores which answer won", runCompare},
         {"votes", "stored comparison votes; --a/--b: wins, ties and win rate with a 95% interval", runVotes},
+        {"judge", "judge two runs item by item: a judge model (pairwise, rubric) or you, blind; win rate, position bias, kappa", runJudge},
     };
     return kCommands;
 }

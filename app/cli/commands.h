@@ -59,5 +59,6 @@ int runReport(const std::vector<std::string>& args);
 int runDiscover(const std::vector<std::string>& args);
 int runCompare(const std::vector<std::string>& args);
 int runVotes(const std::vector<std::string>& args);
+int runJudge(const std::vector<std::string>& args);
 
 }  // namespace verdict::cli

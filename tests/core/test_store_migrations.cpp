@@ -164,9 +164,22 @@ void populateV4(Database& db) {
     QVERIFY(db.exec("UPDATE runs SET deleted_at = '2024-04-01T00:00:00.000Z' WHERE id = 1").ok());
 }
 
+// ---- v5 rows: a judge prompt and a rubric grade of the v1 run's first item. Frozen. ----
+
+void populateV5(Database& db) {
+    QVERIFY(db.exec("INSERT INTO judge_prompts (hash, name, mode, text, created_at) VALUES ('h5', 'builtin', 'rubric', "
+                    "'grade {answer}', '2024-05-01T00:00:00.000Z')")
+                .ok());
+    QVERIFY(db.exec("INSERT INTO judgments (created_at, run_a, run_b, item_idx, judge, mode, position, prompt_hash, "
+                    "judge_input, judge_output, verdict, score) VALUES ('2024-05-01T00:00:00.000Z', 1, NULL, 0, "
+                    "'http://j/v1 m', 'rubric', '', 'h5', 'grade x', 'Rating: [[7]]', NULL, 7)")
+                .ok());
+}
+
 // Rows expected after migrating a database populated at `version` (cumulative).
 struct Expected {
-    int64_t suites = 0, suiteItems = 0, runs = 0, runItems = 0, sweeps = 0, sweepPoints = 0, votes = 0, deletedRuns = 0;
+    int64_t suites = 0, suiteItems = 0, runs = 0, runItems = 0, sweeps = 0, sweepPoints = 0, votes = 0, deletedRuns = 0,
+            judgments = 0;
 };
 
 void populate(Database& db, int version, Expected& e) {
@@ -190,7 +203,11 @@ void populate(Database& db, int version, Expected& e) {
         populateV4(db);
         e.deletedRuns = 1;
     }
-    // v5 and later: add populateV5() here, called for version >= 5.
+    if (version >= 5) {
+        populateV5(db);
+        e.judgments = 1;
+    }
+    // v6 and later: add populateV6() here, called for version >= 6.
 }
 
 }  // namespace
@@ -233,6 +250,15 @@ private slots:
         QCOMPARE(count(*db, "sweeps"), expected.sweeps);
         QCOMPARE(count(*db, "sweep_points"), expected.sweepPoints);
         QCOMPARE(count(*db, "votes"), expected.votes);  // a database older than v3 gains an empty table
+        QCOMPARE(count(*db, "judgments"), expected.judgments);
+        QCOMPARE(count(*db, "judge_prompts"), expected.judgments);
+        // v5: a pair is stored with run_a < run_b, and a verdict must be one of four.
+        QVERIFY(!db->exec("INSERT INTO judgments (created_at, run_a, run_b, item_idx, judge, mode, position) "
+                          "VALUES ('t', 1, 1, 0, 'j', 'pairwise', 'ab')")
+                     .ok());
+        QVERIFY(!db->exec("INSERT INTO judgments (created_at, run_a, item_idx, judge, mode, position, verdict) "
+                          "VALUES ('t', 1, 0, 'j', 'rubric', '', 'c')")
+                     .ok());
         {
             // v4: every run and sweep gains deleted_at (NULL: not deleted); a deleted run keeps its rows.
             auto del = db->prepare("SELECT (SELECT COUNT(*) FROM runs WHERE deleted_at IS NOT NULL), "

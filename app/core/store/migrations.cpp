@@ -166,6 +166,42 @@ ALTER TABLE sweeps ADD COLUMN deleted_at TEXT;
 )sql");
 }
 
+// v5: judging (issue 21). judge_prompts keeps every judge prompt template by its SHA-256, so
+// a judgment names exactly what the judge was asked; judgments holds one verdict per item, run
+// pair, judge, mode and order (a pairwise judge answers each item twice, once per order). The
+// pair is stored with run_a < run_b (JudgmentRepository swaps and maps the verdict); rubric
+// grades name one run (run_b NULL). verdict NULL = the judge's output could not be read.
+Result<void> migrateToV5(Database& db) {
+    return db.exec(R"sql(
+CREATE TABLE judge_prompts (
+    hash        TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    mode        TEXT NOT NULL CHECK (mode IN ('pairwise', 'rubric', 'reference')),
+    text        TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+);
+CREATE TABLE judgments (
+    id            INTEGER PRIMARY KEY,
+    created_at    TEXT NOT NULL,
+    run_a         INTEGER NOT NULL REFERENCES runs(id),
+    run_b         INTEGER REFERENCES runs(id),
+    item_idx      INTEGER NOT NULL,
+    judge         TEXT NOT NULL,
+    mode          TEXT NOT NULL CHECK (mode IN ('human', 'pairwise', 'rubric', 'reference')),
+    position      TEXT NOT NULL CHECK (position IN ('ab', 'ba', '')),
+    prompt_hash   TEXT NOT NULL DEFAULT '',
+    judge_input   TEXT NOT NULL DEFAULT '',
+    judge_output  TEXT NOT NULL DEFAULT '',
+    verdict       TEXT CHECK (verdict IN ('a', 'b', 'tie', 'both_bad')),
+    score         REAL,
+    error         TEXT NOT NULL DEFAULT '',
+    details       TEXT NOT NULL DEFAULT '{}',
+    CHECK (run_b IS NULL OR run_a < run_b)
+);
+CREATE UNIQUE INDEX judgments_once ON judgments(run_a, ifnull(run_b, 0), item_idx, judge, mode, position, prompt_hash);
+)sql");
+}
+
 struct MigrationStep {
     int version;             // the version this step produces
     const char* what;        // one line, for error messages and docs/schema.md
@@ -179,6 +215,7 @@ const std::vector<MigrationStep>& steps() {
         {2, "latency sweeps: sweep identity columns, hash-chained sweep_points", migrateToV2},
         {3, "blind-comparison votes: table votes", migrateToV3},
         {4, "deleting runs and sweeps: runs.deleted_at, sweeps.deleted_at (rows kept for the audit chains)", migrateToV4},
+        {5, "judging: tables judge_prompts and judgments", migrateToV5},
     };
     return kSteps;
 }

@@ -1,0 +1,336 @@
+// verdict judge RUN_A RUN_B [--judge MODEL|URL [--mode pairwise|rubric|reference] [--prompt FILE]
+//               [--rubric FILE] [--limit N] [--concurrency N]] [--human NAME] [--json]
+// Judges two stored runs of one suite item by item and prints what every judge stored so far:
+// with --judge a judge model (a GGUF file or an endpoint) gives its verdicts (core/judge/
+// judge_runner.h: pairwise in both orders, or rubric grades), resumably; with --human NAME a
+// person votes blind in the terminal (1, 2, 3 = tie, 4 = both bad, s skip, q quit); with neither,
+// only the summary. JSON shape: docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/device_option.h"
+#include "cli/signal_stop.h"
+#include "core/judge/judge_runner.h"
+#include "core/run/backend_factory.h"
+#include "core/store/store.h"
+#include "util/quote.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+namespace verdict::cli {
+namespace {
+
+using nlohmann::json;
+
+json optNumber(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json summariesJson(const core::JudgeSummaries& s) {
+    json pairwise = json::array(), rubric = json::array(), agreement = json::array();
+    for (const auto& p : s.pairwise) {
+        const core::WinRate& w = p.winRate;
+        const core::PositionBias& b = p.positionBias;
+        pairwise.push_back({{"judge", p.judge},
+                            {"mode", std::string(core::judgeModeName(p.mode))},
+                            {"items", w.items},
+                            {"wins_a", w.winsA},
+                            {"wins_b", w.winsB},
+                            {"ties", w.ties},
+                            {"both_bad", p.bothBad},
+                            {"unreadable", w.errors},
+                            {"decided", w.decided},
+                            {"win_rate_a", optNumber(w.winRateA)},
+                            {"win_rate_a_ci", {w.winRateACi.lo, w.winRateACi.hi}},
+                            {"position_bias",
+                             {{"usable", b.usable},
+                              {"consistent", b.consistent},
+                              {"favours_first", b.favoursFirst},
+                              {"favours_second", b.favoursSecond},
+                              {"flip_rate", optNumber(b.flipRate)}}}});
+    }
+    auto runScore = [](const core::RubricRunScore& r) {
+        return json{{"graded", r.graded}, {"unreadable", r.unreadable}, {"mean", optNumber(r.mean)}};
+    };
+    for (const auto& r : s.rubric) {
+        json cats = json::array();
+        for (const auto& c : r.categories)
+            cats.push_back({{"category", c.category},
+                            {"pairs", c.pairs},
+                            {"a", runScore(c.a)},
+                            {"b", runScore(c.b)},
+                            {"mean_difference", optNumber(c.meanDifference)},
+                            {"difference_ci", {c.differenceCi.lo, c.differenceCi.hi}}});
+        rubric.push_back({{"judge", r.judge}, {"mode", std::string(core::judgeModeName(r.mode))}, {"categories", cats}});
+    }
+    for (const auto& a : s.agreement)
+        agreement.push_back({{"judge_1", a.judge1},
+                             {"judge_2", a.judge2},
+                             {"n", a.kappa.n},
+                             {"observed", a.kappa.observed},
+                             {"expected", a.kappa.expected},
+                             {"kappa", optNumber(a.kappa.kappa)},
+                             {"kappa_ci", {a.kappa.ci.lo, a.kappa.ci.hi}}});
+    return {{"pairwise", pairwise}, {"rubric", rubric}, {"agreement", agreement}};
+}
+
+void printSummaries(const core::JudgeSummaries& s) {
+    if (s.pairwise.empty() && s.rubric.empty()) {
+        std::printf("no judgments yet (--judge MODEL|URL, or --human NAME)\n");
+        return;
+    }
+    for (const auto& p : s.pairwise) {
+        const core::WinRate& w = p.winRate;
+        std::printf("%s (%s): %lld items: A won %lld, B won %lld, %lld ties", p.judge.c_str(),
+                    std::string(core::judgeModeName(p.mode)).c_str(), static_cast<long long>(w.items),
+                    static_cast<long long>(w.winsA), static_cast<long long>(w.winsB), static_cast<long long>(w.ties));
+        if (p.bothBad) std::printf(" (%lld both bad)", static_cast<long long>(p.bothBad));
+        if (w.errors) std::printf(", %lld unreadable", static_cast<long long>(w.errors));
+        if (w.winRateA)
+            std::printf("\n  A's win rate %.1f%% of %lld decided (95%% CI %.1f-%.1f%%, ties apart)", 100 * *w.winRateA,
+                        static_cast<long long>(w.decided), 100 * w.winRateACi.lo, 100 * w.winRateACi.hi);
+        if (p.positionBias.flipRate)
+            std::printf("\n  position bias: %.1f%% of %lld items flipped with the order (%lld favoured the first shown, %lld the second)",
+                        100 * *p.positionBias.flipRate, static_cast<long long>(p.positionBias.usable),
+                        static_cast<long long>(p.positionBias.favoursFirst), static_cast<long long>(p.positionBias.favoursSecond));
+        std::printf("\n");
+    }
+    for (const auto& r : s.rubric) {
+        std::printf("%s (%s grades, 1-10):\n", r.judge.c_str(), std::string(core::judgeModeName(r.mode)).c_str());
+        for (const auto& c : r.categories) {
+            std::printf("  %-16s A %s  B %s", c.category.empty() ? "all" : c.category.c_str(),
+                        c.a.mean ? std::to_string(*c.a.mean).substr(0, 4).c_str() : "-",
+                        c.b.mean ? std::to_string(*c.b.mean).substr(0, 4).c_str() : "-");
+            if (c.meanDifference)
+                std::printf("  A-B %+.2f (95%% CI %+.2f to %+.2f, %lld pairs)", *c.meanDifference, c.differenceCi.lo,
+                            c.differenceCi.hi, static_cast<long long>(c.pairs));
+            if (c.a.unreadable + c.b.unreadable)
+                std::printf("  %lld unreadable", static_cast<long long>(c.a.unreadable + c.b.unreadable));
+            std::printf("\n");
+        }
+    }
+    for (const auto& a : s.agreement)
+        if (a.kappa.kappa)
+            std::printf("agreement %s vs %s: kappa %.2f (95%% CI %.2f to %.2f) over %lld items\n", a.judge1.c_str(),
+                        a.judge2.c_str(), *a.kappa.kappa, a.kappa.ci.lo, a.kappa.ci.hi, static_cast<long long>(a.kappa.n));
+}
+
+// The terminal walk-through: each item not yet voted by `person`, sides shuffled, names hidden.
+int humanWalkthrough(core::Database& db, int64_t runA, int64_t runB, const std::string& person) {
+    auto items = core::judgeableItems(db, runA, runB);
+    if (!items) return fail("judge", items.error().message, kExitBadInput);
+    core::JudgmentRepository repo(db);
+    auto existing = repo.list(runA, runB, core::JudgeMode::Human);
+    if (!existing) return fail("judge", existing.error().message, kExitRuntime);
+    const std::string judge = "human:" + person;
+    std::set<int64_t> voted;
+    for (const auto& j : *existing)
+        if (j.judge == judge) voted.insert(j.itemIdx);
+    size_t todo = 0;
+    for (const auto& it : items->items) todo += voted.count(it.itemIdx) ? 0 : 1;
+    std::printf("%zu of %zu items left for %s. Keys: 1 = left better, 2 = right better, 3 = tie, 4 = both bad, "
+                "s = skip, q = quit (votes are saved as you go).\n", todo, items->items.size(), person.c_str());
+    size_t n = 0;
+    for (const auto& it : items->items) {
+        if (voted.count(it.itemIdx)) continue;
+        ++n;
+        const std::string pos = core::blindPosition(person, runA, runB, it.itemIdx);
+        const std::string& left = pos == "ab" ? it.answerA : it.answerB;
+        const std::string& right = pos == "ab" ? it.answerB : it.answerA;
+        std::printf("\n=== item %lld (%zu/%zu)%s%s ===\n%s\n\n--- 1: left ---\n%s\n\n--- 2: right ---\n%s\n\n> ",
+                    static_cast<long long>(it.itemIdx), n, todo, it.category.empty() ? "" : ", ", it.category.c_str(),
+                    it.question.c_str(), left.c_str(), right.c_str());
+        std::fflush(stdout);
+        std::string line;
+        for (;;) {
+            if (!std::getline(std::cin, line)) return kExitOk;  // end of input: what was voted is kept
+            if (line == "q") return kExitOk;
+            if (line == "s" || line == "1" || line == "2" || line == "3" || line == "4") break;
+            std::printf("1, 2, 3, 4, s or q > ");
+            std::fflush(stdout);
+        }
+        if (line == "s") continue;
+        core::JudgmentRecord rec;
+        rec.runA = runA;
+        rec.runB = runB;
+        rec.itemIdx = it.itemIdx;
+        rec.judge = judge;
+        rec.mode = core::JudgeMode::Human;
+        rec.position = pos;
+        const bool leftIsA = pos == "ab";
+        rec.winner = line == "1" ? (leftIsA ? core::JudgedWinner::A : core::JudgedWinner::B)
+                   : line == "2" ? (leftIsA ? core::JudgedWinner::B : core::JudgedWinner::A)
+                   : line == "3" ? core::JudgedWinner::Tie
+                                 : core::JudgedWinner::BothBad;
+        if (auto r = repo.add(rec); !r) return fail("judge", r.error().message, kExitRuntime);
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+int runJudge(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"judge", true, "MODEL|URL", "the judge: a GGUF file or an OpenAI-compatible endpoint (\"URL MODEL\")"},
+        {"mode", true, "MODE", "pairwise (default: both orders per item), rubric (each answer 1-10), reference (rubric + the item's reference)"},
+        {"prompt", true, "FILE", "judge prompt template ({question} {answer_a} {answer_b} / {answer} {rubric} {reference}); default: built in"},
+        {"rubric", true, "FILE", "rubric/reference modes: a JSON object {\"category\": \"text\", \"*\": \"default\"} or one text for all"},
+        {"limit", true, "N", "judge the first N items both runs answered"},
+        {"concurrency", true, "N", "judge calls in flight (endpoints; a local judge uses 1)"},
+        {"max-tokens", true, "N", "judge's output limit (default 1024)"},
+        {"human", true, "NAME", "vote yourself in the terminal, blind (your NAME is stored with each vote)"},
+        {"threads", true, "N", "local judge: compute threads (default: physical cores)", false, 't'},
+        {"ctx", true, "N", "local judge: context tokens (default: min(training context, 4096))", false, 'c'},
+        deviceOptionSpec(true),
+        gpuLayersOptionSpec(),
+        {"api-key-env", true, "VAR", "endpoint judge: environment variable with the API key (default VERDICT_API_KEY)"},
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("judge", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict judge RUN_A RUN_B [--judge MODEL|URL [--mode pairwise|rubric|reference] [--rubric FILE]] "
+                  "[--human NAME] [--json]\n  without --judge or --human: the summary of what is stored",
+                  formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 2) return fail("judge", "expected two run ids RUN_A RUN_B (see verdict results)", kExitUsage);
+    int64_t runs[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        const std::string& t = args->positionals()[static_cast<size_t>(i)];
+        try {
+            size_t used = 0;
+            runs[i] = std::stoll(t, &used);
+            if (used != t.size() || runs[i] <= 0) throw std::invalid_argument(t);
+        } catch (const std::exception&) {
+            return fail("judge", "run id '" + t + "' is not a positive number", kExitUsage);
+        }
+    }
+    if (args->has("judge") && args->has("human")) return fail("judge", "use either --judge or --human", kExitUsage);
+    const bool json = args->has("json");
+    if (json && args->has("human")) return fail("judge", "--human is interactive; --json prints only summaries", kExitUsage);
+    auto limit = args->integer("limit", 0);
+    auto concurrency = args->integer("concurrency", 1);
+    auto maxTokens = args->integer("max-tokens", 1024);
+    auto threads = args->integer("threads", 0);
+    auto ctx = args->integer("ctx", 0);
+    for (const Result<long long>* r : {&limit, &concurrency, &maxTokens, &threads, &ctx})
+        if (!*r) return fail("judge", r->error().message, kExitUsage);
+    if (*limit < 0) return fail("judge", "--limit must not be negative", kExitUsage);
+    if (*concurrency < 1 || *concurrency > 64) return fail("judge", "--concurrency must be between 1 and 64", kExitUsage);
+    if (*maxTokens < 1 || *maxTokens > 1'000'000) return fail("judge", "--max-tokens must be between 1 and 1000000", kExitUsage);
+
+    core::JudgeRunOptions o;
+    if (auto m = args->value("mode")) {
+        auto mode = core::parseJudgeMode(*m);
+        if (!mode || *mode == core::JudgeMode::Human)
+            return fail("judge", "--mode must be pairwise, rubric or reference (got '" + *m + "')", kExitUsage);
+        o.mode = *mode;
+    }
+    if (args->has("mode") && !args->has("judge")) return fail("judge", "--mode needs --judge", kExitUsage);
+    if (auto p = args->value("prompt")) {
+        std::ifstream in(*p, std::ios::binary);
+        if (!in) return fail("judge", *p + ": cannot read the prompt template", kExitBadInput);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        o.promptTemplate = ss.str();
+        if (o.promptTemplate.size() > (1 << 20)) return fail("judge", *p + ": a prompt template over 1 MiB", kExitBadInput);
+        if (o.promptTemplate.find("{answer") == std::string::npos)
+            return fail("judge", *p + ": the template has no {answer_a}/{answer_b} or {answer} placeholder", kExitBadInput);
+        o.promptName = *p;
+    }
+    if (auto r = args->value("rubric")) {
+        if (o.mode == core::JudgeMode::Pairwise) return fail("judge", "--rubric goes with --mode rubric or reference", kExitUsage);
+        auto rubrics = core::loadRubrics(*r);
+        if (!rubrics) return fail("judge", rubrics.error().message, kExitBadInput);
+        o.rubrics = std::move(*rubrics);
+    }
+    if (*limit > 0) o.limit = *limit;
+    o.concurrency = static_cast<int>(*concurrency);
+    o.generation.maxTokens = static_cast<int32_t>(*maxTokens);
+
+    std::string device;
+    const bool localJudge = args->has("judge") && !core::isEndpointRef(*args->value("judge"));
+    if (int rc = readDeviceOption("judge", *args, &device, localJudge); rc != kExitOk) return rc;
+    int gpuLayers = -1;
+    if (int rc = readGpuLayersOption("judge", *args, device, &gpuLayers); rc != kExitOk) return rc;
+
+    SignalStop signals("judge");  // before any thread starts
+    auto db = args->has("judge") || args->has("human") ? core::openStore(args->value("db"))
+                                                       : core::openStoreForReading(args->value("db"));
+    if (!db) return fail("judge", db.error().message, kExitBadInput);
+    // Check the runs before a judge model is loaded.
+    if (auto items = core::judgeableItems(*db, runs[0], runs[1]); !items) return fail("judge", items.error().message, kExitBadInput);
+
+    std::optional<core::JudgeRunReport> report;
+    if (args->has("human")) {
+        const std::string person = *args->value("human");
+        if (person.empty() || person.size() > 200) return fail("judge", "--human needs a name (up to 200 bytes)", kExitUsage);
+        if (int rc = humanWalkthrough(*db, runs[0], runs[1], person); rc != kExitOk) return rc;
+    } else if (args->has("judge")) {
+        o.judgeRef = core::normalizeModelRef(*args->value("judge"));
+        core::BackendOpenOptions bo;
+        bo.threads = static_cast<int>(*threads);
+        bo.nCtx = *ctx;
+        bo.device = device;
+        bo.gpuLayers = gpuLayers;
+        bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+        bo.cancelLoad = signals.cancelFlag();
+        if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
+        const core::JudgeOpener open = [&]() { return core::openModelBackend(o.judgeRef, bo); };
+        auto r = core::judgeRuns(*db, runs[0], runs[1], o, open,
+                                 [json](const core::JudgeRunProgress& p) {
+                                     if (json || p.total == 0) return;
+                                     std::fprintf(stderr, "\rjudged %lld/%lld (%lld unreadable, %lld stored before)",
+                                                  static_cast<long long>(p.done), static_cast<long long>(p.total),
+                                                  static_cast<long long>(p.unreadable), static_cast<long long>(p.skipped));
+                                     if (p.done == p.total) std::fprintf(stderr, "\n");
+                                 },
+                                 signals.cancelFlag());
+        if (!r) return fail("judge", r.error().message, localJudge ? openFailureExitCode(device) : kExitBadInput);
+        report = *r;
+    }
+
+    auto sum = core::summarizeJudgments(*db, runs[0], runs[1]);
+    if (!sum) return fail("judge", sum.error().message, kExitRuntime);
+    const bool failed = report && report->failedCalls > 0;
+    if (json) {
+        nlohmann::json j = {{"run_a", runs[0]}, {"run_b", runs[1]}, {"judged", nullptr}, {"database", db->path()}};
+        if (report)
+            j["judged"] = {{"judge", o.judgeRef},
+                           {"mode", std::string(core::judgeModeName(o.mode))},
+                           {"prompt_hash", report->promptHash},
+                           {"items", report->items},
+                           {"items_missing", report->itemsMissing},
+                           {"calls", report->calls},
+                           {"already_stored", report->alreadyStored},
+                           {"unreadable", report->unreadable},
+                           {"failed_calls", report->failedCalls},
+                           {"first_failure", report->firstFailure},
+                           {"cancelled", report->cancelled}};
+        j.update(summariesJson(*sum));
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+        if (report) {
+            std::printf("judged runs %lld and %lld with %s: %lld calls (%lld stored before), %lld unreadable", static_cast<long long>(runs[0]),
+                        static_cast<long long>(runs[1]), o.judgeRef.c_str(), static_cast<long long>(report->calls),
+                        static_cast<long long>(report->alreadyStored), static_cast<long long>(report->unreadable));
+            if (report->itemsMissing) std::printf(", %lld items not judged (a run lacks or failed them)", static_cast<long long>(report->itemsMissing));
+            std::printf("\n");
+            if (report->failedCalls)
+                std::printf("%lld judge calls failed (not stored: run the command again to retry them); the first: %s\n",
+                            static_cast<long long>(report->failedCalls), util::oneLine(report->firstFailure).c_str());
+            if (report->cancelled) std::printf("cancelled: what was judged is kept; run the command again to go on\n");
+        }
+        printSummaries(*sum);
+    }
+    if (report && report->cancelled) return 130;
+    return failed ? kExitRuntime : kExitOk;
+}
+
+}  // namespace verdict::cli

@@ -1,0 +1,480 @@
+#include "core/judge/judge_runner.h"
+
+#include "core/judge/judge_verdict.h"
+#include "core/run/backend_factory.h"
+#include "core/stats/paired_comparison.h"
+#include "core/store/run_repository.h"
+#include "core/store/suite_repository.h"
+#include "util/sha256.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace verdict::core {
+namespace {
+
+// The wording is ours; the method (a judge told to ignore order and length, reasoning before a
+// bracketed verdict, [[A]] / [[B]] / [[C]], "Rating: [[n]]" on 1-10) is MT-Bench's (Zheng et al.
+// 2023, FastChat fastchat/llm_judge/data/judge_prompts.jsonl: pair-v2, single-v1, single-math-v1).
+const char* kPairwisePrompt =
+    "You are comparing two AI assistants' answers to the same question from a user. Decide which "
+    "answer serves the user better. Weigh correctness first, then how helpful, relevant, complete "
+    "and clear each answer is. The order in which the answers appear, their length and the "
+    "assistants' names must not sway you.\n\n"
+    "First compare the answers in a few sentences. Then give your verdict on the last line, as "
+    "exactly one of these markers: [[A]] when assistant A's answer is better, [[B]] when assistant "
+    "B's answer is better, [[C]] when neither is better.\n\n"
+    "<|The Start of the Question|>\n{question}\n<|The End of the Question|>\n\n"
+    "<|The Start of Assistant A's Answer|>\n{answer_a}\n<|The End of Assistant A's Answer|>\n\n"
+    "<|The Start of Assistant B's Answer|>\n{answer_b}\n<|The End of Assistant B's Answer|>\n";
+
+const char* kRubricPrompt =
+    "You are grading an AI assistant's answer to a question from a user, on a scale of 1 (useless "
+    "or wrong) to 10 (excellent), following the rubric below.\n\n"
+    "[Rubric]\n{rubric}\n\n"
+    "First explain your grade in a few sentences. Then give it on the last line in double square "
+    "brackets, for example: Rating: [[6]]\n\n"
+    "<|The Start of the Question|>\n{question}\n<|The End of the Question|>\n\n"
+    "<|The Start of the Assistant's Answer|>\n{answer}\n<|The End of the Assistant's Answer|>\n";
+
+const char* kReferencePrompt =
+    "You are grading an AI assistant's answer to a question from a user, on a scale of 1 (useless "
+    "or wrong) to 10 (excellent). A reference answer is given: judge correctness against it first, "
+    "then follow the rubric below.\n\n"
+    "[Rubric]\n{rubric}\n\n"
+    "First compare the answer with the reference and explain your grade in a few sentences. Then "
+    "give it on the last line in double square brackets, for example: Rating: [[6]]\n\n"
+    "<|The Start of the Question|>\n{question}\n<|The End of the Question|>\n\n"
+    "<|The Start of the Reference Answer|>\n{reference}\n<|The End of the Reference Answer|>\n\n"
+    "<|The Start of the Assistant's Answer|>\n{answer}\n<|The End of the Assistant's Answer|>\n";
+
+const char* kGeneralRubric =
+    "Correct and complete answers to what was asked score highest; mistakes, invented facts and "
+    "ignored parts of the question lower the grade; padding earns nothing.";
+
+// The question as the judge should read it: the plain prompt, or the conversation's turns.
+std::string questionOf(const SuiteItem& item) {
+    if (!item.prompt.empty() || item.messages.empty()) return item.prompt;
+    if (item.messages.size() == 1) return item.messages.front().content;
+    std::string text;
+    for (const ChatTurn& t : item.messages) text += "[" + t.role + "]\n" + t.content + "\n\n";
+    return text;
+}
+
+PairwiseChoice other(PairwiseChoice c) {
+    if (c == PairwiseChoice::A) return PairwiseChoice::B;
+    if (c == PairwiseChoice::B) return PairwiseChoice::A;
+    return c;
+}
+
+JudgedWinner toWinner(PairwiseChoice c) {
+    return c == PairwiseChoice::A ? JudgedWinner::A : c == PairwiseChoice::B ? JudgedWinner::B : JudgedWinner::Tie;
+}
+PairwiseChoice toChoice(JudgedWinner w) {
+    return w == JudgedWinner::A ? PairwiseChoice::A : w == JudgedWinner::B ? PairwiseChoice::B : PairwiseChoice::Tie;
+}
+
+struct Task {
+    int64_t itemIdx = 0;
+    std::string position;  // pairwise: "ab" / "ba"
+    int64_t run = 0;       // rubric: the run graded
+};
+
+}  // namespace
+
+const std::string& builtinJudgePrompt(JudgeMode mode) {
+    static const std::string pairwise = kPairwisePrompt, rubric = kRubricPrompt, reference = kReferencePrompt;
+    return mode == JudgeMode::Rubric ? rubric : mode == JudgeMode::Reference ? reference : pairwise;
+}
+
+std::string fillJudgePrompt(std::string_view tmpl, const std::map<std::string, std::string>& values) {
+    std::string out;
+    out.reserve(tmpl.size());
+    size_t i = 0;
+    while (i < tmpl.size()) {
+        if (tmpl[i] == '{') {
+            const size_t close = tmpl.find('}', i + 1);
+            if (close != std::string_view::npos) {
+                auto it = values.find(std::string(tmpl.substr(i + 1, close - i - 1)));
+                if (it != values.end()) {
+                    out += it->second;
+                    i = close + 1;
+                    continue;
+                }
+            }
+        }
+        out += tmpl[i++];
+    }
+    return out;
+}
+
+Result<std::map<std::string, std::string>> loadRubrics(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error{path + ": cannot read the rubric file"};
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    if (text.size() > 1 << 20) return Error{path + ": a rubric file over 1 MiB is not a rubric"};
+    std::map<std::string, std::string> out;
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_object()) {
+        for (const auto& [k, v] : j.items()) {
+            if (!v.is_string()) return Error{path + ": rubric for category '" + k + "' is not a string"};
+            out[k] = v.get<std::string>();
+        }
+        if (out.empty()) return Error{path + ": the JSON object holds no rubric"};
+        return out;
+    }
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) return Error{path + ": the rubric file is empty"};
+    out["*"] = text;
+    return out;
+}
+
+std::string rubricFor(const std::map<std::string, std::string>& rubrics, const std::string& category) {
+    if (auto it = rubrics.find(category); it != rubrics.end()) return it->second;
+    if (auto it = rubrics.find("*"); it != rubrics.end()) return it->second;
+    return kGeneralRubric;
+}
+
+Result<JudgeItems> judgeableItems(Database& db, int64_t runA, int64_t runB) {
+    if (runA == runB) return Error{"judge: run A and run B are the same run (" + std::to_string(runA) + ")"};
+    RunRepository runs(db);
+    auto a = runs.find(runA);
+    if (!a) return a.error();
+    if (!*a) return Error{"judge: no run " + std::to_string(runA)};
+    auto b = runs.find(runB);
+    if (!b) return b.error();
+    if (!*b) return Error{"judge: no run " + std::to_string(runB)};
+    if ((*a)->suiteId != (*b)->suiteId)
+        return Error{"judge: runs " + std::to_string(runA) + " and " + std::to_string(runB) + " ran different suites"};
+    auto itemsA = runs.items(runA);
+    if (!itemsA) return itemsA.error();
+    auto itemsB = runs.items(runB);
+    if (!itemsB) return itemsB.error();
+    auto suiteItems = SuiteRepository(db).items((*a)->suiteId);
+    if (!suiteItems) return suiteItems.error();
+
+    std::map<int64_t, const RunItemRecord*> byIdxB;
+    for (const RunItemRecord& r : *itemsB) byIdxB[r.itemIdx] = &r;
+    JudgeItems out;
+    std::set<int64_t> seen;
+    for (const RunItemRecord& r : *itemsA) {
+        seen.insert(r.itemIdx);
+        auto it = byIdxB.find(r.itemIdx);
+        if (it == byIdxB.end() || !r.error.empty() || !it->second->error.empty() || r.itemIdx < 0 ||
+            r.itemIdx >= static_cast<int64_t>(suiteItems->size())) {
+            ++out.missing;
+            continue;
+        }
+        const SuiteItem& item = (*suiteItems)[static_cast<size_t>(r.itemIdx)];
+        out.items.push_back({r.itemIdx, item.category, questionOf(item), r.output, it->second->output, item.references});
+    }
+    for (const RunItemRecord& r : *itemsB)
+        if (!seen.count(r.itemIdx)) ++out.missing;
+    return out;
+}
+
+std::string blindPosition(const std::string& person, int64_t runA, int64_t runB, int64_t itemIdx) {
+    const auto [lo, hi] = std::minmax(runA, runB);
+    const std::string h = util::sha256Hex(person + "\n" + std::to_string(lo) + "\n" + std::to_string(hi) + "\n" +
+                                          std::to_string(itemIdx));
+    const bool loLeft = (h[0] - '0') % 2 == 0;  // a hex digit's parity: '0'-'9' and 'a'-'f' both alternate
+    return loLeft == (runA == lo) ? "ab" : "ba";
+}
+
+Result<JudgeRunReport> judgeRuns(Database& db, int64_t runA, int64_t runB, const JudgeRunOptions& options,
+                                 const JudgeOpener& openJudge, const std::function<void(const JudgeRunProgress&)>& progress,
+                                 const std::atomic<bool>* cancel) {
+    if (options.mode == JudgeMode::Human) return Error{"judge: a person judges through `verdict judge --human` or the window"};
+    if (options.judgeRef.empty()) return Error{"judge: no judge model given"};
+    auto judgeable = judgeableItems(db, runA, runB);
+    if (!judgeable) return judgeable.error();
+    JudgeRunReport report;
+    report.itemsMissing = judgeable->missing;
+    std::map<int64_t, const JudgeItem*> common;
+    for (const JudgeItem& it : judgeable->items) {
+        if (options.limit && static_cast<int64_t>(common.size()) >= *options.limit) break;
+        common[it.itemIdx] = &it;
+    }
+    report.items = static_cast<int64_t>(common.size());
+
+    // The prompt as stored: the template, and for graded modes the rubrics it will be filled with.
+    const std::string tmpl = options.promptTemplate.empty() ? builtinJudgePrompt(options.mode) : options.promptTemplate;
+    std::string stored = tmpl;
+    if (options.mode != JudgeMode::Pairwise) stored += "\n\n[rubrics]\n" + nlohmann::json(options.rubrics).dump();
+    JudgmentRepository repo(db);
+    auto hash = repo.addPrompt(options.promptName, options.mode, stored);
+    if (!hash) return hash.error();
+    report.promptHash = *hash;
+
+    // What is stored already (same judge, mode, prompt) is not asked again.
+    std::set<std::pair<int64_t, std::string>> done;  // (item, position) or (item, "run:ID")
+    auto collect = [&](int64_t x, std::optional<int64_t> y) -> Result<void> {
+        auto list = repo.list(x, y, options.mode);
+        if (!list) return list.error();
+        for (const JudgmentRecord& j : *list)
+            if (j.judge == options.judgeRef && j.promptHash == *hash)
+                done.insert({j.itemIdx, y ? j.position : "run:" + std::to_string(x)});
+        return {};
+    };
+    std::vector<Task> tasks;
+    if (options.mode == JudgeMode::Pairwise) {
+        if (auto r = collect(runA, runB); !r) return r.error();
+        for (const auto& [idx, c] : common)
+            for (const char* pos : {"ab", "ba"}) {
+                if (done.count({idx, pos})) ++report.alreadyStored;
+                else tasks.push_back({idx, pos, 0});
+            }
+    } else {
+        if (auto r = collect(runA, std::nullopt); !r) return r.error();
+        if (auto r = collect(runB, std::nullopt); !r) return r.error();
+        for (const auto& [idx, c] : common) {
+            if (options.mode == JudgeMode::Reference && c->references.empty()) continue;  // nothing to grade against
+            for (int64_t run : {runA, runB}) {
+                if (done.count({idx, "run:" + std::to_string(run)})) ++report.alreadyStored;
+                else tasks.push_back({idx, "", run});
+            }
+        }
+    }
+
+    JudgeRunProgress prog;
+    prog.total = static_cast<int64_t>(tasks.size());
+    prog.skipped = report.alreadyStored;
+    if (progress) progress(prog);
+    if (tasks.empty()) return report;
+
+    // Judges: one per worker. The first must open; later ones that fail just mean fewer workers.
+    // A local model is one engine with one context: one worker, whatever was asked.
+    const int asked = isEndpointRef(options.judgeRef) ? options.concurrency : 1;
+    const int wanted = std::clamp(asked, 1, static_cast<int>(std::min<size_t>(tasks.size(), 64)));
+    std::vector<std::unique_ptr<ModelBackend>> judges;
+    for (int w = 0; w < wanted; ++w) {
+        auto j = openJudge();
+        if (!j) {
+            if (judges.empty()) return Error{"judge " + options.judgeRef + ": " + j.error().message};
+            break;
+        }
+        judges.push_back(std::move(*j));
+    }
+
+    std::mutex mu;  // guards next, prog, report, the database
+    size_t next = 0;
+    auto work = [&](ModelBackend& judge) {
+        for (;;) {
+            Task t;
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                if (next >= tasks.size() || (cancel && cancel->load())) return;
+                t = tasks[next++];
+            }
+            const JudgeItem& c = *common.at(t.itemIdx);
+            std::map<std::string, std::string> values = {{"question", c.question}};
+            if (options.mode == JudgeMode::Pairwise) {
+                const bool aFirst = t.position == "ab";
+                values["answer_a"] = aFirst ? c.answerA : c.answerB;
+                values["answer_b"] = aFirst ? c.answerB : c.answerA;
+            } else {
+                values["answer"] = t.run == runA ? c.answerA : c.answerB;
+                values["rubric"] = rubricFor(options.rubrics, c.category);
+                values["reference"] = c.references.empty() ? "" : c.references.front();
+            }
+            Prompt prompt;
+            prompt.text = fillJudgePrompt(tmpl, values);
+            prompt.messages = {{"user", prompt.text}};
+            const auto t0 = std::chrono::steady_clock::now();
+            auto gen = judge.generate(prompt, options.generation,
+                                      [cancel](std::string_view) { return !(cancel && cancel->load()); });
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+            JudgmentRecord rec;
+            rec.runA = options.mode == JudgeMode::Pairwise ? runA : t.run;
+            if (options.mode == JudgeMode::Pairwise) rec.runB = runB;
+            rec.itemIdx = t.itemIdx;
+            rec.judge = options.judgeRef;
+            rec.mode = options.mode;
+            rec.position = t.position;
+            rec.promptHash = *hash;
+            rec.judgeInput = prompt.text;
+            bool unreadable = false;
+            if (gen) {
+                if (gen->stopReason == "callback") {  // cancelled mid-answer: not a verdict, ask again next time
+                    std::lock_guard<std::mutex> lock(mu);
+                    ++prog.done;
+                    continue;
+                }
+                rec.judgeOutput = gen->text;
+                rec.details = {{"tokens_in", gen->tokensIn}, {"tokens_out", gen->tokensOut},
+                               {"stop_reason", gen->stopReason}, {"duration_ms", ms}};
+                if (options.mode == JudgeMode::Pairwise) {
+                    auto v = parsePairwiseVerdict(gen->text);
+                    if (v) rec.winner = toWinner(t.position == "ab" ? *v : other(*v));
+                    else rec.error = v.error().message;
+                    unreadable = !v;
+                } else {
+                    auto s = parseRubricScore(gen->text, 1, 10);
+                    if (s) rec.score = *s;
+                    else rec.error = s.error().message;
+                    unreadable = !s;
+                }
+            }
+            std::lock_guard<std::mutex> lock(mu);
+            ++prog.done;
+            if (!gen) {
+                if (report.failedCalls++ == 0)
+                    report.firstFailure = "item " + std::to_string(t.itemIdx) + ": " + gen.error().message;
+            } else {
+                ++report.calls;
+                if (unreadable) {
+                    ++report.unreadable;
+                    ++prog.unreadable;
+                }
+                if (auto r = repo.add(rec); !r && report.failedCalls++ == 0) report.firstFailure = r.error().message;
+            }
+            if (progress) progress(prog);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < judges.size(); ++w) threads.emplace_back(work, std::ref(*judges[w]));
+    work(*judges[0]);
+    for (std::thread& t : threads) t.join();
+    report.cancelled = cancel && cancel->load();
+    return report;
+}
+
+Result<JudgeSummaries> summarizeJudgments(Database& db, int64_t runA, int64_t runB) {
+    JudgmentRepository repo(db);
+    JudgeSummaries out;
+    auto pairs = repo.list(runA, runB);
+    if (!pairs) return pairs.error();
+    auto itemsA = RunRepository(db).items(runA);
+    if (!itemsA) return itemsA.error();
+    std::map<int64_t, std::string> category;
+    for (const RunItemRecord& r : *itemsA) category[r.itemIdx] = r.category;
+
+    // Pairwise and human: group by judge, mode and prompt.
+    struct PairGroup {
+        PairwiseJudgeSummary s;
+        std::map<int64_t, OrderedJudgment> orders;
+        std::map<int64_t, std::pair<bool, bool>> seenOrder;  // ab, ba seen
+        std::map<int64_t, std::optional<JudgedWinner>> human;
+    };
+    std::map<std::tuple<std::string, int, std::string>, PairGroup> groups;
+    for (const JudgmentRecord& j : *pairs) {
+        PairGroup& g = groups[{j.judge, static_cast<int>(j.mode), j.promptHash}];
+        g.s.judge = j.judge;
+        g.s.mode = j.mode;
+        if (j.mode == JudgeMode::Human) {
+            g.human[j.itemIdx] = j.winner;
+            continue;
+        }
+        std::optional<PairwiseChoice> c;
+        if (j.winner) c = toChoice(*j.winner);
+        if (j.position == "ab") {
+            g.orders[j.itemIdx].aFirst = c;
+            g.seenOrder[j.itemIdx].first = true;
+        } else {
+            g.orders[j.itemIdx].bFirst = c;
+            g.seenOrder[j.itemIdx].second = true;
+        }
+    }
+    for (auto& [key, g] : groups) {
+        std::vector<std::optional<PairwiseChoice>> outcomes;
+        if (g.s.mode == JudgeMode::Human) {
+            for (const auto& [idx, w] : g.human) {
+                std::optional<PairwiseChoice> c;
+                if (w) c = toChoice(*w);
+                if (w == JudgedWinner::BothBad) ++g.s.bothBad;
+                g.s.outcomes[idx] = c;
+                outcomes.push_back(c);
+            }
+        } else {
+            std::vector<OrderedJudgment> complete;
+            for (const auto& [idx, o] : g.orders) {
+                const auto& seen = g.seenOrder[idx];
+                if (!seen.first || !seen.second) continue;
+                complete.push_back(o);
+                const auto combined = combineOrders(o).outcome;
+                g.s.outcomes[idx] = combined;
+                outcomes.push_back(combined);
+            }
+            g.s.positionBias = positionBias(complete);
+        }
+        g.s.winRate = winRate(outcomes);
+        out.pairwise.push_back(std::move(g.s));
+    }
+    for (size_t x = 0; x < out.pairwise.size(); ++x)
+        for (size_t y = x + 1; y < out.pairwise.size(); ++y) {
+            std::vector<std::pair<std::optional<PairwiseChoice>, std::optional<PairwiseChoice>>> labels;
+            for (const auto& [idx, o] : out.pairwise[x].outcomes)
+                if (auto it = out.pairwise[y].outcomes.find(idx); it != out.pairwise[y].outcomes.end())
+                    labels.emplace_back(o, it->second);
+            Kappa k = cohensKappa(labels);
+            if (k.n == 0) continue;  // no item where both have a verdict
+            out.agreement.push_back({out.pairwise[x].judge, out.pairwise[y].judge, k});
+        }
+
+    // Rubric and reference grades: each run alone, paired by item.
+    std::map<std::tuple<std::string, int, std::string>, std::pair<std::map<int64_t, std::optional<double>>,
+                                                                   std::map<int64_t, std::optional<double>>>> grades;
+    for (int side = 0; side < 2; ++side) {
+        for (JudgeMode mode : {JudgeMode::Rubric, JudgeMode::Reference}) {
+            auto list = repo.list(side == 0 ? runA : runB, std::nullopt, mode);
+            if (!list) return list.error();
+            for (const JudgmentRecord& j : *list) {
+                auto& g = grades[{j.judge, static_cast<int>(j.mode), j.promptHash}];
+                (side == 0 ? g.first : g.second)[j.itemIdx] = j.score;
+            }
+        }
+    }
+    for (const auto& [key, g] : grades) {
+        RubricJudgeSummary s;
+        s.judge = std::get<0>(key);
+        s.mode = static_cast<JudgeMode>(std::get<1>(key));
+        std::map<std::string, std::vector<int64_t>> byCategory;
+        std::set<int64_t> all;
+        for (const auto& [idx, v] : g.first) all.insert(idx);
+        for (const auto& [idx, v] : g.second) all.insert(idx);
+        for (int64_t idx : all) byCategory[category.count(idx) ? category[idx] : ""].push_back(idx);
+        auto summarize = [&](const std::string& name, const std::vector<int64_t>& idxs) {
+            RubricCategory c;
+            c.category = name;
+            double sumA = 0, sumB = 0;
+            std::vector<double> diffs;
+            for (int64_t idx : idxs) {
+                auto ia = g.first.find(idx), ib = g.second.find(idx);
+                std::optional<double> sa, sb;
+                if (ia != g.first.end()) {
+                    if (ia->second) { ++c.a.graded; sumA += *ia->second; sa = ia->second; }
+                    else ++c.a.unreadable;
+                }
+                if (ib != g.second.end()) {
+                    if (ib->second) { ++c.b.graded; sumB += *ib->second; sb = ib->second; }
+                    else ++c.b.unreadable;
+                }
+                if (sa && sb) diffs.push_back(*sa - *sb);
+            }
+            if (c.a.graded) c.a.mean = sumA / static_cast<double>(c.a.graded);
+            if (c.b.graded) c.b.mean = sumB / static_cast<double>(c.b.graded);
+            c.pairs = static_cast<int64_t>(diffs.size());
+            if (!diffs.empty()) {
+                double sum = 0;
+                for (double d : diffs) sum += d;
+                c.meanDifference = sum / static_cast<double>(diffs.size());
+                c.differenceCi = pairedBootstrapMean(diffs);
+            }
+            return c;
+        };
+        s.categories.push_back(summarize("", std::vector<int64_t>(all.begin(), all.end())));
+        if (byCategory.size() > 1 || (byCategory.size() == 1 && !byCategory.begin()->first.empty()))
+            for (const auto& [name, idxs] : byCategory) s.categories.push_back(summarize(name, idxs));
+        out.rubric.push_back(std::move(s));
+    }
+    return out;
+}
+
+}  // namespace verdict::core

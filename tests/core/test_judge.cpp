@@ -1,0 +1,428 @@
+// LLM-as-judge (core/judge/judge_runner.h) and its storage (core/store/judgment_repository.h)
+// with a scripted judge: its verdicts follow a rule per item, including position bias and
+// outputs without a verdict, so the flip rule, the counting of unreadable outputs, resuming and
+// the summaries are checked against counts worked out by hand.
+#include "core/judge/judge_runner.h"
+#include "core/store/judgment_repository.h"
+#include "core/store/run_repository.h"
+#include "core/store/store.h"
+#include "core/store/suite_repository.h"
+
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <atomic>
+#include <cstdio>
+
+using namespace verdict;
+using namespace verdict::core;
+
+namespace {
+
+constexpr int kItems = 6;
+
+int64_t saveSuite(Database& db, const std::string& name) {
+    std::vector<SuiteItem> items;
+    for (int i = 0; i < kItems; ++i) {
+        SuiteItem it;
+        it.id = name;  // the suite's name in the ids: two suites, two content hashes
+        it.id += std::to_string(i);
+        it.category = i < 3 ? "code" : "design";
+        it.prompt = "question " + std::to_string(i);
+        if (i != 2) it.references = {"reference " + std::to_string(i)};
+        it.sourceLine = i + 1;
+        items.push_back(it);
+    }
+    SuiteRecord m;
+    m.name = name;
+    m.shape = "jsonl";
+    m.sourcePath = "/tmp/" + name + ".jsonl";
+    auto s = SuiteRepository(db).save(m, items);
+    return s ? s->suite.id : -1;
+}
+
+// A run whose answer to item i is answer(i).
+int64_t saveRun(Database& db, int64_t suiteId, const std::string& model, const std::function<std::string(int)>& answer,
+                int n = kItems) {
+    RunRecord r;
+    r.modelPath = model;
+    r.modelSha256 = std::string(64, model.back());
+    r.modelBytes = 1;
+    r.suiteId = suiteId;
+    r.chatTemplateMode = "raw";
+    r.nPlanned = n;
+    r.engineVersion = "verdict test";
+    r.device = "cpu";
+    RunRepository runs(db);
+    auto created = runs.create(r);
+    if (!created) return -1;
+    for (int i = 0; i < n; ++i) {
+        RunItemRecord it;
+        it.runId = created->id;
+        it.itemIdx = i;
+        char id[16];
+        std::snprintf(id, sizeof id, "q%d", i);  // not "q" + ...: GCC 12 warns falsely (-Wrestrict) on that
+        it.itemId = id;
+        it.category = i < 3 ? "code" : "design";
+        it.prompt = "question " + std::to_string(i);
+        it.output = answer(i);
+        if (!runs.appendItem(it)) return -1;
+    }
+    if (!runs.finish(created->id, RunStatus::Completed, "")) return -1;
+    return created->id;
+}
+
+// The text between two markers of the judge prompt ("" when absent).
+std::string between(const std::string& s, const std::string& open, const std::string& close) {
+    const size_t a = s.find(open);
+    if (a == std::string::npos) return "";
+    const size_t b = s.find(close, a + open.size());
+    return b == std::string::npos ? "" : s.substr(a + open.size(), b - a - open.size());
+}
+
+// The scripted judge. Pairwise, item by item:
+//   0, 1, 2  the answer containing "good" wins (in either order: consistent)
+//   3        always "[[A]]": the answer shown first wins (a flip: a tie, favouring the first)
+//   4        "I cannot decide." (no marker: unreadable in both orders)
+//   5        the answer without "good" wins (consistent)
+// Rubric: "Rating: [[8]]" for an answer with "good", "[[3]]" without; item 4 "[[11]]" (off scale).
+class ScriptedJudge : public ModelBackend {
+public:
+    explicit ScriptedJudge(std::atomic<int>* calls) : m_calls(calls) {}
+    BackendInfo info() const override { return {}; }
+    Result<Generation> generate(const Prompt& prompt, const GenerationParams&, const TokenCallback& onToken) override {
+        ++*m_calls;
+        const std::string& p = prompt.text;
+        const int item = std::stoi(between(p, "<|The Start of the Question|>\nquestion ", "\n"));
+        Generation g;
+        g.stopReason = "eos";
+        g.tokensIn = static_cast<int64_t>(p.size() / 4);
+        if (p.find("Assistant A's Answer|>") != std::string::npos) {
+            const std::string first = between(p, "Assistant A's Answer|>\n", "\n<|The End");
+            const bool firstGood = first.find("good") != std::string::npos;
+            if (item <= 2) g.text = firstGood ? "A is right. [[A]]" : "B is right.\n[[B]]";
+            else if (item == 3) g.text = "The first one. [[A]]";
+            else if (item == 4) g.text = "I cannot decide.";
+            else g.text = firstGood ? "[[B]]" : "[[A]]";
+        } else {
+            const std::string answer = between(p, "Assistant's Answer|>\n", "\n<|The End");
+            if (item == 4) g.text = "Rating: [[11]]";
+            else g.text = answer.find("good") != std::string::npos ? "Fine.\nRating: [[8]]" : "Weak.\nRating: [[3]]";
+        }
+        g.tokensOut = 5;
+        if (onToken) onToken(g.text);
+        return g;
+    }
+    Result<ContinuationScore> logprobs(const Prompt&, const std::string&) override { return Error{"not used"}; }
+
+private:
+    std::atomic<int>* m_calls;
+};
+
+struct Fixture {
+    QTemporaryDir dir;
+    std::optional<Database> db;
+    int64_t suite = 0, runA = 0, runB = 0;
+    std::atomic<int> calls{0};
+    JudgeOpener opener() {
+        return [this]() -> Result<std::unique_ptr<ModelBackend>> {
+            return std::unique_ptr<ModelBackend>(std::make_unique<ScriptedJudge>(&calls));
+        };
+    }
+    bool init() {
+        auto d = openStore(dir.filePath("j.db").toStdString());
+        if (!d) return false;
+        db.emplace(std::move(*d));
+        suite = saveSuite(*db, "open");
+        runA = saveRun(*db, suite, "/m/a.gguf", [](int i) { return "good answer " + std::to_string(i); });
+        runB = saveRun(*db, suite, "/m/b.gguf", [](int i) { return "plain answer " + std::to_string(i); });
+        return suite > 0 && runA > 0 && runB > 0;
+    }
+};
+
+}  // namespace
+
+class TestJudge : public QObject {
+    Q_OBJECT
+private slots:
+    void repositoryKeepsTheCallersOrientation() {
+        Fixture f;
+        QVERIFY(f.init());
+        JudgmentRepository repo(*f.db);
+        auto h1 = repo.addPrompt("p", JudgeMode::Pairwise, "judge {question}");
+        auto h2 = repo.addPrompt("again", JudgeMode::Pairwise, "judge {question}");
+        QVERIFY(h1.ok() && h2.ok());
+        QCOMPARE(*h1, *h2);  // stored once, by content
+        QCOMPARE(**repo.promptText(*h1), std::string("judge {question}"));
+        QVERIFY(!*repo.promptText("nope"));
+
+        // Stored from B's side: (runB, runA), B shown first, winner 'a' = run B won.
+        JudgmentRecord j;
+        j.runA = f.runB;
+        j.runB = f.runA;
+        j.itemIdx = 1;
+        j.judge = "http://h/v1 judge";
+        j.position = "ab";
+        j.promptHash = *h1;
+        j.winner = JudgedWinner::A;
+        QVERIFY(repo.add(j).ok());
+        QVERIFY(!repo.add(j).ok());  // the same judgment twice
+        auto fromA = repo.list(f.runA, f.runB);
+        QVERIFY(fromA.ok());
+        QCOMPARE(fromA->size(), size_t(1));
+        QCOMPARE(fromA->front().runA, f.runA);
+        QVERIFY(fromA->front().winner == JudgedWinner::B);
+        QCOMPARE(fromA->front().position, std::string("ba"));
+        auto fromB = repo.list(f.runB, f.runA);
+        QVERIFY(fromB->front().winner == JudgedWinner::A);
+
+        // A person changes their mind: the later vote replaces the earlier.
+        JudgmentRecord h;
+        h.runA = f.runA;
+        h.runB = f.runB;
+        h.itemIdx = 0;
+        h.judge = "human:ann";
+        h.mode = JudgeMode::Human;
+        h.position = "ba";
+        h.winner = JudgedWinner::A;
+        QVERIFY(repo.add(h).ok());
+        h.winner = JudgedWinner::BothBad;
+        QVERIFY(repo.add(h).ok());
+        auto human = repo.list(f.runA, f.runB, JudgeMode::Human);
+        QCOMPARE(human->size(), size_t(1));
+        QVERIFY(human->front().winner == JudgedWinner::BothBad);
+
+        // Refused: one run, a pairwise judgment of one run, a rubric grade of two, unknown runs.
+        JudgmentRecord bad = j;
+        bad.runB = bad.runA;
+        QVERIFY(!repo.add(bad).ok());
+        bad.runB.reset();
+        QVERIFY(!repo.add(bad).ok());
+        bad = j;
+        bad.mode = JudgeMode::Rubric;
+        QVERIFY(!repo.add(bad).ok());
+        bad = j;
+        bad.runB = 999;
+        QVERIFY(!repo.add(bad).ok());  // foreign key
+    }
+
+    void pairwiseJudgingFollowsTheFlipRule() {
+        Fixture f;
+        QVERIFY(f.init());
+        JudgeRunOptions o;
+        o.judgeRef = "http://127.0.0.1:1/v1 scripted";
+        std::vector<JudgeRunProgress> seen;
+        auto rep = judgeRuns(*f.db, f.runA, f.runB, o, f.opener(), [&](const JudgeRunProgress& p) { seen.push_back(p); });
+        QVERIFY2(rep.ok(), rep.ok() ? "" : rep.error().message.c_str());
+        QCOMPARE(rep->items, 6);
+        QCOMPARE(rep->calls, 12);       // both orders of 6 items
+        QCOMPARE(rep->unreadable, 2);   // item 4, both orders
+        QCOMPARE(rep->failedCalls, 0);
+        QCOMPARE(f.calls.load(), 12);
+        QCOMPARE(seen.back().done, 12);
+        QCOMPARE(seen.back().total, 12);
+
+        auto sum = summarizeJudgments(*f.db, f.runA, f.runB);
+        QVERIFY(sum.ok());
+        QCOMPARE(sum->pairwise.size(), size_t(1));
+        const PairwiseJudgeSummary& s = sum->pairwise.front();
+        QCOMPARE(s.judge, o.judgeRef);
+        // Items 0-2: A; 3: a flip, so a tie; 4: error; 5: B.
+        QCOMPARE(s.winRate.winsA, 3);
+        QCOMPARE(s.winRate.winsB, 1);
+        QCOMPARE(s.winRate.ties, 1);
+        QCOMPARE(s.winRate.errors, 1);
+        QVERIFY(qFuzzyCompare(*s.winRate.winRateA, 0.75));
+        QCOMPARE(s.positionBias.usable, 5);
+        QCOMPARE(s.positionBias.favoursFirst, 1);
+        QCOMPARE(s.positionBias.favoursSecond, 0);
+        QVERIFY(qFuzzyCompare(*s.positionBias.flipRate, 0.2));
+
+        // Every output is kept whole, readable or not, with what the judge was sent.
+        auto rows = JudgmentRepository(*f.db).list(f.runA, f.runB, JudgeMode::Pairwise);
+        QCOMPARE(rows->size(), size_t(12));
+        int unreadable = 0;
+        for (const JudgmentRecord& j : *rows) {
+            QVERIFY(j.judgeInput.find("question " + std::to_string(j.itemIdx)) != std::string::npos);
+            QVERIFY(!j.judgeOutput.empty());
+            QCOMPARE(j.promptHash, rep->promptHash);
+            if (!j.winner) {
+                ++unreadable;
+                QCOMPARE(j.itemIdx, 4);
+                QVERIFY(!j.error.empty());
+            }
+        }
+        QCOMPARE(unreadable, 2);
+
+        // Resumed: nothing is asked twice.
+        auto again = judgeRuns(*f.db, f.runA, f.runB, o, f.opener());
+        QVERIFY(again.ok());
+        QCOMPARE(again->calls, 0);
+        QCOMPARE(again->alreadyStored, 12);
+        QCOMPARE(f.calls.load(), 12);
+    }
+
+    void concurrentJudgingGivesTheSameVerdicts() {
+        Fixture f;
+        QVERIFY(f.init());
+        JudgeRunOptions o;
+        o.judgeRef = "http://127.0.0.1:1/v1 scripted";
+        o.concurrency = 4;
+        auto rep = judgeRuns(*f.db, f.runA, f.runB, o, f.opener());
+        QVERIFY(rep.ok());
+        QCOMPARE(rep->calls, 12);
+        auto sum = summarizeJudgments(*f.db, f.runA, f.runB);
+        const PairwiseJudgeSummary& s = sum->pairwise.front();
+        QCOMPARE(s.winRate.winsA, 3);
+        QCOMPARE(s.winRate.winsB, 1);
+        QCOMPARE(s.winRate.ties, 1);
+        QCOMPARE(s.winRate.errors, 1);
+    }
+
+    void limitAndCancel() {
+        Fixture f;
+        QVERIFY(f.init());
+        JudgeRunOptions o;
+        o.judgeRef = "j";
+        o.limit = 2;
+        auto rep = judgeRuns(*f.db, f.runA, f.runB, o, f.opener());
+        QCOMPARE(rep->items, 2);
+        QCOMPARE(rep->calls, 4);
+        // Cancelled after the third call: stops, keeps what it finished; the rest comes on resume.
+        o.limit.reset();
+        std::atomic<bool> cancel{false};
+        auto stopped = judgeRuns(*f.db, f.runA, f.runB, o, f.opener(),
+                                 [&](const JudgeRunProgress& p) { if (p.done >= 3) cancel = true; }, &cancel);
+        QVERIFY(stopped.ok());
+        QVERIFY(stopped->cancelled);
+        QCOMPARE(stopped->calls, 3);
+        auto rest = judgeRuns(*f.db, f.runA, f.runB, o, f.opener());
+        QCOMPARE(rest->alreadyStored, 7);
+        QCOMPARE(rest->calls, 5);
+    }
+
+    void rubricGradesEachRun() {
+        Fixture f;
+        QVERIFY(f.init());
+        JudgeRunOptions o;
+        o.judgeRef = "grader";
+        o.mode = JudgeMode::Rubric;
+        o.rubrics = {{"code", "Runs and is idiomatic."}, {"*", "Sound design."}};
+        auto rep = judgeRuns(*f.db, f.runA, f.runB, o, f.opener());
+        QVERIFY2(rep.ok(), rep.ok() ? "" : rep.error().message.c_str());
+        QCOMPARE(rep->calls, 12);       // 6 items x 2 runs
+        QCOMPARE(rep->unreadable, 2);   // item 4's [[11]] is off the scale
+        auto rows = JudgmentRepository(*f.db).list(f.runA, std::nullopt, JudgeMode::Rubric);
+        QCOMPARE(rows->size(), size_t(6));
+        QVERIFY(rows->front().judgeInput.find("Runs and is idiomatic.") != std::string::npos);  // item 0: code
+        QVERIFY(rows->back().judgeInput.find("Sound design.") != std::string::npos);            // item 5: design
+
+        auto sum = summarizeJudgments(*f.db, f.runA, f.runB);
+        QCOMPARE(sum->rubric.size(), size_t(1));
+        const RubricJudgeSummary& s = sum->rubric.front();
+        QCOMPARE(s.categories.size(), size_t(3));  // overall, code, design
+        const RubricCategory& all = s.categories[0];
+        QCOMPARE(all.category, std::string());
+        QCOMPARE(all.pairs, 5);
+        QCOMPARE(all.a.graded, 5);
+        QCOMPARE(all.a.unreadable, 1);
+        QVERIFY(qFuzzyCompare(*all.a.mean, 8.0));
+        QVERIFY(qFuzzyCompare(*all.b.mean, 3.0));
+        QVERIFY(qFuzzyCompare(*all.meanDifference, 5.0));
+        QVERIFY(qFuzzyCompare(all.differenceCi.lo, 5.0) && qFuzzyCompare(all.differenceCi.hi, 5.0));
+        QCOMPARE(s.categories[1].category, std::string("code"));
+        QCOMPARE(s.categories[1].pairs, 3);
+        QCOMPARE(s.categories[2].pairs, 2);  // design: items 3 and 5 (4 unreadable)
+
+        // Reference mode skips the item without a reference (item 2).
+        o.mode = JudgeMode::Reference;
+        auto ref = judgeRuns(*f.db, f.runA, f.runB, o, f.opener());
+        QCOMPARE(ref->calls, 10);
+        auto refRows = JudgmentRepository(*f.db).list(f.runB, std::nullopt, JudgeMode::Reference);
+        QVERIFY(refRows->front().judgeInput.find("reference 0") != std::string::npos);
+    }
+
+    void humanVotesAndAgreement() {
+        Fixture f;
+        QVERIFY(f.init());
+        JudgeRunOptions o;
+        o.judgeRef = "judge-model";
+        QVERIFY(judgeRuns(*f.db, f.runA, f.runB, o, f.opener()).ok());
+        JudgmentRepository repo(*f.db);
+        const JudgedWinner votes[] = {JudgedWinner::A, JudgedWinner::B, JudgedWinner::Tie, JudgedWinner::BothBad};
+        for (int i = 0; i < 4; ++i) {
+            JudgmentRecord h;
+            h.runA = f.runA;
+            h.runB = f.runB;
+            h.itemIdx = i;
+            h.judge = "human:ann";
+            h.mode = JudgeMode::Human;
+            h.position = i % 2 ? "ab" : "ba";
+            h.winner = votes[i];
+            QVERIFY(repo.add(h).ok());
+        }
+        auto sum = summarizeJudgments(*f.db, f.runA, f.runB);
+        QCOMPARE(sum->pairwise.size(), size_t(2));
+        const PairwiseJudgeSummary* human = nullptr;
+        for (const auto& s : sum->pairwise)
+            if (s.judge == "human:ann") human = &s;
+        QVERIFY(human);
+        QCOMPARE(human->winRate.winsA, 1);
+        QCOMPARE(human->winRate.winsB, 1);
+        QCOMPARE(human->winRate.ties, 2);
+        QCOMPARE(human->bothBad, 1);
+        // Judge vs person over items 0-3: (A, A), (A, B), (A, tie), (tie, tie):
+        // p_o = 2/4; judge's shares A 3/4, tie 1/4; ann's A 1/4, B 1/4, tie 2/4;
+        // p_e = 3/16 + 2/16 = 5/16; kappa = (8/16 - 5/16) / (11/16) = 3/11.
+        QCOMPARE(sum->agreement.size(), size_t(1));
+        QCOMPARE(sum->agreement.front().kappa.n, 4);
+        QVERIFY(qFuzzyCompare(*sum->agreement.front().kappa.kappa, 3.0 / 11.0));
+    }
+
+    void refusals() {
+        Fixture f;
+        QVERIFY(f.init());
+        JudgeRunOptions o;
+        o.judgeRef = "j";
+        QVERIFY(!judgeRuns(*f.db, f.runA, f.runA, o, f.opener()).ok());
+        QVERIFY(!judgeRuns(*f.db, f.runA, 999, o, f.opener()).ok());
+        const int64_t other = saveSuite(*f.db, "other");
+        const int64_t runC = saveRun(*f.db, other, "/m/c.gguf", [](int) { return "x"; });
+        auto r = judgeRuns(*f.db, f.runA, runC, o, f.opener());
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().message.find("different suites") != std::string::npos, r.error().message.c_str());
+        auto noJudge = judgeRuns(*f.db, f.runA, f.runB, o, []() -> Result<std::unique_ptr<ModelBackend>> {
+            return Error{"connection refused"};
+        });
+        QVERIFY(!noJudge.ok());
+        QVERIFY(noJudge.error().message.find("connection refused") != std::string::npos);
+    }
+
+    void promptFillingAndRubricFiles() {
+        // One pass: text that looks like a placeholder inside a value stays as written.
+        QCOMPARE(fillJudgePrompt("Q: {question} A: {answer_a} {unknown}", {{"question", "{answer_a}"}, {"answer_a", "x"}}),
+                 std::string("Q: {answer_a} A: x {unknown}"));
+        QTemporaryDir dir;
+        const std::string json = dir.filePath("r.json").toStdString(), text = dir.filePath("r.txt").toStdString();
+        QFile fj(QString::fromStdString(json));
+        QVERIFY(fj.open(QIODevice::WriteOnly));
+        fj.write(R"({"code": "compiles", "*": "clear"})");
+        fj.close();
+        auto r = loadRubrics(json);
+        QVERIFY(r.ok());
+        QCOMPARE(rubricFor(*r, "code"), std::string("compiles"));
+        QCOMPARE(rubricFor(*r, "design"), std::string("clear"));
+        QFile ft(QString::fromStdString(text));
+        QVERIFY(ft.open(QIODevice::WriteOnly));
+        ft.write("Be strict.\n");
+        ft.close();
+        QCOMPARE(rubricFor(*loadRubrics(text), "x"), std::string("Be strict.\n"));
+        auto missing = loadRubrics(dir.filePath("none").toStdString());
+        QVERIFY(!missing.ok());
+        QVERIFY(missing.error().message.find("none") != std::string::npos);
+        QVERIFY(!rubricFor({}, "x").empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJudge)
+#include "test_judge.moc"
