@@ -123,6 +123,27 @@ private slots:
         r = runVerdict({"judge", a, b}, db);
         QVERIFY2(r.out.contains("position bias: 50.0% of 2 items flipped"), r.out.constData());
 
+        // The decision report carries the preference criterion with its interval.
+        const QString md = dir.filePath("report.md");
+        r = runVerdict({"report", "--run", a, "--run", b, "-o", md, "--data-json", dir.filePath("report.json")}, db);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QFile mdFile(md);
+        QVERIFY(mdFile.open(QIODevice::ReadOnly));
+        const QByteArray report = mdFile.readAll();
+        QVERIFY2(report.contains("Preference (judge http://127.0.0.1:"), report.left(3000).constData());
+        QVERIFY(report.contains("Judged preference"));
+        std::ifstream dataFile(dir.filePath("report.json").toStdString());
+        const json data = json::parse(dataFile, nullptr, false);
+        QVERIFY(!data.is_discarded());
+        QCOMPARE(data["preference"]["judges"].size(), size_t(1));
+        bool row = false;
+        for (const auto& c : data["decision"])
+            if (c["criterion"] == "preference") {
+                row = true;
+                QVERIFY2(c["note"].get<std::string>().find("3 items") != std::string::npos, c.dump().c_str());
+            }
+        QVERIFY(row);
+
         // A local judge model: the same plumbing; a 260K-parameter model writes no verdicts. Its
         // 512-token context cannot hold the built-in prompt: a failed call is reported, not stored.
         r = runVerdict({"judge", a, b, "--judge", m, "--limit", "1", "--max-tokens", "4", "-t", "1", "--json"}, db);

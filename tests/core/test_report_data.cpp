@@ -5,6 +5,7 @@
 #include "core/report/report_decision.h"
 #include "core/report/report_format.h"
 #include "core/stats/proportion.h"
+#include "core/store/judgment_repository.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
 #include "core/store/suite_repository.h"
@@ -228,6 +229,82 @@ private slots:
         QCOMPARE(j["recommendation"]["winner"].get<std::string>(), std::string("A"));
         QVERIFY(j["performance"]["a"]["missing"].is_string());
         QVERIFY(j["cost"]["missing"].is_string());
+    }
+
+    void judgedPreferenceRow() {
+        Database db = freshDb();
+        const int64_t suite = saveSuite(db, "open", 10);
+        const int64_t a = saveRun(db, suite, kShaA, 10, [](int) { return true; });
+        const int64_t b = saveRun(db, suite, kShaB, 10, [](int) { return true; });
+        ReportRequest req;
+        req.runA = a;
+        req.runB = b;
+        auto before = buildReportData(db, req);
+        QVERIFY(before.ok());
+        const DecisionRow* row = nullptr;
+        for (const auto& r : before->decision)
+            if (r.key == "preference") row = &r;
+        QVERIFY(row);
+        QCOMPARE(row->winner, Winner::None);  // not judged: not counted
+        QVERIFY2(row->note.find("verdict judge") != std::string::npos, row->note.c_str());
+
+        // A judge model (both orders) prefers A on items 0-6, B on 7, flips on 8 and 9; a person
+        // votes A on 0-8 and B on 9. The person is the row's judge: 9 of 10 decided for A, Wilson
+        // [0.596, 0.982] lies above 50 %: A wins.
+        JudgmentRepository repo(db);
+        for (int i = 0; i < 10; ++i) {
+            JudgmentRecord j;
+            j.runA = a;
+            j.runB = b;
+            j.itemIdx = i;
+            j.judge = "/models/judge.gguf";
+            j.promptHash = "p";
+            for (const char* pos : {"ab", "ba"}) {
+                j.position = pos;
+                j.winner = i < 7 ? JudgedWinner::A : i == 7 ? JudgedWinner::B
+                         : (std::string(pos) == "ab" ? JudgedWinner::A : JudgedWinner::B);
+                QVERIFY(repo.add(j).ok());
+            }
+            JudgmentRecord h;
+            h.runA = a;
+            h.runB = b;
+            h.itemIdx = i;
+            h.judge = "human:ann";
+            h.mode = JudgeMode::Human;
+            h.position = "ab";
+            h.winner = i < 9 ? JudgedWinner::A : JudgedWinner::B;
+            QVERIFY(repo.add(h).ok());
+        }
+        req.maxDisagreements = 2;
+        auto d = buildReportData(db, req);
+        QVERIFY2(d.ok(), d ? "" : d.error().message.c_str());
+        const ReportPreference& p = d->preference;
+        QVERIFY(p.missing.empty());
+        QCOMPARE(p.judges.size(), size_t(2));
+        QCOMPARE(p.judges[0].label, std::string("person ann"));  // people first
+        QCOMPARE(p.judges[1].label, std::string("judge judge.gguf"));
+        QCOMPARE(*p.primary, size_t(0));
+        QCOMPARE(p.judges[1].winRate.ties, int64_t(2));
+        QCOMPARE(*p.judges[1].positionBias.flipRate, 0.2);
+        for (const auto& r : d->decision)
+            if (r.key == "preference") row = &r;
+        QCOMPARE(row->label, std::string("Preference (person ann)"));
+        QCOMPARE(row->winner, Winner::A);
+        QCOMPARE(*row->aNumber, 0.9);
+        QVERIFY(std::abs(*row->bNumber - 0.1) < 1e-12);
+        const Interval w = wilsonInterval(9, 10);
+        QVERIFY(w.lo > 0.5);
+        QVERIFY2(row->note.find("10 items: 9 A, 1 B, 0 ties") != std::string::npos, row->note.c_str());
+        // They disagree on items 7 (A / B), 8 (A / tie) and 9 (B / tie); the first two are listed.
+        QCOMPARE(p.disagreements.size(), size_t(2));
+        QCOMPARE(p.disagreements[0].itemId, std::string("q7"));
+        QCOMPARE(p.disagreements[0].verdicts.size(), size_t(2));
+        QCOMPARE(p.disagreements[0].verdicts[1].second, std::string("B"));
+        QCOMPARE(p.disagreements[1].verdicts[1].second, std::string("tie"));
+        QCOMPARE(p.agreement.size(), size_t(1));
+        QCOMPARE(p.agreement[0].kappa.n, int64_t(10));
+        // The row counts toward the recommendation with its weight.
+        QVERIFY2(d->recommendation.scoreA >= 3.0, d->recommendation.headline.c_str());
     }
 
     void differentSuitesRefused() {

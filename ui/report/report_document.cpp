@@ -284,6 +284,71 @@ void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     }
 }
 
+// Section 3's last part: who judged the answers, how they split, where they disagreed.
+void preferenceSection(const ReportData& d, QList<DocBlock>& out) {
+    const core::ReportPreference& p = d.preference;
+    out << heading("Judged preference", 2);
+    if (p.judges.empty() || !p.primary) {
+        out << para("Not judged: " + q(p.missing) + ". Open questions without reference answers are compared by "
+                    "judging the answers item by item: verdict judge A B --judge MODEL|URL (a judge model, both "
+                    "orders), or --human NAME (blind).",
+                    Tone::Note);
+        return;
+    }
+    out << para(QString("Each item's two answers were judged side by side. A judge model saw them in both orders; a "
+                        "verdict that changed with the order counts as a tie (its rate is the position bias). Win rates "
+                        "are over the decided items with Wilson 95 % intervals; ties are shown apart. The decision "
+                        "table uses %1.")
+                    .arg(q(p.judges[*p.primary].label)),
+                Tone::Note);
+    DocTable t;
+    t.header = {"Judge", "Items", "A / B / tie", "Unreadable", "A's win rate [95 %]", "Position bias"};
+    t.columnWeights = {2.4, 0.8, 1.4, 1.0, 2.0, 1.2};
+    t.firstColumnBold = true;
+    for (const core::ReportJudge& j : p.judges) {
+        const core::WinRate& w = j.winRate;
+        QString split = QString("%1 / %2 / %3").arg(w.winsA).arg(w.winsB).arg(w.ties);
+        if (j.bothBad) split += QString(" (%1 both bad)").arg(j.bothBad);
+        t.rows << QStringList{q(j.label), QString::number(w.items), split, QString::number(w.errors),
+                              w.winRateA ? QString("%1 [%2\u2013%3]")
+                                               .arg(q(core::formatPercent(*w.winRateA)), fmt("%.1f", w.winRateACi.lo * 100),
+                                                    fmt("%.1f", w.winRateACi.hi * 100))
+                                         : QString::fromUtf8(core::kDash),
+                              j.positionBias.flipRate ? q(core::formatPercent(*j.positionBias.flipRate))
+                                                      : QString::fromUtf8(core::kDash)};
+    }
+    out << table(t);
+    if (!p.agreement.empty()) {
+        DocTable a;
+        a.header = {"Judges", "Items both judged", "Cohen's kappa [95 %]"};
+        a.columnWeights = {3.5, 1.2, 2.0};
+        for (const core::ReportJudgeAgreement& g : p.agreement)
+            a.rows << QStringList{q(g.label1) + " vs " + q(g.label2), QString::number(g.kappa.n),
+                                  g.kappa.kappa ? QString("%1 [%2 to %3]")
+                                                      .arg(fmt("%.2f", *g.kappa.kappa), fmt("%.2f", g.kappa.ci.lo),
+                                                           fmt("%.2f", g.kappa.ci.hi))
+                                                : QString("undefined (one label throughout)")};
+        out << table(a);
+    }
+    if (p.disagreements.empty()) return;
+    out << heading("Where the judges disagree", 3);
+    for (const core::ReportJudgeDisagreement& x : p.disagreements) {
+        DocTable it;
+        it.header = {QString("Item %1%2").arg(q(x.itemId), x.category.empty() ? QString() : " (" + q(x.category) + ")"),
+                     "Text"};
+        it.columnWeights = {1.4, 5.0};
+        it.firstColumnBold = true;
+        it.maxLinesPerCell = 8;
+        it.rows << QStringList{"Prompt", q(x.prompt)};
+        it.rows << QStringList{"A", q(x.outputA)};
+        it.rows << QStringList{"B", q(x.outputB)};
+        QStringList verdicts;
+        for (const auto& [label, v] : x.verdicts) verdicts << q(label) + ": " + q(v);
+        it.rows << QStringList{"Verdicts", verdicts.join("; ")};
+        out << table(it);
+    }
+}
+
 QString pct(const std::optional<double>& f) { return f ? q(core::formatPercent(*f)) : QString::fromUtf8(core::kDash); }
 
 void performanceSection(const ReportData& d, QList<DocBlock>& out) {
@@ -501,6 +566,7 @@ ReportDocument buildReportDocument(const core::ReportData& d) {
     summarySection(d, doc.blocks);
     modelsSection(d, doc.blocks);
     accuracySection(d, doc.blocks);
+    preferenceSection(d, doc.blocks);
     performanceSection(d, doc.blocks);
     costSection(d, doc.blocks);
     checklistSection(d, doc.blocks);

@@ -172,7 +172,7 @@ Result<JudgeItems> judgeableItems(Database& db, int64_t runA, int64_t runB) {
             continue;
         }
         const SuiteItem& item = (*suiteItems)[static_cast<size_t>(r.itemIdx)];
-        out.items.push_back({r.itemIdx, item.category, questionOf(item), r.output, it->second->output, item.references});
+        out.items.push_back({r.itemIdx, item.id, item.category, questionOf(item), r.output, it->second->output, item.references});
     }
     for (const RunItemRecord& r : *itemsB)
         if (!seen.count(r.itemIdx)) ++out.missing;

@@ -42,6 +42,7 @@ std::string rubricFor(const std::map<std::string, std::string>& rubrics, const s
 // An item both runs answered without error, as a judge (or a person) sees it.
 struct JudgeItem {
     int64_t itemIdx = 0;
+    std::string itemId;                   // the suite item's id
     std::string category;
     std::string question;                 // the plain prompt, or the conversation's turns
     std::string answerA, answerB;         // the runs' outputs

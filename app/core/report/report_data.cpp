@@ -4,6 +4,8 @@
 #include "core/report/report_decision.h"
 #include "core/report/report_format.h"
 #include "core/report/report_perf_cost.h"
+#include "core/judge/judge_runner.h"
+#include "core/run/backend_factory.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace verdict::core {
 namespace {
@@ -172,6 +175,79 @@ Result<void> gatherAccuracy(Database& db, const ReportRequest& req, const RunRec
     return {};
 }
 
+// The judged preference of A and B (people and judge models, `verdict judge`), when the runs
+// share a suite.
+Result<void> gatherPreference(Database& db, const ReportRequest& req, const ReportAccuracy& acc, ReportPreference* pref) {
+    constexpr const char* kHow = "verdict judge A B --judge MODEL|URL, or --human NAME";
+    if (acc.refused) {
+        pref->missing = "runs of different suites cannot be judged item by item";
+        return {};
+    }
+    auto sum = summarizeJudgments(db, req.runA, req.runB);
+    if (!sum) return sum.error();
+    std::map<std::string, std::string> labelOf;
+    for (const PairwiseJudgeSummary& s : sum->pairwise) {
+        ReportJudge j;
+        j.judge = s.judge;
+        j.human = s.mode == JudgeMode::Human;
+        j.label = j.human ? "person " + s.judge.substr(std::string("human:").size())
+                          : "judge " + std::filesystem::path(s.judge).filename().string();
+        if (!j.human && isEndpointRef(s.judge)) j.label = "judge " + s.judge;
+        j.winRate = s.winRate;
+        j.positionBias = s.positionBias;
+        j.bothBad = s.bothBad;
+        labelOf[s.judge] = j.label;
+        pref->judges.push_back(std::move(j));
+    }
+    std::stable_sort(pref->judges.begin(), pref->judges.end(),
+                     [](const ReportJudge& x, const ReportJudge& y) { return x.human && !y.human; });
+    for (size_t k = 0; k < pref->judges.size(); ++k) {
+        const ReportJudge& j = pref->judges[k];
+        if (j.winRate.decided + j.winRate.ties == 0) continue;
+        if (!pref->primary) {
+            pref->primary = k;
+            continue;
+        }
+        const ReportJudge& best = pref->judges[*pref->primary];
+        if (j.human == best.human && j.winRate.items - j.winRate.errors > best.winRate.items - best.winRate.errors) pref->primary = k;
+    }
+    if (!pref->primary) {
+        pref->missing = pref->judges.empty() ? std::string("nobody has judged these runs (") + kHow + ")"
+                                             : "no judge gave a readable verdict yet";
+        return {};
+    }
+    for (const auto& a : sum->agreement) pref->agreement.push_back({labelOf[a.judge1], labelOf[a.judge2], a.kappa});
+
+    // Items the judges did not agree on (some said A, some B or tie), with every verdict.
+    if (sum->pairwise.size() < 2 || req.maxDisagreements <= 0) return {};
+    auto items = judgeableItems(db, req.runA, req.runB);
+    if (!items) return items.error();
+    std::map<std::string, const PairwiseJudgeSummary*> byJudge;
+    for (const PairwiseJudgeSummary& s : sum->pairwise) byJudge[s.judge] = &s;
+    for (const JudgeItem& it : items->items) {
+        std::set<int> seen;
+        std::vector<std::pair<std::string, std::string>> verdicts;
+        for (const ReportJudge& j : pref->judges) {  // in the report's order: people first
+            const PairwiseJudgeSummary& s = *byJudge[j.judge];
+            auto o = s.outcomes.find(it.itemIdx);
+            if (o == s.outcomes.end()) continue;
+            if (o->second) seen.insert(static_cast<int>(*o->second));
+            verdicts.emplace_back(j.label, o->second ? pairwiseChoiceName(*o->second) : "unreadable");
+        }
+        if (seen.size() < 2) continue;
+        ReportJudgeDisagreement d;
+        d.category = it.category;
+        d.prompt = it.question;
+        d.outputA = it.answerA;
+        d.outputB = it.answerB;
+        d.itemId = it.itemId;
+        d.verdicts = std::move(verdicts);
+        pref->disagreements.push_back(std::move(d));
+        if (pref->disagreements.size() >= static_cast<size_t>(req.maxDisagreements)) break;
+    }
+    return {};
+}
+
 std::string shellQuote(const std::string& s) {
     if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
                           std::string::npos)
@@ -320,6 +396,7 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     d.b = describeRunModel(rec[1], 'B');
 
     if (auto r = gatherAccuracy(db, req, rec[0], rec[1], items[0], items[1], &d.accuracy); !r) return r.error();
+    if (auto r = gatherPreference(db, req, d.accuracy, &d.preference); !r) return r.error();
 
     std::vector<SweepRecord> sweepsUsed;
     if (auto r = gatherPerformance(db, req, rec[0], rec[1], &d.perfA, &d.perfB, &sweepsUsed); !r) return r.error();
@@ -340,6 +417,9 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     d.reproducibility = gatherReproducibility(req, d, rec, sweepsUsed);
 
     if (d.accuracy.refused) d.missing.push_back("Accuracy comparison refused: " + d.accuracy.refusedReason + ".");
+    else if (!d.accuracy.nothingScored.empty() && !d.preference.missing.empty())
+        d.missing.push_back("No quality criterion: no item was scored (" + d.accuracy.nothingScored + ") and " +
+                            d.preference.missing + ".");
     for (const ReportModel* m : {&d.a, &d.b})
         if (!m->cardAvailable) d.missing.push_back(std::string("Model ") + m->side + " card: " + m->cardError + ".");
     if (!d.perfA.missing.empty()) d.missing.push_back("Performance data missing for A: " + d.perfA.missing + ".");

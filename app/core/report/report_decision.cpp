@@ -22,6 +22,7 @@ const char* winnerName(Winner w) {
 const std::vector<CriterionInfo>& reportCriteria() {
     static const std::vector<CriterionInfo> kCriteria = {
         {"accuracy", "Accuracy (overall)", true, 3.0, false},
+        {"preference", "Preference (judged)", true, 3.0, false},
         {"ttft", "Time to first token (P50)", false, 1.0, false},
         {"tpot", "Time per output token (P50)", false, 1.0, false},
         {"p99", "End-to-end latency (P99)", false, 1.0, false},
@@ -121,8 +122,44 @@ Winner compareMeasured(double a, double b, bool higherIsBetter, std::string* not
     return aBetter ? Winner::A : Winner::B;
 }
 
+// "62.5 % [40.1–81.0]" for a win rate and its interval.
+std::string winRateCell(double rate, const Interval& ci) {
+    return formatPercent(rate) + " [" + fmt("%.1f", ci.lo * 100) + "\u2013" + fmt("%.1f", ci.hi * 100) + "]";
+}
+
 std::string accuracyCell(const AccuracyCell& c) {
-    return formatPercent(c.accuracy) + " [" + fmt("%.1f", c.ci.lo * 100) + "\u2013" + fmt("%.1f", c.ci.hi * 100) + "]";
+    return winRateCell(c.accuracy, c.ci);
+}
+
+// The judged-preference row (docs/report.md "Decision"): the primary judge's win rates of A and
+// B over the decided items; a winner only when the Wilson interval of A's rate excludes 50 %.
+void preferenceRow(const ReportPreference& p, DecisionRow& r) {
+    if (!p.primary) {
+        r.note = "not judged: " + p.missing;
+        return;
+    }
+    const ReportJudge& j = p.judges[*p.primary];
+    r.label = "Preference (" + j.label + ")";
+    const WinRate& w = j.winRate;
+    std::string basis = std::to_string(w.items) + " items: " + std::to_string(w.winsA) + " A, " + std::to_string(w.winsB) +
+                        " B, " + std::to_string(w.ties) + " ties";
+    if (w.errors) basis += ", " + std::to_string(w.errors) + " unreadable";
+    if (j.positionBias.flipRate) basis += "; position bias " + formatPercent(*j.positionBias.flipRate);
+    if (p.judges.size() > 1) basis += "; " + std::to_string(p.judges.size()) + " judges in the report";
+    if (!w.winRateA) {
+        r.winner = Winner::Tie;
+        r.note = "no item decided (" + basis + ")";
+        return;
+    }
+    r.aNumber = *w.winRateA;
+    r.bNumber = 1.0 - *w.winRateA;
+    r.aValue = winRateCell(*r.aNumber, w.winRateACi);
+    r.bValue = winRateCell(*r.bNumber, {1.0 - w.winRateACi.hi, 1.0 - w.winRateACi.lo});
+    if (w.winRateACi.lo > 0.5) r.winner = Winner::A;
+    else if (w.winRateACi.hi < 0.5) r.winner = Winner::B;
+    else r.winner = Winner::Tie;
+    r.note = std::string(r.winner == Winner::Tie ? "95 % interval includes 50 %" : "95 % interval excludes 50 %") +
+             " (win rate of the decided; " + basis + ")";
 }
 
 uint64_t referenceMemory(const ReportPerfPoint& p) {
@@ -190,6 +227,8 @@ std::vector<DecisionRow> buildDecisionTable(const ReportData& d, const std::map<
                     r.note = "difference not significant (McNemar p = " + formatPValue(p) + ")";
                 }
             }
+        } else if (key == "preference") {
+            preferenceRow(d.preference, r);
         } else if (key == "ttft") {
             speedRow([](const ReportPerfPoint& p) { return p.ttftP50; }, formatMs, "P50");
         } else if (key == "tpot") {

@@ -4,6 +4,8 @@
 //
 // Winner rules (docs/report.md "Decision"):
 //   accuracy        the higher accuracy wins only when McNemar's exact p < 0.05; otherwise a tie
+//   preference      the primary judge's (a person before a judge model) win rate over the decided
+//                   items: a winner only when its Wilson 95 % interval excludes 50 %; otherwise a tie
 //   measured speed  the better figure wins when it is at least kTieRelative (5 %) better; else a tie
 //   context         the longer training context wins; equal is a tie
 //   params, license informational rows: never a winner, weight 0
@@ -30,7 +32,7 @@ struct CriterionInfo {
     double defaultWeight;
     bool informational;       // never wins
 };
-// accuracy, ttft, tpot, p99, throughput, memory, cost, context, params, license (in table order).
+// accuracy, preference, ttft, tpot, p99, throughput, memory, cost, context, params, license (in table order).
 const std::vector<CriterionInfo>& reportCriteria();
 std::map<std::string, double> defaultCriterionWeights();
 

@@ -81,6 +81,46 @@ json accuracyJson(const ReportAccuracy& a) {
     return j;
 }
 
+json preferenceJson(const ReportPreference& p) {
+    json judges = json::array(), agreement = json::array(), dis = json::array();
+    for (const ReportJudge& j : p.judges) {
+        const WinRate& w = j.winRate;
+        judges.push_back({{"judge", j.judge},
+                          {"label", j.label},
+                          {"human", j.human},
+                          {"items", w.items},
+                          {"wins_a", w.winsA},
+                          {"wins_b", w.winsB},
+                          {"ties", w.ties},
+                          {"both_bad", j.bothBad},
+                          {"unreadable", w.errors},
+                          {"win_rate_a", opt(w.winRateA)},
+                          {"win_rate_a_ci", {w.winRateACi.lo, w.winRateACi.hi}},
+                          {"flip_rate", opt(j.positionBias.flipRate)}});
+    }
+    for (const ReportJudgeAgreement& a : p.agreement)
+        agreement.push_back({{"judge_1", a.label1},
+                             {"judge_2", a.label2},
+                             {"n", a.kappa.n},
+                             {"kappa", opt(a.kappa.kappa)},
+                             {"kappa_ci", {a.kappa.ci.lo, a.kappa.ci.hi}}});
+    for (const ReportJudgeDisagreement& d : p.disagreements) {
+        json verdicts = json::array();
+        for (const auto& [label, v] : d.verdicts) verdicts.push_back({{"judge", label}, {"verdict", v}});
+        dis.push_back({{"item_id", d.itemId},
+                       {"category", d.category},
+                       {"prompt", d.prompt},
+                       {"output_a", d.outputA},
+                       {"output_b", d.outputB},
+                       {"verdicts", verdicts}});
+    }
+    return {{"missing", optStr(p.missing)},
+            {"primary", p.primary ? json(p.judges[*p.primary].label) : json(nullptr)},
+            {"judges", judges},
+            {"agreement", agreement},
+            {"disagreements", dis}};
+}
+
 json pointJson(const ReportPerfPoint& p) {
     return {{"prompt_tokens", p.promptTokens},
             {"gen_tokens", p.genTokens},
@@ -193,6 +233,7 @@ nlohmann::json toJson(const ReportData& d) {
             {"generated_at", d.generatedAt},
             {"models", {{"a", modelJson(d.a)}, {"b", modelJson(d.b)}}},
             {"accuracy", accuracyJson(d.accuracy)},
+            {"preference", preferenceJson(d.preference)},
             {"performance", {{"a", perfJson(d.perfA)}, {"b", perfJson(d.perfB)}}},
             {"cost", costJson(d.cost)},
             {"sla", {{"ttft_ms", opt(d.sla.ttftMs)}, {"tpot_ms", opt(d.sla.tpotMs)}}},

@@ -5,6 +5,7 @@
 
 #include "core/stats/accuracy.h"
 #include "core/stats/paired_comparison.h"
+#include "core/stats/preference.h"
 #include "core/tco/cost_model.h"
 
 #include <cstdint>
@@ -111,6 +112,40 @@ struct ReportAccuracy {
     std::string nothingScored;       // nothingScoredReason(): why no item was paired ("" when some were)
     bool significant = false;        // McNemar p < 0.05
     std::vector<ReportDisagreement> disagreements;
+};
+
+// ---------------------------------------------------------------- judged preference
+
+// One judge of runs A and B (a person or a judge model; `verdict judge`, core/judge/judge_runner.h).
+struct ReportJudge {
+    std::string judge;               // "human:NAME" or the judge model's reference
+    std::string label;               // "person ann" / "judge qwen3-8b.gguf"
+    bool human = false;
+    WinRate winRate;                 // per item; ties (and "both bad") apart, Wilson 95 % of A's rate
+    PositionBias positionBias;       // judge models (both orders); zero for people
+    int64_t bothBad = 0;
+};
+
+struct ReportJudgeAgreement {
+    std::string label1, label2;
+    Kappa kappa;                     // Cohen's kappa on A / B / tie over the items both judged
+};
+
+// An item the judges did not agree on, with every judge's verdict.
+struct ReportJudgeDisagreement {
+    std::string itemId;
+    std::string category;
+    std::string prompt;
+    std::string outputA, outputB;
+    std::vector<std::pair<std::string, std::string>> verdicts;  // judge label, "A" | "B" | "tie" | "unreadable"
+};
+
+struct ReportPreference {
+    std::string missing;             // non-empty: why there is no judged preference
+    std::vector<ReportJudge> judges; // people first, then judge models
+    std::optional<size_t> primary;   // the judge the decision row rests on: the person, else the judge model, with the most decided items
+    std::vector<ReportJudgeAgreement> agreement;
+    std::vector<ReportJudgeDisagreement> disagreements;  // up to ReportRequest::maxDisagreements
 };
 
 // ---------------------------------------------------------------- performance
@@ -222,6 +257,7 @@ struct ReportData {
     std::string generatedAt;
     ReportModel a, b;
     ReportAccuracy accuracy;
+    ReportPreference preference;
     ReportPerf perfA, perfB;
     ReportCost cost;
     ReportSla sla;
