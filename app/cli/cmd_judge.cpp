@@ -77,47 +77,6 @@ json summariesJson(const core::JudgeSummaries& s) {
     return {{"pairwise", pairwise}, {"rubric", rubric}, {"agreement", agreement}};
 }
 
-void printSummaries(const core::JudgeSummaries& s) {
-    if (s.pairwise.empty() && s.rubric.empty()) {
-        std::printf("no judgments yet (--judge MODEL|URL, or --human NAME)\n");
-        return;
-    }
-    for (const auto& p : s.pairwise) {
-        const core::WinRate& w = p.winRate;
-        std::printf("%s (%s): %lld items: A won %lld, B won %lld, %lld ties", p.judge.c_str(),
-                    std::string(core::judgeModeName(p.mode)).c_str(), static_cast<long long>(w.items),
-                    static_cast<long long>(w.winsA), static_cast<long long>(w.winsB), static_cast<long long>(w.ties));
-        if (p.bothBad) std::printf(" (%lld both bad)", static_cast<long long>(p.bothBad));
-        if (w.errors) std::printf(", %lld unreadable", static_cast<long long>(w.errors));
-        if (w.winRateA)
-            std::printf("\n  A's win rate %.1f%% of %lld decided (95%% CI %.1f-%.1f%%, ties apart)", 100 * *w.winRateA,
-                        static_cast<long long>(w.decided), 100 * w.winRateACi.lo, 100 * w.winRateACi.hi);
-        if (p.positionBias.flipRate)
-            std::printf("\n  position bias: %.1f%% of %lld items flipped with the order (%lld favoured the first shown, %lld the second)",
-                        100 * *p.positionBias.flipRate, static_cast<long long>(p.positionBias.usable),
-                        static_cast<long long>(p.positionBias.favoursFirst), static_cast<long long>(p.positionBias.favoursSecond));
-        std::printf("\n");
-    }
-    for (const auto& r : s.rubric) {
-        std::printf("%s (%s grades, 1-10):\n", r.judge.c_str(), std::string(core::judgeModeName(r.mode)).c_str());
-        for (const auto& c : r.categories) {
-            std::printf("  %-16s A %s  B %s", c.category.empty() ? "all" : c.category.c_str(),
-                        c.a.mean ? std::to_string(*c.a.mean).substr(0, 4).c_str() : "-",
-                        c.b.mean ? std::to_string(*c.b.mean).substr(0, 4).c_str() : "-");
-            if (c.meanDifference)
-                std::printf("  A-B %+.2f (95%% CI %+.2f to %+.2f, %lld pairs)", *c.meanDifference, c.differenceCi.lo,
-                            c.differenceCi.hi, static_cast<long long>(c.pairs));
-            if (c.a.unreadable + c.b.unreadable)
-                std::printf("  %lld unreadable", static_cast<long long>(c.a.unreadable + c.b.unreadable));
-            std::printf("\n");
-        }
-    }
-    for (const auto& a : s.agreement)
-        if (a.kappa.kappa)
-            std::printf("agreement %s vs %s: kappa %.2f (95%% CI %.2f to %.2f) over %lld items\n", a.judge1.c_str(),
-                        a.judge2.c_str(), *a.kappa.kappa, a.kappa.ci.lo, a.kappa.ci.hi, static_cast<long long>(a.kappa.n));
-}
-
 // The terminal walk-through: each item not yet voted by `person`, sides shuffled, names hidden.
 int humanWalkthrough(core::Database& db, int64_t runA, int64_t runB, const std::string& person) {
     auto items = core::judgeableItems(db, runA, runB);
@@ -327,7 +286,7 @@ int runJudge(const std::vector<std::string>& argv) {
                             static_cast<long long>(report->failedCalls), util::oneLine(report->firstFailure).c_str());
             if (report->cancelled) std::printf("cancelled: what was judged is kept; run the command again to go on\n");
         }
-        printSummaries(*sum);
+        std::fputs(core::describeJudgeSummaries(*sum).c_str(), stdout);
     }
     if (report && report->cancelled) return 130;
     return failed ? kExitRuntime : kExitOk;

@@ -1,11 +1,11 @@
 // `verdict judge` end to end, on the issue's three-line suite without reference answers: import,
-// two runs of the stories260K fixture, then a scripted judge endpoint (an OpenAI-compatible
-// server in this process whose verdicts follow a rule: the longer answer wins, one item gets no
-// verdict, one always "[[A]]" = position bias), a local judge model (the plumbing with a model
-// that cannot write verdicts), the blind terminal walk-through, the summary and bad input.
+// two runs of the stories260K fixture, then a scripted judge endpoint (scripted_judge.h: the
+// longer answer wins, the Transformer item gets no verdict, the database item always "[[A]]" =
+// position bias), the decision report, a local judge model (the plumbing with a model that cannot
+// write verdicts), the blind terminal walk-through, the summary and bad input.
 #include "cli_process.h"
-#include "core/net/http.h"
 #include "fixtures.h"
+#include "scripted_judge.h"
 
 #include <QtTest/QtTest>
 
@@ -24,23 +24,6 @@ const char* kSuite =
     "{\"prompt\": \"用Python写一个函数，计算斐波那契数列的第n项。\", \"category\": \"code_python\"}\n"
     "{\"prompt\": \"解释Transformer模型中的多头注意力机制。\", \"category\": \"nlp_theory\"}\n"
     "{\"prompt\": \"给定以下需求，设计一个数据库表结构：用户、订单、商品。\", \"category\": \"system_design\"}\n";
-
-std::string between(const std::string& s, const std::string& open, const std::string& close) {
-    const size_t a = s.find(open);
-    if (a == std::string::npos) return "";
-    const size_t b = s.find(close, a + open.size());
-    return b == std::string::npos ? "" : s.substr(a + open.size(), b - a - open.size());
-}
-
-// The judge's answer to one judge prompt (see the file comment).
-std::string verdictFor(const std::string& prompt) {
-    const std::string q = between(prompt, "<|The Start of the Question|>\n", "\n<|The End of the Question|>");
-    if (q.find("Transformer") != std::string::npos) return "Both answers are interesting.";  // no marker
-    if (q.find("数据库") != std::string::npos) return "The first answer is better.\n[[A]]";
-    const size_t a = between(prompt, "Assistant A's Answer|>\n", "\n<|The End of Assistant A").size();
-    const size_t b = between(prompt, "Assistant B's Answer|>\n", "\n<|The End of Assistant B").size();
-    return a > b ? "A says more. [[A]]" : a < b ? "B says more. [[B]]" : "Equal. [[C]]";
-}
 
 int64_t runId(const CliRun& r) { return r.json().value("run_id", int64_t{-1}); }
 
@@ -74,28 +57,9 @@ private slots:
 
         // The scripted judge over HTTP (the engine's OpenAI-compatible stream format).
         std::atomic<int> requests{0};
-        verdict::core::net::HttpServerOptions so;
-        so.port = 0;
-        auto server = verdict::core::net::HttpServer::start(so, [&](const verdict::core::net::HttpRequest& req, verdict::core::net::HttpResponder& res) {
-            if (req.path == "/v1/models") {
-                res.send(200, "application/json", R"({"object": "list", "data": [{"id": "scripted-judge", "object": "model"}]})");
-                return;
-            }
-            ++requests;
-            const json body = json::parse(req.body, nullptr, false);
-            if (req.path != "/v1/chat/completions" || body.is_discarded()) {
-                res.send(404, "application/json", R"({"error": {"message": "not here"}})");
-                return;
-            }
-            const std::string text = verdictFor(body["messages"].back()["content"].get<std::string>());
-            res.startStream(200, "text/event-stream");
-            res.write("data: " + json({{"choices", {{{"index", 0}, {"delta", {{"content", text}}}, {"finish_reason", nullptr}}}}}).dump() + "\n\n");
-            res.write("data: " + json({{"choices", {{{"index", 0}, {"delta", json::object()}, {"finish_reason", "stop"}}}},
-                                       {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 7}}}}).dump() + "\n\n");
-            res.write("data: [DONE]\n\n");
-        });
-        QVERIFY(server.ok());
-        const QString judge = QString("http://127.0.0.1:%1/v1 scripted-judge").arg((*server)->port());
+        auto server = verdict::test::startScriptedJudge(requests);
+        QVERIFY(server);
+        const QString judge = QString("http://127.0.0.1:%1/v1 scripted-judge").arg(server->port());
         r = runVerdict({"judge", a, b, "--judge", judge, "--concurrency", "2", "--json"}, db);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         json j = r.json();

@@ -15,6 +15,8 @@
 #include "views/performance/performance_view.h"
 #include "views/suites/suites_view.h"
 #include "dialogs/import_suite_dialog.h"
+#include "dialogs/judge_dialog.h"
+#include "scripted_judge.h"
 #include "workbench.h"
 #include "core/report/report_data.h"
 #include "core/report/report_format.h"
@@ -33,6 +35,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -41,6 +44,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include <atomic>
 #include <ctime>
 #include <memory>
 
@@ -252,6 +256,54 @@ private slots:
         sv->itemFilter()->setWrongOnly(false);
     }
 
+    void judgeRunsInTheWindow() {
+        // The two runs of the mini suite, judged item by item: first a person, blind, with the
+        // keyboard; then a judge model (the scripted endpoint, scripted_judge.h).
+        SuitesView* sv = m_window->suitesView();
+        QVERIFY(sv->findChild<QPushButton*>("judgeRuns")->isEnabled());
+        JudgeDialog* dlg = sv->openJudgeDialog();
+        QVERIFY(dlg);
+        QApplication::setActiveWindow(dlg);
+        QVERIFY(QTest::qWaitForWindowActive(dlg));
+        QVERIFY(!dlg->startVoting(""));  // a name first
+        QVERIFY(dlg->startVoting("ann"));
+        QCOMPARE(dlg->itemCount(), 3);
+        QCOMPARE(dlg->currentIndex(), 0);
+        QVERIFY2(dlg->statusText().contains("0 of 3 voted by ann"), qPrintable(dlg->statusText()));
+        QTest::keyClick(dlg, Qt::Key_1);  // left is better
+        QCOMPARE(dlg->votedCount(), 1);
+        QCOMPARE(dlg->currentIndex(), 1);  // on to the next item
+        QTest::keyClick(dlg, Qt::Key_Left);
+        QCOMPARE(dlg->currentIndex(), 0);
+        QVERIFY2(dlg->statusText().contains("your vote: left"), qPrintable(dlg->statusText()));
+        QTest::keyClick(dlg, Qt::Key_Right);
+        QTest::keyClick(dlg, Qt::Key_3);  // tie
+        QCOMPARE(dlg->votedCount(), 2);
+        QVERIFY2(dlg->summaryText().contains("human:ann (human): 2 items"), qPrintable(dlg->summaryText()));
+        // Resumable: another session of ann's starts at the item she has not voted on.
+        {
+            JudgeDialog* again = sv->openJudgeDialog();
+            QVERIFY(again->startVoting("ann"));
+            QCOMPARE(again->currentIndex(), 2);
+            QCOMPARE(again->votedCount(), 2);
+            again->close();
+        }
+
+        std::atomic<int> requests{0};
+        auto server = verdict::test::startScriptedJudge(requests);
+        QVERIFY(server);
+        QSignalSpy done(dlg, &JudgeDialog::judgingFinished);
+        QVERIFY(dlg->judgeWithModel(QString("http://127.0.0.1:%1/v1 scripted-judge").arg(server->port()),
+                                    verdict::core::JudgeMode::Pairwise, 2));
+        QVERIFY(dlg->judging());
+        QVERIFY(done.wait(120000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        QVERIFY(done.at(0).at(0).toBool());
+        QCOMPARE(requests.load(), 6);  // 3 items x both orders
+        QVERIFY2(dlg->summaryText().contains("scripted-judge (pairwise): 3 items"), qPrintable(dlg->summaryText()));
+        dlg->close();
+    }
+
     void cancelRun() {
         SuitesView* sv = m_window->suitesView();
         QVERIFY(sv->selectSuite("demo-tasks"));
@@ -341,6 +393,12 @@ private slots:
         QVERIFY2(dv->data()->recommendation.reasons.front().find("Quality gate") == 0,
                  dv->data()->recommendation.reasons.front().c_str());
         QVERIFY(dv->decisionRows() >= 8);
+        // The judgments of judgeRunsInTheWindow: the preference row rests on the person.
+        QCOMPARE(dv->data()->preference.judges.size(), size_t(2));
+        bool preferenceRow = false;
+        for (const auto& r : dv->data()->decision)
+            if (r.key == "preference") preferenceRow = r.label == "Preference (person ann)";
+        QVERIFY(preferenceRow);
         QVERIFY(dv->data().has_value());
         for (const char* ext : {"pdf", "html", "md"}) {
             const QString out = m_tmp.filePath(QString("report.") + ext);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -474,6 +475,58 @@ Result<JudgeSummaries> summarizeJudgments(Database& db, int64_t runA, int64_t ru
             for (const auto& [name, idxs] : byCategory) s.categories.push_back(summarize(name, idxs));
         out.rubric.push_back(std::move(s));
     }
+    return out;
+}
+
+std::string describeJudgeSummaries(const JudgeSummaries& s) {
+    std::string out;
+    auto add = [&out](const char* f, auto... v) {
+        const int n = std::snprintf(nullptr, 0, f, v...);
+        if (n <= 0) return;
+        std::string piece(static_cast<size_t>(n), '\0');
+        std::snprintf(piece.data(), piece.size() + 1, f, v...);
+        out += piece;
+    };
+    auto mean = [](const std::optional<double>& m) {
+        if (!m) return std::string("-");
+        char b[32];
+        std::snprintf(b, sizeof b, "%.2f", *m);
+        return std::string(b);
+    };
+    if (s.pairwise.empty() && s.rubric.empty()) return "no judgments yet (verdict judge A B --judge MODEL|URL, or --human NAME)\n";
+    for (const auto& p : s.pairwise) {
+        const WinRate& w = p.winRate;
+        add("%s (%s): %lld items: A won %lld, B won %lld, %lld ties", p.judge.c_str(),
+                    std::string(judgeModeName(p.mode)).c_str(), static_cast<long long>(w.items),
+                    static_cast<long long>(w.winsA), static_cast<long long>(w.winsB), static_cast<long long>(w.ties));
+        if (p.bothBad) add(" (%lld both bad)", static_cast<long long>(p.bothBad));
+        if (w.errors) add(", %lld unreadable", static_cast<long long>(w.errors));
+        if (w.winRateA)
+            add("\n  A's win rate %.1f%% of %lld decided (95%% CI %.1f-%.1f%%, ties apart)", 100 * *w.winRateA,
+                        static_cast<long long>(w.decided), 100 * w.winRateACi.lo, 100 * w.winRateACi.hi);
+        if (p.positionBias.flipRate)
+            add("\n  position bias: %.1f%% of %lld items flipped with the order (%lld favoured the first shown, %lld the second)",
+                        100 * *p.positionBias.flipRate, static_cast<long long>(p.positionBias.usable),
+                        static_cast<long long>(p.positionBias.favoursFirst), static_cast<long long>(p.positionBias.favoursSecond));
+        add("\n");
+    }
+    for (const auto& r : s.rubric) {
+        add("%s (%s grades, 1-10):\n", r.judge.c_str(), std::string(judgeModeName(r.mode)).c_str());
+        for (const auto& c : r.categories) {
+            add("  %-16s A %s  B %s", c.category.empty() ? "all" : c.category.c_str(), mean(c.a.mean).c_str(),
+                mean(c.b.mean).c_str());
+            if (c.meanDifference)
+                add("  A-B %+.2f (95%% CI %+.2f to %+.2f, %lld pairs)", *c.meanDifference, c.differenceCi.lo,
+                            c.differenceCi.hi, static_cast<long long>(c.pairs));
+            if (c.a.unreadable + c.b.unreadable)
+                add("  %lld unreadable", static_cast<long long>(c.a.unreadable + c.b.unreadable));
+            add("\n");
+        }
+    }
+    for (const auto& a : s.agreement)
+        if (a.kappa.kappa)
+            add("agreement %s vs %s: kappa %.2f (95%% CI %.2f to %.2f) over %lld items\n", a.judge1.c_str(),
+                        a.judge2.c_str(), *a.kappa.kappa, a.kappa.ci.lo, a.kappa.ci.hi, static_cast<long long>(a.kappa.n));
     return out;
 }
 

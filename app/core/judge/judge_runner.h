@@ -143,6 +143,9 @@ struct JudgeSummaries {
     std::vector<Agreement> agreement;
 };
 
+// The summaries as text, one block per judge (`verdict judge`, the window's judging dialog).
+std::string describeJudgeSummaries(const JudgeSummaries& s);
+
 // Everything stored for runs A and B, summarized per judge (and prompt); categories from run A's
 // items. Items a pairwise judge answered in one order only (a run in progress) are left out.
 Result<JudgeSummaries> summarizeJudgments(Database& db, int64_t runA, int64_t runB);

@@ -8,6 +8,7 @@
 #include "core/store/run_repository.h"
 #include "core/store/suite_repository.h"
 #include "dialogs/import_suite_dialog.h"
+#include "dialogs/judge_dialog.h"
 #include "main_window.h"
 #include "models/item_comparison_model.h"
 #include "widgets/device_combo.h"
@@ -137,6 +138,11 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     filters->addWidget(m_disagree);
     filters->addWidget(m_wrong);
     filters->addStretch();
+    m_judge = new QPushButton(tr("Judge A vs B…"));
+    m_judge->setObjectName("judgeRuns");
+    m_judge->setToolTip(tr("Judge the two runs' answers item by item: yourself, blind, or with a judge model "
+                           "(for suites without reference answers)"));
+    filters->addWidget(m_judge);
     auto* results = new QWidget;
     auto* resultsLayout = new QVBoxLayout(results);
     resultsLayout->setContentsMargins(0, 0, 0, 0);
@@ -162,12 +168,14 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     connect(importBtn, &QPushButton::clicked, this, [this] { importFile(); });
     connect(m_run, &QPushButton::clicked, this, [this] { runBoth(m_limit->value() > 0 ? m_limit->value() : -1); });
     connect(m_cancel, &QPushButton::clicked, this, &SuitesView::cancelRuns);
+    connect(m_judge, &QPushButton::clicked, this, [this] { openJudgeDialog(); });
     connect(m_job, &Job::stateChanged, this, &SuitesView::updateButtons);
     connect(m_category, &QComboBox::currentIndexChanged, this, [this] { m_filter->setCategory(m_category->currentData().toString()); });
     connect(m_disagree, &QCheckBox::toggled, m_filter, &ItemFilterProxy::setDisagreementsOnly);
     connect(m_wrong, &QCheckBox::toggled, m_filter, &ItemFilterProxy::setWrongOnly);
     connect(&m_wb, &Workbench::resultsChanged, this, &SuitesView::reloadSuites);
     connect(&m_wb, &Workbench::comparedRunsChanged, this, &SuitesView::loadComparedRuns);
+    connect(&m_wb, &Workbench::comparedRunsChanged, this, &SuitesView::updateButtons);
     connect(&m_wb, &Workbench::selectionChanged, this, &SuitesView::updateButtons);
     reloadSuites();
     loadComparedRuns();
@@ -226,6 +234,7 @@ void SuitesView::updateButtons() {
     const bool busy = m_job->busy();
     m_run->setEnabled(!busy && !m_wb.modelA().isEmpty() && !m_wb.modelB().isEmpty());
     m_cancel->setEnabled(m_job->state() == Job::State::Running);
+    m_judge->setEnabled(m_wb.runA() > 0 && m_wb.runB() > 0);
     m_models->setText(tr("A: %1\nB: %2").arg(m_wb.modelA().isEmpty() ? tr("(choose on the Models screen)") : m_wb.displayName(m_wb.modelA()),
                                              m_wb.modelB().isEmpty() ? tr("(choose on the Models screen)") : m_wb.displayName(m_wb.modelB())));
 }
@@ -235,6 +244,14 @@ bool SuitesView::running() const { return m_job->busy(); }
 void SuitesView::cancelRuns() { m_job->cancel(); }
 
 QString SuitesView::significanceText() const { return m_significance->text(); }
+
+JudgeDialog* SuitesView::openJudgeDialog() {
+    if (m_wb.runA() <= 0 || m_wb.runB() <= 0) return nullptr;
+    auto* dlg = new JudgeDialog(m_wb, m_wb.runA(), m_wb.runB(), this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    dlg->show();
+    return dlg;
+}
 QString SuitesView::progressText(int side) const { return (side == 0 ? m_textA : m_textB)->text(); }
 
 bool SuitesView::runBoth(int64_t limit) {

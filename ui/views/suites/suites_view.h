@@ -21,6 +21,7 @@ namespace verdict::ui {
 class Workbench;
 class Job;
 class ImportSuiteDialog;
+class JudgeDialog;
 class ItemComparisonModel;
 class ItemFilterProxy;
 
@@ -41,6 +42,9 @@ public:
     ItemComparisonModel* itemModel() const { return m_itemModel; }
     ItemFilterProxy* itemFilter() const { return m_filter; }
     QString significanceText() const;
+    // Opens the judging dialog for the compared runs (a person blind, or a judge model); null
+    // when no two runs are compared.
+    JudgeDialog* openJudgeDialog();
     QString progressText(int side) const;
 
 signals:
@@ -70,6 +74,7 @@ private:
     QCheckBox* m_disagree;
     QCheckBox* m_wrong;
     QLabel* m_significance;
+    QPushButton* m_judge;
     QTableView* m_items;
     ItemComparisonModel* m_itemModel;
     ItemFilterProxy* m_filter;
