@@ -499,6 +499,9 @@ void TestChatTemplate::fuzzFindings_data() {
     QTest::addColumn<bool>("fails");
     QTest::addColumn<QString>("outcome");
     QTest::addRow("%% width overflow") << "{{ '%9999999999999999999999d' % 3 }}" << true << "LimitError: format width";
+    QTest::addRow("%% width of 40 million") << "{{ '%040689608d' % 3 }}" << true << "LimitError: format width";
+    QTest::addRow("%% width of a million") << "{{ ('%1048576d' % 3)|length }}" << false << "1048576";
+    QTest::addRow("%% width past a million") << "{{ '%-1048577s' % 'x' }}" << true << "LimitError: format width";
     QTest::addRow("%%d of a huge float") << "{{ '%d' % 1e300 }}" << true << "LimitError: integer result outside";
     QTest::addRow("%%c out of range") << "{{ '%c' % 1114112 }}" << true << "ValueError: %c arg not in range(0x110000)";
     QTest::addRow("%%.400f of 1e300 is whole") << "{{ ('%.400f' % 1e300)|length }}" << false << "702";
