@@ -36,6 +36,7 @@ const std::vector<Command>& commands() {
         {"compare", "ask two models one prompt side by side; --vote stores which answer won", runCompare},
         {"votes", "stored comparison votes; --a/--b: wins, ties and win rate with a 95% interval", runVotes},
         {"judge", "judge two runs item by item: a judge model (pairwise, rubric) or you, blind; win rate, position bias, kappa", runJudge},
+        {"rank", "Bradley-Terry ratings of several runs of one suite from their judgments, with bootstrap intervals", runRank},
     };
     return kCommands;
 }

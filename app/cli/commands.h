@@ -60,5 +60,6 @@ int runDiscover(const std::vector<std::string>& args);
 int runCompare(const std::vector<std::string>& args);
 int runVotes(const std::vector<std::string>& args);
 int runJudge(const std::vector<std::string>& args);
+int runRank(const std::vector<std::string>& args);
 
 }  // namespace verdict::cli

@@ -108,6 +108,15 @@ private slots:
             }
         QVERIFY(row);
 
+        // Bradley-Terry over the stored verdicts (two runs here; test_judge ranks three by hand).
+        r = runVerdict({"rank", a, b, "--judge", judge, "--json"}, db);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json()["runs"].size(), size_t(2));
+        QCOMPARE(r.json()["comparisons"].get<int>(), 2);  // the code item and the flipped one (a tie)
+        QCOMPARE(r.json()["unreadable"].get<int>(), 1);
+        r = runVerdict({"rank", a}, db);
+        QCOMPARE(r.exitCode, 1);
+
         // A local judge model: the same plumbing; a 260K-parameter model writes no verdicts. Its
         // 512-token context cannot hold the built-in prompt: a failed call is reported, not stored.
         r = runVerdict({"judge", a, b, "--judge", m, "--limit", "1", "--max-tokens", "4", "-t", "1", "--json"}, db);

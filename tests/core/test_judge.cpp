@@ -379,6 +379,50 @@ private slots:
         QVERIFY(qFuzzyCompare(*sum->agreement.front().kappa.kappa, 3.0 / 11.0));
     }
 
+    void rankThreeRuns() {
+        // A person's votes between three runs with records matching strengths 4 : 2 : 1 (A-B 2:1,
+        // B-C 2:1, A-C 4:1): Bradley-Terry gives 1000 + 400 log10 2 * (1, 0, -1), as in
+        // test_preference's three-player case, now through the stored judgments.
+        Fixture f;
+        QVERIFY(f.init());
+        const int64_t runC = saveRun(*f.db, f.suite, "/m/c.gguf", [](int i) { return "c " + std::to_string(i); });
+        JudgmentRepository repo(*f.db);
+        auto vote = [&](int64_t x, int64_t y, int item, JudgedWinner w) {
+            JudgmentRecord h;
+            h.runA = x;
+            h.runB = y;
+            h.itemIdx = item;
+            h.judge = "human:ann";
+            h.mode = JudgeMode::Human;
+            h.position = "ab";
+            h.winner = w;
+            return repo.add(h).ok();
+        };
+        const int64_t a = f.runA, b = f.runB, c = runC;
+        QVERIFY(vote(a, b, 0, JudgedWinner::A) && vote(a, b, 1, JudgedWinner::A) && vote(a, b, 2, JudgedWinner::B));
+        QVERIFY(vote(b, c, 0, JudgedWinner::A) && vote(c, b, 1, JudgedWinner::B) && vote(b, c, 2, JudgedWinner::B));
+        for (int i = 0; i < 4; ++i) QVERIFY(vote(a, c, i, JudgedWinner::A));
+        QVERIFY(vote(a, c, 4, JudgedWinner::B));
+        auto r = rankRuns(*f.db, {a, b, c}, std::nullopt, 200);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        QCOMPARE(r->comparisons, 11);
+        QCOMPARE(r->judges, std::vector<std::string>{"human:ann"});
+        QVERIFY2(r->strengths.notEstimable.empty(), r->strengths.notEstimable.c_str());
+        QVERIFY(std::abs(r->strengths.rating[0] - 1120.411998265592) < 1e-6);
+        QVERIFY(std::abs(r->strengths.rating[1] - 1000.0) < 1e-6);
+        QVERIFY(std::abs(r->strengths.rating[2] - 879.588001734408) < 1e-6);
+        QCOMPARE(r->strengths.ci.size(), size_t(3));
+        // Another judge's name: nothing to rank on.
+        auto none = rankRuns(*f.db, {a, b, c}, std::string("human:bob"), 0);
+        QVERIFY(none.ok());
+        QCOMPARE(none->comparisons, 0);
+        QVERIFY(!none->strengths.notEstimable.empty());
+        // Refused: one run, a run twice, an unknown run.
+        QVERIFY(!rankRuns(*f.db, {a}, std::nullopt).ok());
+        QVERIFY(!rankRuns(*f.db, {a, a}, std::nullopt).ok());
+        QVERIFY(!rankRuns(*f.db, {a, 999}, std::nullopt).ok());
+    }
+
     void refusals() {
         Fixture f;
         QVERIFY(f.init());

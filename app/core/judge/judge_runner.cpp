@@ -530,4 +530,46 @@ std::string describeJudgeSummaries(const JudgeSummaries& s) {
     return out;
 }
 
+Result<RankedRuns> rankRuns(Database& db, const std::vector<int64_t>& runs, const std::optional<std::string>& judge,
+                            int resamples, uint64_t seed) {
+    if (runs.size() < 2) return Error{"rank: give at least two runs"};
+    if (runs.size() > 64) return Error{"rank: at most 64 runs"};
+    RunRepository repo(db);
+    std::optional<int64_t> suite;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        for (size_t j = 0; j < i; ++j)
+            if (runs[j] == runs[i]) return Error{"rank: run " + std::to_string(runs[i]) + " is given twice"};
+        auto r = repo.find(runs[i]);
+        if (!r) return r.error();
+        if (!*r) return Error{"rank: no run " + std::to_string(runs[i])};
+        if (suite && *suite != (*r)->suiteId) return Error{"rank: the runs did not all run the same suite"};
+        suite = (*r)->suiteId;
+    }
+    RankedRuns out;
+    out.runs = runs;
+    std::set<std::string> judges;
+    std::vector<Comparison> comparisons;
+    for (size_t i = 0; i < runs.size(); ++i)
+        for (size_t j = i + 1; j < runs.size(); ++j) {
+            auto sum = summarizeJudgments(db, runs[i], runs[j]);
+            if (!sum) return sum.error();
+            for (const PairwiseJudgeSummary& s : sum->pairwise) {
+                if (judge && s.judge != *judge) continue;
+                judges.insert(s.judge);
+                for (const auto& [item, outcome] : s.outcomes) {
+                    if (!outcome) {
+                        ++out.unreadable;
+                        continue;
+                    }
+                    const double score = *outcome == PairwiseChoice::A ? 1.0 : *outcome == PairwiseChoice::B ? 0.0 : 0.5;
+                    comparisons.push_back({static_cast<int>(item), static_cast<int>(i), static_cast<int>(j), score});
+                }
+            }
+        }
+    out.judges.assign(judges.begin(), judges.end());
+    out.comparisons = static_cast<int64_t>(comparisons.size());
+    out.strengths = bradleyTerry(static_cast<int>(runs.size()), comparisons, resamples, seed);
+    return out;
+}
+
 }  // namespace verdict::core

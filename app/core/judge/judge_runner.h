@@ -150,4 +150,22 @@ std::string describeJudgeSummaries(const JudgeSummaries& s);
 // items. Items a pairwise judge answered in one order only (a run in progress) are left out.
 Result<JudgeSummaries> summarizeJudgments(Database& db, int64_t runA, int64_t runB);
 
+// --- More than two runs: Bradley-Terry ------------------------------------------------------------
+
+struct RankedRuns {
+    std::vector<int64_t> runs;       // as given; BradleyTerry's players are their indices
+    std::vector<std::string> judges; // whose verdicts were used
+    int64_t comparisons = 0;         // item verdicts (A, B or tie) between two of the runs
+    int64_t unreadable = 0;          // item verdicts left out (no readable verdict)
+    BradleyTerry strengths;          // Elo-scale ratings and bootstrap intervals over items
+};
+
+// Bradley-Terry strengths of runs of one suite from every stored pairwise verdict between two of
+// them (judge models' combined verdicts and people's votes; `judge` keeps one judge only: a model
+// reference or "human:NAME"). Each item verdict is one comparison (a tie half a win each); the
+// bootstrap resamples suite items, each with all of its comparisons. Fails for fewer than two
+// runs, a run given twice, unknown runs, runs of different suites.
+Result<RankedRuns> rankRuns(Database& db, const std::vector<int64_t>& runs, const std::optional<std::string>& judge,
+                            int resamples = kBradleyTerryResamples, uint64_t seed = 20240229);
+
 }  // namespace verdict::core
