@@ -423,6 +423,47 @@ private slots:
         QVERIFY(!rankRuns(*f.db, {a, 999}, std::nullopt).ok());
     }
 
+    void multiTurnItemsAreJudgedWhole() {
+        // An MT-Bench item: the judge reads every user turn and each run's answer to each turn.
+        Fixture f;
+        auto d = openStore(f.dir.filePath("mt.db").toStdString());
+        QVERIFY(d.ok());
+        SuiteItem it;
+        it.id = "81";
+        it.turns = {"Invite a colleague.", "Now in rhyme."};
+        it.prompt = it.turns[0];
+        SuiteRecord m;
+        m.name = "mt";
+        m.shape = "mt_bench";
+        m.sourcePath = "/tmp/mt.jsonl";
+        auto suite = SuiteRepository(*d).save(m, {it});
+        QVERIFY(suite.ok());
+        int64_t runs[2] = {0, 0};
+        for (int k = 0; k < 2; ++k) {
+            RunRecord r;
+            r.modelPath = k ? "/m/b.gguf" : "/m/a.gguf";
+            r.modelSha256 = std::string(64, k ? 'b' : 'a');
+            r.suiteId = suite->suite.id;
+            r.chatTemplateMode = "raw";
+            r.nPlanned = 1;
+            auto created = RunRepository(*d).create(r);
+            QVERIFY(created.ok());
+            runs[k] = created->id;
+            RunItemRecord item;
+            item.runId = created->id;
+            item.itemId = "81";
+            item.output = k ? "b2" : "a2";
+            item.details = {{"turns", {{{"turn", 1}, {"output", k ? "b1" : "a1"}}, {{"turn", 2}, {"output", item.output}}}}};
+            QVERIFY(RunRepository(*d).appendItem(item).ok());
+        }
+        auto items = judgeableItems(*d, runs[0], runs[1]);
+        QVERIFY(items.ok());
+        QCOMPARE(items->items.size(), size_t(1));
+        QCOMPARE(items->items[0].question, std::string("[Turn 1]\nInvite a colleague.\n\n[Turn 2]\nNow in rhyme."));
+        QCOMPARE(items->items[0].answerA, std::string("[Turn 1]\na1\n\n[Turn 2]\na2"));
+        QCOMPARE(items->items[0].answerB, std::string("[Turn 1]\nb1\n\n[Turn 2]\nb2"));
+    }
+
     void refusals() {
         Fixture f;
         QVERIFY(f.init());

@@ -230,6 +230,64 @@ private slots:
         QVERIFY(second->run.id != out->run.id);
     }
 
+    void multiTurnItems() {
+        // An MT-Bench item: the second turn is asked after the model's own first answer, in one
+        // conversation; the output is the last answer and every turn is in details.turns.
+        struct Echo : ModelBackend {
+            BackendInfo info() const override {
+                BackendInfo i;
+                i.modelPath = "/fake/echo.gguf";
+                i.modelSha256 = std::string(64, 'e');
+                i.modelBytes = 1;
+                return i;
+            }
+            Result<Generation> generate(const Prompt& p, const GenerationParams&, const TokenCallback&) override {
+                Generation g;
+                g.prompt.text = p.text;
+                g.text = "A" + std::to_string(p.messages.size()) + ": " + p.messages.back().content;
+                g.tokensIn = static_cast<int64_t>(p.messages.size());
+                g.tokensOut = 3;
+                g.stopReason = "eos";
+                g.ttftMs = 7.0 + static_cast<double>(p.messages.size());
+                return g;
+            }
+            Result<ContinuationScore> logprobs(const Prompt&, const std::string&) override { return Error{"unused"}; }
+        } echo;
+        // The conversation as text, one "role: content" line per turn.
+        auto renderChat = [](const SuiteItem& item, size_t, const std::vector<SuiteItem>&, const PromptingOptions&) -> Result<ItemPrompt> {
+            ItemPrompt p;
+            p.prompt.messages = item.messages.empty() ? std::vector<ChatTurn>{{"user", item.prompt}} : item.messages;
+            for (const ChatTurn& t : p.prompt.messages) p.prompt.text += t.role + ": " + t.content + "\n";
+            return p;
+        };
+        SuiteItem mt;
+        mt.id = "mt1";
+        mt.turns = {"Write a haiku.", "Now make it rhyme."};
+        mt.prompt = mt.turns[0];
+        Env env({mt, genItem(1, 2)});
+        SuiteRunner runner(env.db, echo, renderChat, scoreExact);
+        auto prepared = runner.prepare(env.request());
+        QVERIFY(prepared.ok());
+        auto outcome = runner.execute(*prepared, {});
+        QVERIFY(outcome.ok());
+        auto items = RunRepository(env.db).items(prepared->run.id);
+        QCOMPARE(items->size(), size_t(2));
+        const RunItemRecord& r = (*items)[0];
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.output, std::string("A3: Now make it rhyme."));  // user, assistant, user
+        QCOMPARE(r.details["turns"].size(), size_t(2));
+        QCOMPARE(r.details["turns"][0]["output"].get<std::string>(), std::string("A1: Write a haiku."));
+        QCOMPARE(r.details["turns"][1]["turn"].get<int>(), 2);
+        // The second prompt holds the model's own first answer.
+        QVERIFY2(r.prompt == "user: Write a haiku.\nassistant: A1: Write a haiku.\nuser: Now make it rhyme.\n", r.prompt.c_str());
+        QCOMPARE(r.tokensIn, 1 + 3);
+        QCOMPARE(r.tokensOut, 6);
+        QCOMPARE(*r.ttftMs, 8.0);  // the first turn's
+        // A single-turn item is as before: no turns in its details.
+        QVERIFY(!(*items)[1].details.contains("turns"));
+        QCOMPARE((*items)[1].output, std::string("A1: What is 1 + 2?"));
+    }
+
     void loglikItems() {
         std::vector<SuiteItem> items = {mcItem(1, 1, 0), mcItem(2, 5, 2), mcItem(3, 4, 1)};
         Env env(items);

@@ -88,6 +88,24 @@ private slots:
         QCOMPARE(r.rejected[1].reason, std::string("answer has no final value after '####'"));
     }
 
+    void mtBenchTurns() {
+        // MT-Bench's question.jsonl shape: the user's turns, asked one after the other in one
+        // conversation; references per turn guide a judge (no scorer: open answers are judged).
+        const auto r = load("mt_bench_sample.jsonl");
+        QCOMPARE(r.shape, std::string("mt_bench"));
+        QCOMPARE(r.items.size(), size_t(3));
+        QCOMPARE(r.items[0].id, std::string("81"));
+        QCOMPARE(r.items[0].category, std::string("writing"));
+        QCOMPARE(r.items[0].turns.size(), size_t(2));
+        QCOMPARE(r.items[0].prompt, r.items[0].turns[0]);
+        QVERIFY(r.items[0].scorers.empty());
+        QCOMPARE(r.items[1].references, (std::vector<std::string>{"6", "2.5"}));
+        QCOMPARE(r.items[2].turns.size(), size_t(1));  // one turn is a conversation of one
+        QCOMPARE(r.rejected.size(), size_t(1));
+        QCOMPARE(r.rejected[0].line, 3);
+        QCOMPARE(r.rejected[0].reason, std::string("turn 2 of 'turns' is not a non-empty text"));
+    }
+
     void arcNestedWithNumericLabels() {
         const auto r = load("arc_challenge_sample.jsonl");
         QCOMPARE(r.shape, std::string("arc"));
@@ -309,6 +327,7 @@ private slots:
             {"{\"task_id\": \"t\", \"prompt\": \"p\", \"test\": \"t\", \"entry_point\": \"f\"}", SuiteShape::HumanEval},
             {"{\"text\": \"t\", \"code\": \"c\", \"test_list\": []}", SuiteShape::Mbpp},
             {"{\"vars\": {\"a\": 1}, \"assert\": []}", SuiteShape::Promptfoo},
+            {"{\"question_id\": 1, \"turns\": [\"a\", \"b\"]}", SuiteShape::MtBench},
             {"{\"q\": \"1\", \"__expected\": \"x\"}", SuiteShape::Promptfoo},
             {"{\"instruction\": \"i\", \"input\": \"\", \"output\": \"o\"}", SuiteShape::Unknown},
         };

@@ -58,7 +58,7 @@ ImportSuiteDialog::ImportSuiteDialog(Workbench& workbench, QString path, QWidget
     m_summary->setObjectName("importSummary");
     m_shape = new QComboBox;
     m_shape->addItem(tr("detect"), QString());
-    for (int s = int(core::SuiteShape::Prompt); s <= int(core::SuiteShape::Promptfoo); ++s)
+    for (int s = int(core::SuiteShape::Prompt); s <= int(core::SuiteShape::MtBench); ++s)
         m_shape->addItem(core::shapeName(core::SuiteShape(s)), QString(core::shapeName(core::SuiteShape(s))));
     m_mapping = new QLineEdit;
     m_mapping->setPlaceholderText(tr("detected from the shape; e.g. prompt=question,reference=answer,category=subject"));

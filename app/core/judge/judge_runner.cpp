@@ -58,12 +58,34 @@ const char* kGeneralRubric =
     "Correct and complete answers to what was asked score highest; mistakes, invented facts and "
     "ignored parts of the question lower the grade; padding earns nothing.";
 
-// The question as the judge should read it: the plain prompt, or the conversation's turns.
+// The question as the judge should read it: the plain prompt, the conversation's turns, or a
+// multi-turn item's user turns, each labelled.
 std::string questionOf(const SuiteItem& item) {
+    if (item.turns.size() > 1) {
+        std::string text;
+        for (size_t k = 0; k < item.turns.size(); ++k)
+            text += (k ? "\n\n" : "") + std::string("[Turn ") + std::to_string(k + 1) + "]\n" + item.turns[k];
+        return text;
+    }
     if (!item.prompt.empty() || item.messages.empty()) return item.prompt;
     if (item.messages.size() == 1) return item.messages.front().content;
     std::string text;
     for (const ChatTurn& t : item.messages) text += "[" + t.role + "]\n" + t.content + "\n\n";
+    return text;
+}
+
+// A run's answer as the judge should read it: the output, or for a multi-turn item every turn's
+// answer (details.turns), labelled like the question.
+std::string answerOf(const RunItemRecord& r, const SuiteItem& item) {
+    const auto it = r.details.find("turns");
+    if (item.turns.size() <= 1 || it == r.details.end() || !it->is_array()) return r.output;
+    std::string text;
+    size_t k = 0;
+    for (const auto& t : *it) {
+        if (!t.is_object() || !t.contains("output") || !t["output"].is_string()) return r.output;
+        text += (k ? "\n\n" : "") + std::string("[Turn ") + std::to_string(k + 1) + "]\n" + t["output"].get<std::string>();
+        ++k;
+    }
     return text;
 }
 
@@ -173,7 +195,8 @@ Result<JudgeItems> judgeableItems(Database& db, int64_t runA, int64_t runB) {
             continue;
         }
         const SuiteItem& item = (*suiteItems)[static_cast<size_t>(r.itemIdx)];
-        out.items.push_back({r.itemIdx, item.id, item.category, questionOf(item), r.output, it->second->output, item.references});
+        out.items.push_back({r.itemIdx, item.id, item.category, questionOf(item), answerOf(r, item),
+                             answerOf(*it->second, item), item.references});
     }
     for (const RunItemRecord& r : *itemsB)
         if (!seen.count(r.itemIdx)) ++out.missing;

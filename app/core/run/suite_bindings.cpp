@@ -2,6 +2,7 @@
 
 #include "core/suite/prompt_builder.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -21,8 +22,18 @@ PromptRenderer makeSuitePromptRenderer() {
 
         ItemPrompt p;
         p.prompt.useChatTemplate = o.useChatTemplate;
-        p.prompt.text = renderPrompt(item, b, shots);
         p.prompt.messages = renderMessages(item, b, shots);
+        // A conversation under way (a multi-turn item's later turn: the model's own answers are
+        // in it) is sent to a model without a chat template as its turns in order, as the engine
+        // does for chat-only prompts; renderPrompt would keep only the last question.
+        const bool conversation = std::any_of(item.messages.begin(), item.messages.end(),
+                                              [](const ChatTurn& t) { return t.role == "assistant"; });
+        if (conversation) {
+            for (const ChatTurn& t : p.prompt.messages)
+                if (t.role != "system") p.prompt.text += (p.prompt.text.empty() ? "" : "\n\n") + t.content;
+        } else {
+            p.prompt.text = renderPrompt(item, b, shots);
+        }
         if (!o.system.empty()) {
             p.prompt.text = o.system + "\n\n" + p.prompt.text;
             if (p.prompt.messages.empty() || p.prompt.messages.front().role != "system")

@@ -328,20 +328,54 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
 
     GenerationParams gp = p.generation;
     gp.seed = p.generation.seed + index;  // per item, so a resumed run draws what a fresh one would
-    auto g = m_backend.generate(ip->prompt, gp, [&](std::string_view) { return !stop.stop_requested(); });
+    const auto keepGoing = [&](std::string_view) { return !stop.stop_requested(); };
+    auto g = m_backend.generate(ip->prompt, gp, keepGoing);
+    // A multi-turn item (MT-Bench): each later user turn is asked after the model's own answers,
+    // as one conversation; the item's output is the last answer, every turn's is in details.turns.
+    nlohmann::json turns = nlohmann::json::array();
+    int64_t tokensIn = 0, tokensOut = 0;
+    std::optional<double> firstTtft;
+    if (item.turns.size() > 1) {
+        SuiteItem step = item;  // the conversation so far, as chat turns
+        step.turns.clear();
+        step.prompt.clear();
+        for (size_t k = 0; g && g->stopReason != "callback"; ++k) {
+            turns.push_back({{"turn", k + 1}, {"output", g->text}, {"tokens_in", g->tokensIn},
+                             {"tokens_out", g->tokensOut}, {"stop_reason", g->stopReason}});
+            tokensIn += g->tokensIn;
+            tokensOut += g->tokensOut;
+            if (k == 0) firstTtft = g->ttftMs;
+            if (k + 1 == item.turns.size()) break;
+            step.messages.push_back({"user", item.turns[k]});
+            step.messages.push_back({"assistant", g->text});
+            step.messages.push_back({"user", item.turns[k + 1]});
+            auto sp = m_renderer(step, index, p.items, p.prompting);
+            step.messages.pop_back();
+            if (!sp) {
+                r.error = "prompt: turn " + std::to_string(k + 2) + ": " + sp.error().message;
+                r.details["turns"] = turns;
+                r.durationMs = msSince(t0);
+                return r;
+            }
+            ip = std::move(sp);
+            g = m_backend.generate(ip->prompt, gp, keepGoing);
+        }
+        if (!turns.empty()) r.details["turns"] = turns;
+    }
     if (stop.stop_requested() && (!g || g->stopReason == "callback")) return std::nullopt;
     if (!g) {
         r.prompt = ip->prompt.text;
-        r.error = g.error().message;
+        r.error = item.turns.size() > 1 ? "turn " + std::to_string(turns.size() + 1) + ": " + g.error().message
+                                        : g.error().message;
         r.correct = false;  // the model could not answer (e.g. the prompt does not fit): wrong
         r.durationMs = msSince(t0);
         return r;
     }
     noteTemplate(g->prompt);
     r.output = g->text;
-    r.tokensIn = g->tokensIn;
-    r.tokensOut = g->tokensOut;
-    r.ttftMs = g->ttftMs;
+    r.tokensIn = turns.empty() ? g->tokensIn : tokensIn;
+    r.tokensOut = turns.empty() ? g->tokensOut : tokensOut;
+    r.ttftMs = turns.empty() ? g->ttftMs : firstTtft;
     r.decodeTps = g->decodeTps;
     r.details["stop_reason"] = g->stopReason;
     auto scores = m_scorer(item, g->text);

@@ -7,16 +7,20 @@ nlohmann::json suiteItemToJson(const SuiteItem& item) {
     for (const ChatTurn& t : item.messages) messages.push_back({{"role", t.role}, {"content", t.content}});
     nlohmann::json scorers = nlohmann::json::array();
     for (const ScorerSpec& s : item.scorers) scorers.push_back({{"name", s.name}, {"params", s.params}});
-    return {{"id", item.id},
-            {"category", item.category},
-            {"prompt", item.prompt},
-            {"messages", std::move(messages)},
-            {"references", item.references},
-            {"choices", item.choices},
-            {"gold", item.gold ? nlohmann::json(*item.gold) : nlohmann::json(nullptr)},
-            {"scorers", std::move(scorers)},
-            {"metadata", item.metadata},
-            {"source_line", item.sourceLine}};
+    nlohmann::json j = {{"id", item.id},
+                        {"category", item.category},
+                        {"prompt", item.prompt},
+                        {"messages", std::move(messages)},
+                        {"references", item.references},
+                        {"choices", item.choices},
+                        {"gold", item.gold ? nlohmann::json(*item.gold) : nlohmann::json(nullptr)},
+                        {"scorers", std::move(scorers)},
+                        {"metadata", item.metadata},
+                        {"source_line", item.sourceLine}};
+    // Only multi-turn items carry the key, so every other item's JSON (and each suite's content
+    // hash, computed over it) is what it was before multi-turn suites existed.
+    if (!item.turns.empty()) j["turns"] = item.turns;
+    return j;
 }
 
 Result<SuiteItem> suiteItemFromJson(const nlohmann::json& j) {
@@ -45,6 +49,7 @@ Result<SuiteItem> suiteItemFromJson(const nlohmann::json& j) {
     }
     if (!strList("references", item.references)) return Error{"suite item: 'references' must be a list of strings"};
     if (!strList("choices", item.choices)) return Error{"suite item: 'choices' must be a list of strings"};
+    if (!strList("turns", item.turns)) return Error{"suite item: 'turns' must be a list of strings"};
     if (auto it = j.find("messages"); it != j.end() && !it->is_null()) {
         if (!it->is_array()) return Error{"suite item: 'messages' must be a list"};
         for (const auto& m : *it) {

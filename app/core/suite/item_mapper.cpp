@@ -110,6 +110,26 @@ MapOutcome mapPrompt(nlohmann::json& r, int line, const MapContext& ctx) {
     return out;
 }
 
+// MT-Bench's question.jsonl: {"question_id", "category", "turns": ["first", "second"],
+// "reference": ["answer to the first", ...]} (FastChat fastchat/llm_judge/data/mt_bench).
+MapOutcome mapMtBench(nlohmann::json& r, int line, const MapContext& ctx) {
+    std::vector<std::string> used = {"turns"};
+    auto* t = fields::find(r, "turns");
+    if (!t || !t->is_array() || t->empty()) return reject("'turns' must be a non-empty list of the user's turns");
+    SuiteItem item;
+    for (auto& turn : *t) {
+        auto text = fields::takeText(turn);
+        if (!text || fields::isBlank(*text))
+            return reject("turn " + std::to_string(item.turns.size() + 1) + " of 'turns' is not a non-empty text");
+        item.turns.push_back(std::move(*text));
+    }
+    item.prompt = item.turns.front();
+    item.references = readReferences(r, used);
+    fillIdAndCategory(item, r, line, ctx, used);
+    item.metadata = fields::rest(r, used);
+    return accept(std::move(item), line);
+}
+
 MapOutcome mapGsm8k(nlohmann::json& r, int line, const MapContext& ctx) {
     std::vector<std::string> used = {"question", "answer"};
     auto* q = fields::find(r, "question");
@@ -427,6 +447,7 @@ MapOutcome mapRecordByShape(nlohmann::json& record, int line, const MapContext& 
     case SuiteShape::HumanEval: return mapHumanEval(record, line, ctx);
     case SuiteShape::Mbpp: return mapMbpp(record, line, ctx);
     case SuiteShape::Promptfoo: return mapPromptfoo(record, line, ctx);
+    case SuiteShape::MtBench: return mapMtBench(record, line, ctx);
     case SuiteShape::Mapped:
     case SuiteShape::Unknown: break;
     }

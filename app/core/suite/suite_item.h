@@ -25,6 +25,9 @@ struct SuiteItem {
     std::string category;             // "" when none
     std::string prompt;               // plain prompt (empty when `messages` is used)
     std::vector<ChatTurn> messages;   // chat-shaped input (OpenAI evals), else empty
+    // Multi-turn items (MT-Bench's "turns"): the user's turns in order. `prompt` is the first; each
+    // later one is sent after the model's own answer to the ones before. Empty for other items.
+    std::vector<std::string> turns;
     std::vector<std::string> references;  // acceptable answers (may be empty: generate-only)
     std::vector<std::string> choices;     // multiple choice options, in order
     std::optional<int> gold;          // index into `choices`

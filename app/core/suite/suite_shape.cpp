@@ -16,7 +16,7 @@ constexpr ShapeNameRow kShapeNames[] = {
     {SuiteShape::OpenAiEvals, "openai_evals"}, {SuiteShape::MultipleChoice, "mc"}, {SuiteShape::Arc, "arc"},
     {SuiteShape::Aqua, "aqua"},          {SuiteShape::Mmlu, "mmlu"},         {SuiteShape::Gsm8k, "gsm8k"},
     {SuiteShape::HumanEval, "humaneval"}, {SuiteShape::Mbpp, "mbpp"},        {SuiteShape::Promptfoo, "promptfoo"},
-    {SuiteShape::Mapped, "mapped"},
+    {SuiteShape::Mapped, "mapped"},      {SuiteShape::MtBench, "mt_bench"},
 };
 
 bool has(const nlohmann::json& r, std::string_view k) { return fields::find(r, k) != nullptr; }
@@ -62,6 +62,7 @@ SuiteShape classifyRecord(const nlohmann::json& r) {
     if ((vars && vars->is_object()) || has(r, "assert")) return SuiteShape::Promptfoo;
     for (auto it = r.begin(); it != r.end(); ++it)
         if (fields::lowerAscii(it.key()).rfind("__expected", 0) == 0) return SuiteShape::Promptfoo;
+    if (const auto* t = fields::find(r, "turns"); t && t->is_array() && !t->empty()) return SuiteShape::MtBench;
     if (has(r, "task_id") && has(r, "prompt") && has(r, "test") && has(r, "entry_point")) return SuiteShape::HumanEval;
     if ((has(r, "text") || has(r, "prompt")) && has(r, "code") && has(r, "test_list")) return SuiteShape::Mbpp;
     const auto* q = fields::find(r, "question");
@@ -122,7 +123,8 @@ std::vector<ScorerSpec> defaultScorers(SuiteShape shape, const SuiteItem& item) 
         // evals' basic Match: the sampled text starts with one of the ideal answers.
         if (!item.references.empty()) return {{"starts_with", {{"trim", true}}}};
         return {};
-    case SuiteShape::Promptfoo: return {};
+    case SuiteShape::Promptfoo:
+    case SuiteShape::MtBench: return {};  // open answers: judged (verdict judge), the references guide the judge
     case SuiteShape::InspectAi:
     case SuiteShape::Prompt:
     case SuiteShape::Mapped:

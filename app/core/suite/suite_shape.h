@@ -27,6 +27,7 @@ enum class SuiteShape {
     HumanEval,       // task_id, prompt, canonical_solution, test, entry_point
     Mbpp,            // text (or prompt), code, test_list
     Promptfoo,       // vars + assert list, or CSV with __expected columns
+    MtBench,         // turns: the user's turns of a multi-turn conversation (+ question_id, category, reference per turn)
     Mapped,          // explicit FieldMapping
 };
 
