@@ -36,6 +36,7 @@ json summariesJson(const core::JudgeSummaries& s) {
         const core::PositionBias& b = p.positionBias;
         pairwise.push_back({{"judge", p.judge},
                             {"mode", std::string(core::judgeModeName(p.mode))},
+                            {"turn", p.turn},
                             {"items", w.items},
                             {"wins_a", w.winsA},
                             {"wins_b", w.winsB},
@@ -64,11 +65,12 @@ json summariesJson(const core::JudgeSummaries& s) {
                             {"b", runScore(c.b)},
                             {"mean_difference", optNumber(c.meanDifference)},
                             {"difference_ci", {c.differenceCi.lo, c.differenceCi.hi}}});
-        rubric.push_back({{"judge", r.judge}, {"mode", std::string(core::judgeModeName(r.mode))}, {"categories", cats}});
+        rubric.push_back({{"judge", r.judge}, {"mode", std::string(core::judgeModeName(r.mode))}, {"turn", r.turn}, {"categories", cats}});
     }
     for (const auto& a : s.agreement)
         agreement.push_back({{"judge_1", a.judge1},
                              {"judge_2", a.judge2},
+                             {"turn", a.turn},
                              {"n", a.kappa.n},
                              {"observed", a.kappa.observed},
                              {"expected", a.kappa.expected},

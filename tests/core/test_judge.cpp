@@ -462,6 +462,48 @@ private slots:
         QCOMPARE(items->items[0].question, std::string("[Turn 1]\nInvite a colleague.\n\n[Turn 2]\nNow in rhyme."));
         QCOMPARE(items->items[0].answerA, std::string("[Turn 1]\na1\n\n[Turn 2]\na2"));
         QCOMPARE(items->items[0].answerB, std::string("[Turn 1]\nb1\n\n[Turn 2]\nb2"));
+        QCOMPARE(items->items[0].turnAnswersA, (std::vector<std::string>{"a1", "a2"}));
+
+        // Judged whole (turn 0) and turn by turn (MT-Bench's turn 2: the conversation so far, the
+        // second answers judged). A judge that always says [[A]] flips every time: all ties.
+        struct AlwaysA : ModelBackend {
+            BackendInfo info() const override { return {}; }
+            Result<Generation> generate(const Prompt&, const GenerationParams&, const TokenCallback&) override {
+                Generation g;
+                g.text = "[[A]]";
+                g.stopReason = "eos";
+                return g;
+            }
+            Result<ContinuationScore> logprobs(const Prompt&, const std::string&) override { return Error{"unused"}; }
+        };
+        JudgeRunOptions o;
+        o.judgeRef = "always-a";
+        auto rep = judgeRuns(*d, runs[0], runs[1], o, []() -> Result<std::unique_ptr<ModelBackend>> {
+            return std::unique_ptr<ModelBackend>(std::make_unique<AlwaysA>());
+        });
+        QVERIFY2(rep.ok(), rep.ok() ? "" : rep.error().message.c_str());
+        QCOMPARE(rep->calls, 6);  // (whole, turn 1, turn 2) x both orders
+        auto rows = JudgmentRepository(*d).list(runs[0], runs[1], JudgeMode::Pairwise);
+        QCOMPARE(rows->size(), size_t(6));
+        for (const JudgmentRecord& j : *rows) {
+            if (j.turn == 1) {
+                QVERIFY(j.judgeInput.find("a1") != std::string::npos);
+                QVERIFY(j.judgeInput.find("a2") == std::string::npos);
+            } else if (j.turn == 2) {
+                QVERIFY(j.judgeInput.find("(Judge the answers to turn 2; the earlier turns are context.)") != std::string::npos);
+                QVERIFY(j.judgeInput.find("[Turn 1]\na1\n\n[Turn 2]\na2") != std::string::npos);
+            }
+        }
+        auto sum = summarizeJudgments(*d, runs[0], runs[1]);
+        QCOMPARE(sum->pairwise.size(), size_t(3));
+        for (const auto& s : sum->pairwise) {
+            QCOMPARE(s.winRate.ties, 1);
+            QCOMPARE(s.positionBias.favoursFirst, 1);
+        }
+        QVERIFY2(describeJudgeSummaries(*sum).find("always-a (pairwise, turn 2): 1 items") != std::string::npos,
+                 describeJudgeSummaries(*sum).c_str());
+        // The whole-item verdicts are what ranking uses.
+        QCOMPARE(rankRuns(*d, {runs[0], runs[1]}, std::nullopt, 0)->comparisons, 1);
     }
 
     void refusals() {

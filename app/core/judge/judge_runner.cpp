@@ -74,18 +74,26 @@ std::string questionOf(const SuiteItem& item) {
     return text;
 }
 
-// A run's answer as the judge should read it: the output, or for a multi-turn item every turn's
-// answer (details.turns), labelled like the question.
-std::string answerOf(const RunItemRecord& r, const SuiteItem& item) {
+// A multi-turn item's answers, one per turn (details.turns); empty when not all are there.
+std::vector<std::string> turnAnswers(const RunItemRecord& r, const SuiteItem& item) {
+    std::vector<std::string> out;
     const auto it = r.details.find("turns");
-    if (item.turns.size() <= 1 || it == r.details.end() || !it->is_array()) return r.output;
-    std::string text;
-    size_t k = 0;
+    if (item.turns.size() <= 1 || it == r.details.end() || !it->is_array()) return out;
     for (const auto& t : *it) {
-        if (!t.is_object() || !t.contains("output") || !t["output"].is_string()) return r.output;
-        text += (k ? "\n\n" : "") + std::string("[Turn ") + std::to_string(k + 1) + "]\n" + t["output"].get<std::string>();
-        ++k;
+        if (!t.is_object() || !t.contains("output") || !t["output"].is_string()) return {};
+        out.push_back(t["output"].get<std::string>());
     }
+    return out;
+}
+
+// A run's answer as the judge should read it: the output, or for a multi-turn item every turn's
+// answer, labelled like the question.
+std::string answerOf(const RunItemRecord& r, const SuiteItem& item) {
+    const std::vector<std::string> turns = turnAnswers(r, item);
+    if (turns.empty()) return r.output;
+    std::string text;
+    for (size_t k = 0; k < turns.size(); ++k)
+        text += (k ? "\n\n" : "") + std::string("[Turn ") + std::to_string(k + 1) + "]\n" + turns[k];
     return text;
 }
 
@@ -106,7 +114,16 @@ struct Task {
     int64_t itemIdx = 0;
     std::string position;  // pairwise: "ab" / "ba"
     int64_t run = 0;       // rubric: the run graded
+    int turn = 0;          // 0: the item as a whole; k: the answers to turn k of a multi-turn item
 };
+
+// "[Turn 1]\n...\n\n[Turn 2]\n..." over the first `upTo` texts.
+std::string labelledTurns(const std::vector<std::string>& texts, size_t upTo) {
+    std::string out;
+    for (size_t k = 0; k < std::min(upTo, texts.size()); ++k)
+        out += (k ? "\n\n" : "") + std::string("[Turn ") + std::to_string(k + 1) + "]\n" + texts[k];
+    return out;
+}
 
 }  // namespace
 
@@ -195,8 +212,16 @@ Result<JudgeItems> judgeableItems(Database& db, int64_t runA, int64_t runB) {
             continue;
         }
         const SuiteItem& item = (*suiteItems)[static_cast<size_t>(r.itemIdx)];
-        out.items.push_back({r.itemIdx, item.id, item.category, questionOf(item), answerOf(r, item),
-                             answerOf(*it->second, item), item.references});
+        JudgeItem ji{r.itemIdx, item.id, item.category, questionOf(item), answerOf(r, item),
+                     answerOf(*it->second, item), item.references, {}, {}, {}};
+        // Per-turn judging needs every turn's answer from both runs.
+        auto a = turnAnswers(r, item), b = turnAnswers(*it->second, item);
+        if (item.turns.size() > 1 && a.size() == item.turns.size() && b.size() == item.turns.size()) {
+            ji.turns = item.turns;
+            ji.turnAnswersA = std::move(a);
+            ji.turnAnswersB = std::move(b);
+        }
+        out.items.push_back(std::move(ji));
     }
     for (const RunItemRecord& r : *itemsB)
         if (!seen.count(r.itemIdx)) ++out.missing;
@@ -237,32 +262,34 @@ Result<JudgeRunReport> judgeRuns(Database& db, int64_t runA, int64_t runB, const
     report.promptHash = *hash;
 
     // What is stored already (same judge, mode, prompt) is not asked again.
-    std::set<std::pair<int64_t, std::string>> done;  // (item, position) or (item, "run:ID")
+    std::set<std::tuple<int64_t, int, std::string>> done;  // (item, turn, position) or (item, turn, "run:ID")
     auto collect = [&](int64_t x, std::optional<int64_t> y) -> Result<void> {
         auto list = repo.list(x, y, options.mode);
         if (!list) return list.error();
         for (const JudgmentRecord& j : *list)
             if (j.judge == options.judgeRef && j.promptHash == *hash)
-                done.insert({j.itemIdx, y ? j.position : "run:" + std::to_string(x)});
+                done.insert({j.itemIdx, j.turn, y ? j.position : "run:" + std::to_string(x)});
         return {};
     };
     std::vector<Task> tasks;
     if (options.mode == JudgeMode::Pairwise) {
         if (auto r = collect(runA, runB); !r) return r.error();
         for (const auto& [idx, c] : common)
-            for (const char* pos : {"ab", "ba"}) {
-                if (done.count({idx, pos})) ++report.alreadyStored;
-                else tasks.push_back({idx, pos, 0});
-            }
+            for (int turn = 0; turn <= static_cast<int>(c->turns.size()); ++turn)
+                for (const char* pos : {"ab", "ba"}) {
+                    if (done.count({idx, turn, pos})) ++report.alreadyStored;
+                    else tasks.push_back({idx, pos, 0, turn});
+                }
     } else {
         if (auto r = collect(runA, std::nullopt); !r) return r.error();
         if (auto r = collect(runB, std::nullopt); !r) return r.error();
         for (const auto& [idx, c] : common) {
             if (options.mode == JudgeMode::Reference && c->references.empty()) continue;  // nothing to grade against
-            for (int64_t run : {runA, runB}) {
-                if (done.count({idx, "run:" + std::to_string(run)})) ++report.alreadyStored;
-                else tasks.push_back({idx, "", run});
-            }
+            for (int turn = 0; turn <= static_cast<int>(c->turns.size()); ++turn)
+                for (int64_t run : {runA, runB}) {
+                    if (done.count({idx, turn, "run:" + std::to_string(run)})) ++report.alreadyStored;
+                    else tasks.push_back({idx, "", run, turn});
+                }
         }
     }
 
@@ -297,15 +324,27 @@ Result<JudgeRunReport> judgeRuns(Database& db, int64_t runA, int64_t runB, const
                 t = tasks[next++];
             }
             const JudgeItem& c = *common.at(t.itemIdx);
-            std::map<std::string, std::string> values = {{"question", c.question}};
+            // Turn k of a multi-turn item: the conversation up to turn k, the judge told which
+            // answers count; turn 0: the whole item (every turn of a conversation).
+            std::string question = c.question, answerA = c.answerA, answerB = c.answerB;
+            if (t.turn > 0) {
+                const auto k = static_cast<size_t>(t.turn);
+                question = labelledTurns(c.turns, k);
+                if (k > 1) question += "\n\n(Judge the answers to turn " + std::to_string(k) + "; the earlier turns are context.)";
+                answerA = labelledTurns(c.turnAnswersA, k);
+                answerB = labelledTurns(c.turnAnswersB, k);
+            }
+            std::map<std::string, std::string> values = {{"question", question}};
             if (options.mode == JudgeMode::Pairwise) {
                 const bool aFirst = t.position == "ab";
-                values["answer_a"] = aFirst ? c.answerA : c.answerB;
-                values["answer_b"] = aFirst ? c.answerB : c.answerA;
+                values["answer_a"] = aFirst ? answerA : answerB;
+                values["answer_b"] = aFirst ? answerB : answerA;
             } else {
-                values["answer"] = t.run == runA ? c.answerA : c.answerB;
+                values["answer"] = t.run == runA ? answerA : answerB;
                 values["rubric"] = rubricFor(options.rubrics, c.category);
-                values["reference"] = c.references.empty() ? "" : c.references.front();
+                // MT-Bench gives one reference per turn.
+                const size_t ref = t.turn > 0 && static_cast<size_t>(t.turn) <= c.references.size() ? static_cast<size_t>(t.turn) - 1 : 0;
+                values["reference"] = c.references.empty() ? "" : c.references[ref];
             }
             Prompt prompt;
             prompt.text = fillJudgePrompt(tmpl, values);
@@ -319,6 +358,7 @@ Result<JudgeRunReport> judgeRuns(Database& db, int64_t runA, int64_t runB, const
             rec.runA = options.mode == JudgeMode::Pairwise ? runA : t.run;
             if (options.mode == JudgeMode::Pairwise) rec.runB = runB;
             rec.itemIdx = t.itemIdx;
+            rec.turn = t.turn;
             rec.judge = options.judgeRef;
             rec.mode = options.mode;
             rec.position = t.position;
@@ -387,11 +427,12 @@ Result<JudgeSummaries> summarizeJudgments(Database& db, int64_t runA, int64_t ru
         std::map<int64_t, std::pair<bool, bool>> seenOrder;  // ab, ba seen
         std::map<int64_t, std::optional<JudgedWinner>> human;
     };
-    std::map<std::tuple<std::string, int, std::string>, PairGroup> groups;
+    std::map<std::tuple<std::string, int, std::string, int>, PairGroup> groups;
     for (const JudgmentRecord& j : *pairs) {
-        PairGroup& g = groups[{j.judge, static_cast<int>(j.mode), j.promptHash}];
+        PairGroup& g = groups[{j.judge, static_cast<int>(j.mode), j.promptHash, j.turn}];
         g.s.judge = j.judge;
         g.s.mode = j.mode;
+        g.s.turn = j.turn;
         if (j.mode == JudgeMode::Human) {
             g.human[j.itemIdx] = j.winner;
             continue;
@@ -433,24 +474,25 @@ Result<JudgeSummaries> summarizeJudgments(Database& db, int64_t runA, int64_t ru
     }
     for (size_t x = 0; x < out.pairwise.size(); ++x)
         for (size_t y = x + 1; y < out.pairwise.size(); ++y) {
+            if (out.pairwise[x].turn != out.pairwise[y].turn) continue;  // agreement on the same question
             std::vector<std::pair<std::optional<PairwiseChoice>, std::optional<PairwiseChoice>>> labels;
             for (const auto& [idx, o] : out.pairwise[x].outcomes)
                 if (auto it = out.pairwise[y].outcomes.find(idx); it != out.pairwise[y].outcomes.end())
                     labels.emplace_back(o, it->second);
             Kappa k = cohensKappa(labels);
             if (k.n == 0) continue;  // no item where both have a verdict
-            out.agreement.push_back({out.pairwise[x].judge, out.pairwise[y].judge, k});
+            out.agreement.push_back({out.pairwise[x].judge, out.pairwise[y].judge, out.pairwise[x].turn, k});
         }
 
     // Rubric and reference grades: each run alone, paired by item.
-    std::map<std::tuple<std::string, int, std::string>, std::pair<std::map<int64_t, std::optional<double>>,
-                                                                   std::map<int64_t, std::optional<double>>>> grades;
+    std::map<std::tuple<std::string, int, std::string, int>, std::pair<std::map<int64_t, std::optional<double>>,
+                                                                        std::map<int64_t, std::optional<double>>>> grades;
     for (int side = 0; side < 2; ++side) {
         for (JudgeMode mode : {JudgeMode::Rubric, JudgeMode::Reference}) {
             auto list = repo.list(side == 0 ? runA : runB, std::nullopt, mode);
             if (!list) return list.error();
             for (const JudgmentRecord& j : *list) {
-                auto& g = grades[{j.judge, static_cast<int>(j.mode), j.promptHash}];
+                auto& g = grades[{j.judge, static_cast<int>(j.mode), j.promptHash, j.turn}];
                 (side == 0 ? g.first : g.second)[j.itemIdx] = j.score;
             }
         }
@@ -459,6 +501,7 @@ Result<JudgeSummaries> summarizeJudgments(Database& db, int64_t runA, int64_t ru
         RubricJudgeSummary s;
         s.judge = std::get<0>(key);
         s.mode = static_cast<JudgeMode>(std::get<1>(key));
+        s.turn = std::get<3>(key);
         std::map<std::string, std::vector<int64_t>> byCategory;
         std::set<int64_t> all;
         for (const auto& [idx, v] : g.first) all.insert(idx);
@@ -519,8 +562,9 @@ std::string describeJudgeSummaries(const JudgeSummaries& s) {
     if (s.pairwise.empty() && s.rubric.empty()) return "no judgments yet (verdict judge A B --judge MODEL|URL, or --human NAME)\n";
     for (const auto& p : s.pairwise) {
         const WinRate& w = p.winRate;
-        add("%s (%s): %lld items: A won %lld, B won %lld, %lld ties", p.judge.c_str(),
-                    std::string(judgeModeName(p.mode)).c_str(), static_cast<long long>(w.items),
+        add("%s (%s%s): %lld items: A won %lld, B won %lld, %lld ties", p.judge.c_str(),
+                    std::string(judgeModeName(p.mode)).c_str(), p.turn ? (", turn " + std::to_string(p.turn)).c_str() : "",
+                    static_cast<long long>(w.items),
                     static_cast<long long>(w.winsA), static_cast<long long>(w.winsB), static_cast<long long>(w.ties));
         if (p.bothBad) add(" (%lld both bad)", static_cast<long long>(p.bothBad));
         if (w.errors) add(", %lld unreadable", static_cast<long long>(w.errors));
@@ -534,7 +578,8 @@ std::string describeJudgeSummaries(const JudgeSummaries& s) {
         add("\n");
     }
     for (const auto& r : s.rubric) {
-        add("%s (%s grades, 1-10):\n", r.judge.c_str(), std::string(judgeModeName(r.mode)).c_str());
+        add("%s (%s grades, 1-10%s):\n", r.judge.c_str(), std::string(judgeModeName(r.mode)).c_str(),
+            r.turn ? (", turn " + std::to_string(r.turn)).c_str() : "");
         for (const auto& c : r.categories) {
             add("  %-16s A %s  B %s", c.category.empty() ? "all" : c.category.c_str(), mean(c.a.mean).c_str(),
                 mean(c.b.mean).c_str());
@@ -548,8 +593,9 @@ std::string describeJudgeSummaries(const JudgeSummaries& s) {
     }
     for (const auto& a : s.agreement)
         if (a.kappa.kappa)
-            add("agreement %s vs %s: kappa %.2f (95%% CI %.2f to %.2f) over %lld items\n", a.judge1.c_str(),
-                        a.judge2.c_str(), *a.kappa.kappa, a.kappa.ci.lo, a.kappa.ci.hi, static_cast<long long>(a.kappa.n));
+            add("agreement %s vs %s%s: kappa %.2f (95%% CI %.2f to %.2f) over %lld items\n", a.judge1.c_str(),
+                        a.judge2.c_str(), a.turn ? (" (turn " + std::to_string(a.turn) + ")").c_str() : "", *a.kappa.kappa,
+                        a.kappa.ci.lo, a.kappa.ci.hi, static_cast<long long>(a.kappa.n));
     return out;
 }
 
@@ -577,7 +623,7 @@ Result<RankedRuns> rankRuns(Database& db, const std::vector<int64_t>& runs, cons
             auto sum = summarizeJudgments(db, runs[i], runs[j]);
             if (!sum) return sum.error();
             for (const PairwiseJudgeSummary& s : sum->pairwise) {
-                if (judge && s.judge != *judge) continue;
+                if ((judge && s.judge != *judge) || s.turn != 0) continue;  // whole items only
                 judges.insert(s.judge);
                 for (const auto& [item, outcome] : s.outcomes) {
                     if (!outcome) {

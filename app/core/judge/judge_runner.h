@@ -8,6 +8,9 @@
 //              with parsePairwiseVerdict and combined by combineOrders (a flip is a tie).
 //   rubric     each run's answer graded alone on 1-10 with the rubric text of its category.
 //   reference  as rubric, with the item's first reference answer shown to the judge.
+// A multi-turn item (MT-Bench) is judged as a whole (turn 0: every turn of both conversations)
+// and turn by turn (turn k: the conversation up to k, the answers to turn k judged; MT-Bench
+// judges turn 2 this way), each stored with its turn number.
 // Resumable: judgments already stored for the same runs, judge, mode and prompt are skipped.
 // Unreadable outputs are stored with their full text and counted, never guessed.
 #pragma once
@@ -47,6 +50,9 @@ struct JudgeItem {
     std::string question;                 // the plain prompt, or the conversation's turns
     std::string answerA, answerB;         // the runs' outputs
     std::vector<std::string> references;  // the suite item's reference answers
+    // A multi-turn item whose every turn both runs answered: the user's turns and each run's
+    // answer to each (empty otherwise). Judges then also judge turn by turn.
+    std::vector<std::string> turns, turnAnswersA, turnAnswersB;
 };
 struct JudgeItems {
     std::vector<JudgeItem> items;         // by item index
@@ -107,6 +113,7 @@ Result<JudgeRunReport> judgeRuns(Database& db, int64_t runA, int64_t runB, const
 struct PairwiseJudgeSummary {
     std::string judge;                 // model reference or "human:NAME"
     JudgeMode mode = JudgeMode::Pairwise;
+    int turn = 0;                      // 0: whole items; k: the answers to turn k of multi-turn items
     WinRate winRate;                   // per item: the combined verdict (pairwise) or the vote (human)
     PositionBias positionBias;         // pairwise only (human: zero)
     int64_t bothBad = 0;               // human votes "both bad" (counted in winRate.ties)
@@ -128,16 +135,18 @@ struct RubricCategory {
 struct RubricJudgeSummary {
     std::string judge;
     JudgeMode mode = JudgeMode::Rubric;
+    int turn = 0;                      // as PairwiseJudgeSummary::turn
     std::vector<RubricCategory> categories;  // overall first, then by category name
 };
 
 struct JudgeSummaries {
-    std::vector<PairwiseJudgeSummary> pairwise;  // one per judge (people: one per person)
+    std::vector<PairwiseJudgeSummary> pairwise;  // one per judge, prompt and turn (people: one per person)
     std::vector<RubricJudgeSummary> rubric;      // one per judge and mode
     // Agreement of each two pairwise judges over the items both gave a verdict on (Cohen's kappa
     // on A/B/tie); pairs of judges without such an item are left out.
     struct Agreement {
         std::string judge1, judge2;
+        int turn = 0;                  // the judges' common turn (0: whole items)
         Kappa kappa;
     };
     std::vector<Agreement> agreement;

@@ -185,6 +185,9 @@ Result<void> gatherPreference(Database& db, const ReportRequest& req, const Repo
     }
     auto sum = summarizeJudgments(db, req.runA, req.runB);
     if (!sum) return sum.error();
+    // Whole items only (turn 0): a multi-turn item's per-turn verdicts stay in `verdict judge`.
+    std::erase_if(sum->pairwise, [](const PairwiseJudgeSummary& s) { return s.turn != 0; });
+    std::erase_if(sum->agreement, [](const JudgeSummaries::Agreement& a) { return a.turn != 0; });
     std::map<std::string, std::string> labelOf;
     for (const PairwiseJudgeSummary& s : sum->pairwise) {
         ReportJudge j;

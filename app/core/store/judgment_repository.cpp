@@ -7,8 +7,8 @@ namespace verdict::core {
 namespace {
 
 constexpr const char* kColumns =
-    "id, created_at, run_a, run_b, item_idx, judge, mode, position, prompt_hash, judge_input, judge_output, verdict, "
-    "score, error, details";
+    "id, created_at, run_a, run_b, item_idx, turn, judge, mode, position, prompt_hash, judge_input, judge_output, "
+    "verdict, score, error, details";
 
 // A verdict seen from the other side of the pair.
 JudgedWinner swapped(JudgedWinner w) {
@@ -34,6 +34,7 @@ Result<JudgmentRecord> readJudgment(const Statement& st) {
     j.runA = st.columnInt(c++);
     j.runB = st.columnOptInt(c++);
     j.itemIdx = st.columnInt(c++);
+    j.turn = static_cast<int>(st.columnInt(c++));
     j.judge = st.columnText(c++);
     const std::string mode = st.columnText(c++);
     auto m = parseJudgeMode(mode);
@@ -118,19 +119,22 @@ Result<int64_t> JudgmentRepository::add(const JudgmentRecord& in) {
     if (in.runB && *in.runB == in.runA) return Error{"judgment: run A and run B are the same run (" + std::to_string(in.runA) + ")"};
     if (in.judge.empty()) return Error{"judgment: no judge named"};
     if (!in.details.is_object()) return Error{"judgment: details must be a JSON object"};
+    if (in.turn < 0) return Error{"judgment: a turn number cannot be negative"};
     JudgmentRecord j = in;
     orient(j, j.runB && *j.runB < j.runA);
     auto tx = Transaction::begin(m_db);
     if (!tx) return tx.error();
     if (j.mode == JudgeMode::Human) {
-        auto del = m_db.prepare("DELETE FROM judgments WHERE run_a = ?1 AND run_b = ?2 AND item_idx = ?3 AND judge = ?4 AND mode = 'human'");
+        auto del = m_db.prepare("DELETE FROM judgments WHERE run_a = ?1 AND run_b = ?2 AND item_idx = ?3 AND turn = ?4 "
+                                "AND judge = ?5 AND mode = 'human'");
         if (!del) return del.error();
-        del->bind(1, j.runA).bind(2, j.runB).bind(3, j.itemIdx).bind(4, j.judge);
+        del->bind(1, j.runA).bind(2, j.runB).bind(3, j.itemIdx).bind(4, int64_t{j.turn}).bind(5, j.judge);
         if (auto r = del->run(); !r) return r.error();
     }
     auto st = m_db.prepare(
         "INSERT INTO judgments (created_at, run_a, run_b, item_idx, judge, mode, position, prompt_hash, judge_input, "
-        "judge_output, verdict, score, error, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+        "judge_output, verdict, score, error, details, turn) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+        "?13, ?14, ?15)");
     if (!st) return st.error();
     std::optional<std::string> verdict;
     if (j.winner) verdict = std::string(judgedWinnerName(*j.winner));
@@ -147,7 +151,8 @@ Result<int64_t> JudgmentRepository::add(const JudgmentRecord& in) {
         .bind(11, verdict)
         .bind(12, j.score)
         .bind(13, j.error)
-        .bind(14, j.details.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        .bind(14, j.details.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .bind(15, int64_t{j.turn});
     if (auto r = st->run(); !r) return Error{"judgment of item " + std::to_string(in.itemIdx) + ": " + r.error().message};
     const int64_t id = m_db.lastInsertRowid();
     if (auto r = tx->commit(); !r) return r.error();
@@ -161,7 +166,7 @@ Result<std::vector<JudgmentRecord>> JudgmentRepository::list(int64_t runA, std::
     std::string sql = std::string("SELECT ") + kColumns + " FROM judgments WHERE run_a = ?1 AND " +
                       (runB ? "run_b = ?2" : "run_b IS NULL");
     if (mode) sql += " AND mode = ?3";
-    sql += " ORDER BY item_idx, id";
+    sql += " ORDER BY item_idx, turn, id";
     auto st = m_db.prepare(sql);
     if (!st) return st.error();
     st->bind(1, lo);

@@ -37,6 +37,7 @@ struct JudgmentRecord {
     int64_t runA = 0;
     std::optional<int64_t> runB;        // nullopt for a rubric grade of runA alone
     int64_t itemIdx = 0;                // index of the item in the runs' suite
+    int turn = 0;                       // 0: the item as a whole; k >= 1: the answers to turn k of a multi-turn item
     std::string judge;                  // "human:NAME", or the judge model's reference
     JudgeMode mode = JudgeMode::Pairwise;
     std::string position;               // "ab": A's answer shown first / left, "ba": B's; "" for rubric
@@ -60,13 +61,13 @@ public:
     Result<std::optional<std::string>> promptText(const std::string& hash);
 
     // Stores one judgment in its own transaction. A person's judgment replaces that person's
-    // earlier one of the same item (a changed mind); a model's fails when the same judgment (runs,
-    // item, judge, mode, position, prompt) is already stored. Fails for runA == runB, a pairwise
+    // earlier one of the same item and turn (a changed mind); a model's fails when the same
+    // judgment (runs, item, turn, judge, mode, position, prompt) is already stored. Fails for runA == runB, a pairwise
     // or human judgment without runB, a rubric one with it, an unknown run, bad details.
     Result<int64_t> add(const JudgmentRecord& j);
 
     // Judgments of the pair (runA, runB) in that orientation, or of runA alone when runB is
-    // nullopt, optionally of one mode; by item, then id.
+    // nullopt, optionally of one mode; by item, turn, then id.
     Result<std::vector<JudgmentRecord>> list(int64_t runA, std::optional<int64_t> runB,
                                              std::optional<JudgeMode> mode = std::nullopt);
 

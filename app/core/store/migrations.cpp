@@ -170,7 +170,8 @@ ALTER TABLE sweeps ADD COLUMN deleted_at TEXT;
 // a judgment names exactly what the judge was asked; judgments holds one verdict per item, run
 // pair, judge, mode and order (a pairwise judge answers each item twice, once per order). The
 // pair is stored with run_a < run_b (JudgmentRepository swaps and maps the verdict); rubric
-// grades name one run (run_b NULL). verdict NULL = the judge's output could not be read.
+// grades name one run (run_b NULL); turn 0 is the item as a whole, k >= 1 the answers to turn k
+// of a multi-turn item. verdict NULL = the judge's output could not be read.
 Result<void> migrateToV5(Database& db) {
     return db.exec(R"sql(
 CREATE TABLE judge_prompts (
@@ -186,6 +187,7 @@ CREATE TABLE judgments (
     run_a         INTEGER NOT NULL REFERENCES runs(id),
     run_b         INTEGER REFERENCES runs(id),
     item_idx      INTEGER NOT NULL,
+    turn          INTEGER NOT NULL DEFAULT 0 CHECK (turn >= 0),
     judge         TEXT NOT NULL,
     mode          TEXT NOT NULL CHECK (mode IN ('human', 'pairwise', 'rubric', 'reference')),
     position      TEXT NOT NULL CHECK (position IN ('ab', 'ba', '')),
@@ -198,7 +200,7 @@ CREATE TABLE judgments (
     details       TEXT NOT NULL DEFAULT '{}',
     CHECK (run_b IS NULL OR run_a < run_b)
 );
-CREATE UNIQUE INDEX judgments_once ON judgments(run_a, ifnull(run_b, 0), item_idx, judge, mode, position, prompt_hash);
+CREATE UNIQUE INDEX judgments_once ON judgments(run_a, ifnull(run_b, 0), item_idx, turn, judge, mode, position, prompt_hash);
 )sql");
 }
 
