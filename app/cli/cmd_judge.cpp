@@ -17,10 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <set>
-#include <sstream>
 
 namespace verdict::cli {
 namespace {
@@ -195,14 +193,9 @@ int runJudge(const std::vector<std::string>& argv) {
     }
     if (args->has("mode") && !args->has("judge")) return fail("judge", "--mode needs --judge", kExitUsage);
     if (auto p = args->value("prompt")) {
-        std::ifstream in(*p, std::ios::binary);
-        if (!in) return fail("judge", *p + ": cannot read the prompt template", kExitBadInput);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        o.promptTemplate = ss.str();
-        if (o.promptTemplate.size() > (1 << 20)) return fail("judge", *p + ": a prompt template over 1 MiB", kExitBadInput);
-        if (o.promptTemplate.find("{answer") == std::string::npos)
-            return fail("judge", *p + ": the template has no {answer_a}/{answer_b} or {answer} placeholder", kExitBadInput);
+        auto text = core::loadJudgePrompt(*p, o.mode);
+        if (!text) return fail("judge", text.error().message, kExitBadInput);
+        o.promptTemplate = std::move(*text);
         o.promptName = *p;
     }
     if (auto r = args->value("rubric")) {

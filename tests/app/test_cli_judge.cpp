@@ -177,6 +177,11 @@ private slots:
         r = runVerdict({"judge", "1", "2", "--judge", "http://127.0.0.1:1/v1"}, db);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("no run 1"), r.err.constData());
+        const QString noAnswerB = dir.filePath("no-b.txt");
+        std::ofstream(noAnswerB.toStdString()) << "Q {question} A {answer_a}";
+        r = runVerdict({"judge", "1", "2", "--judge", "http://127.0.0.1:1/v1", "--prompt", noAnswerB}, db);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("no-b.txt") && r.err.contains("{answer_b}"), r.err.constData());
         r = runVerdict({"judge", "1", "2", "--judge", "http://127.0.0.1:1/v1", "--mode", "rubric", "--rubric",
                         dir.filePath("missing.json")}, db);
         QCOMPARE(r.exitCode, 2);

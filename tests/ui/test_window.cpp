@@ -36,6 +36,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -58,16 +59,15 @@ private:
     std::unique_ptr<Workbench> m_wb;
     std::unique_ptr<MainWindow> m_window;
 
-    // Closes every error box (they are non-blocking) and returns how many there were.
+    // Closes every error box (they are non-blocking) and returns how many there were. A dialog is
+    // a top-level window and a child of its screen at once: count each box once.
     int takeErrorBoxes() {
-        int n = 0;
+        QSet<QMessageBox*> boxes;
         for (QWidget* w : QApplication::topLevelWidgets())
-            for (auto* box : w->findChildren<QMessageBox*>("errorBox")) {
-                ++n;
-                box->close();
-            }
+            for (auto* box : w->findChildren<QMessageBox*>("errorBox")) boxes.insert(box);
+        for (QMessageBox* box : boxes) box->close();
         QCoreApplication::processEvents();
-        return n;
+        return static_cast<int>(boxes.size());
     }
 
     void writeFile(const QString& path, const QByteArray& bytes) {
@@ -292,9 +292,16 @@ private slots:
         std::atomic<int> requests{0};
         auto server = verdict::test::startScriptedJudge(requests);
         QVERIFY(server);
+        const QString judgeUrl = QString("http://127.0.0.1:%1/v1 scripted-judge").arg(server->port());
+        // A prompt template without the answers' placeholders is refused, said, nothing runs.
+        const QString badPrompt = m_tmp.filePath("bad-prompt.txt");
+        writeFile(badPrompt, "Judge {question}");
+        dlg->findChild<QLineEdit*>("judgePromptFile")->setText(badPrompt);
+        QVERIFY(!dlg->judgeWithModel(judgeUrl, verdict::core::JudgeMode::Pairwise, 2));
+        QCOMPARE(takeErrorBoxes(), 1);
+        dlg->findChild<QLineEdit*>("judgePromptFile")->clear();
         QSignalSpy done(dlg, &JudgeDialog::judgingFinished);
-        QVERIFY(dlg->judgeWithModel(QString("http://127.0.0.1:%1/v1 scripted-judge").arg(server->port()),
-                                    verdict::core::JudgeMode::Pairwise, 2));
+        QVERIFY(dlg->judgeWithModel(judgeUrl, verdict::core::JudgeMode::Pairwise, 2));
         QVERIFY(dlg->judging());
         QVERIFY(done.wait(120000));
         QCOMPARE(takeErrorBoxes(), 0);

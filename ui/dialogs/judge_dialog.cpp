@@ -7,6 +7,7 @@
 #include "workers/job.h"
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -110,6 +111,26 @@ JudgeDialog::JudgeDialog(Workbench& workbench, int64_t runA, int64_t runB, QWidg
     m_mode->addItem(tr("pairwise (A vs B, both orders)"), static_cast<int>(core::JudgeMode::Pairwise));
     m_mode->addItem(tr("rubric (each answer 1-10)"), static_cast<int>(core::JudgeMode::Rubric));
     m_mode->addItem(tr("reference (1-10 against the reference)"), static_cast<int>(core::JudgeMode::Reference));
+    auto fileField = [this](const QString& name, const QString& placeholder, const QString& title) {
+        auto* edit = new QLineEdit;
+        edit->setObjectName(name);
+        edit->setPlaceholderText(placeholder);
+        auto* browse = new QPushButton(tr("…"));
+        connect(browse, &QPushButton::clicked, this, [this, edit, title] {
+            const QString f = QFileDialog::getOpenFileName(this, title);
+            if (!f.isEmpty()) edit->setText(f);
+        });
+        auto* row = new QHBoxLayout;
+        row->addWidget(edit, 1);
+        row->addWidget(browse);
+        return std::pair{edit, row};
+    };
+    auto [promptEdit, promptRow] = fileField("judgePromptFile", tr("built in ({question} {answer_a} {answer_b} / {answer} {rubric} {reference})"),
+                                             tr("Judge prompt template"));
+    auto [rubricEdit, rubricRow] = fileField("judgeRubricFile", tr("general (rubric modes: JSON {\"category\": \"text\", \"*\": \"default\"} or text)"),
+                                             tr("Rubrics"));
+    m_promptFile = promptEdit;
+    m_rubricFile = rubricEdit;
     m_concurrency = new QSpinBox;
     m_concurrency->setRange(1, 64);
     m_concurrency->setToolTip(tr("judge calls in flight (endpoints; a local model judges one at a time)"));
@@ -127,6 +148,8 @@ JudgeDialog::JudgeDialog(Workbench& workbench, int64_t runA, int64_t runB, QWidg
     row->addWidget(m_judge);
     row->addWidget(m_cancel);
     form->addRow(tr("Mode"), row);
+    form->addRow(tr("Prompt"), promptRow);
+    form->addRow(tr("Rubrics"), rubricRow);
     form->addRow(QString(), m_progress);
 
     m_summary = new QLabel;
@@ -304,6 +327,27 @@ bool JudgeDialog::judgeWithModel(const QString& judgeRef, core::JudgeMode mode, 
     o.judgeRef = core::normalizeModelRef(judgeRef.toStdString());
     o.mode = mode;
     o.concurrency = concurrency;
+    if (const QString f = m_promptFile->text().trimmed(); !f.isEmpty()) {
+        auto text = core::loadJudgePrompt(f.toStdString(), mode);
+        if (!text) {
+            showError(this, tr("The prompt template cannot be used."), QString::fromStdString(text.error().message));
+            return false;
+        }
+        o.promptTemplate = std::move(*text);
+        o.promptName = f.toStdString();
+    }
+    if (const QString f = m_rubricFile->text().trimmed(); !f.isEmpty()) {
+        if (mode == core::JudgeMode::Pairwise) {
+            showError(this, tr("Rubrics go with the rubric and reference modes."));
+            return false;
+        }
+        auto rubrics = core::loadRubrics(f.toStdString());
+        if (!rubrics) {
+            showError(this, tr("The rubric file cannot be used."), QString::fromStdString(rubrics.error().message));
+            return false;
+        }
+        o.rubrics = std::move(*rubrics);
+    }
     core::BackendOpenOptions bo;
     bo.engineVersion = std::string("verdict " VERDICT_VERSION);
     bo.device = m_wb.runDevice().toStdString();

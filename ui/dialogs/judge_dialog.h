@@ -49,8 +49,9 @@ public:
     QString statusText() const;
 
     // --- A judge model
-    // Starts judging on a job. False (with the reason shown) for an empty reference or while a
-    // job runs.
+    // Starts judging on a job, with the prompt template and rubric files named in the dialog
+    // (empty: the built-in ones). False (with the reason shown) for an empty reference, a file
+    // that cannot be used, or while a job runs.
     bool judgeWithModel(const QString& judgeRef, core::JudgeMode mode, int concurrency);
     bool judging() const;
     void cancelJudging();
@@ -80,6 +81,8 @@ private:
     QPlainTextEdit* m_right;
     QWidget* m_voteButtons;
     QLineEdit* m_judgeRef;
+    QLineEdit* m_promptFile;
+    QLineEdit* m_rubricFile;
     QComboBox* m_mode;
     QSpinBox* m_concurrency;
     QPushButton* m_judge;

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace verdict::core {
@@ -153,13 +152,38 @@ std::string fillJudgePrompt(std::string_view tmpl, const std::map<std::string, s
     return out;
 }
 
-Result<std::map<std::string, std::string>> loadRubrics(const std::string& path) {
+namespace {
+
+// A small text file whole; errors name it.
+Result<std::string> readSmallFile(const std::string& path, const char* what) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{path + ": cannot read the rubric file"};
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    if (text.size() > 1 << 20) return Error{path + ": a rubric file over 1 MiB is not a rubric"};
+    if (!in) return Error{path + ": cannot read the " + std::string(what)};
+    std::string text;
+    char buf[65536];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+        text.append(buf, static_cast<size_t>(in.gcount()));
+        if (text.size() > (1u << 20)) return Error{path + ": a " + std::string(what) + " over 1 MiB"};
+    }
+    return text;
+}
+
+}  // namespace
+
+Result<std::string> loadJudgePrompt(const std::string& path, JudgeMode mode) {
+    auto text = readSmallFile(path, "judge prompt template");
+    if (!text) return text.error();
+    const std::vector<const char*> needed = mode == JudgeMode::Pairwise ? std::vector<const char*>{"{answer_a}", "{answer_b}"}
+                                                                        : std::vector<const char*>{"{answer}"};
+    for (const char* n : needed)
+        if (text->find(n) == std::string::npos)
+            return Error{path + ": the template has no " + n + " placeholder (" + std::string(judgeModeName(mode)) + " mode)"};
+    return text;
+}
+
+Result<std::map<std::string, std::string>> loadRubrics(const std::string& path) {
+    auto read = readSmallFile(path, "rubric file");
+    if (!read) return read.error();
+    const std::string& text = *read;
     std::map<std::string, std::string> out;
     const auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_object()) {

@@ -36,6 +36,10 @@ namespace verdict::core {
 const std::string& builtinJudgePrompt(JudgeMode mode);
 std::string fillJudgePrompt(std::string_view tmpl, const std::map<std::string, std::string>& values);
 
+// A judge prompt template from a file (up to 1 MiB), with the placeholders its mode needs:
+// {answer_a} and {answer_b} for pairwise, {answer} for rubric and reference. Errors name the file.
+Result<std::string> loadJudgePrompt(const std::string& path, JudgeMode mode);
+
 // Rubrics per category from a file: a JSON object {"category": "text", ..., "*": "default"}, or
 // any other text = one rubric for every category. Errors name the file.
 Result<std::map<std::string, std::string>> loadRubrics(const std::string& path);
