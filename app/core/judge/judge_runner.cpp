@@ -366,9 +366,14 @@ Result<JudgeRunReport> judgeRuns(Database& db, int64_t runA, int64_t runB, const
             } else {
                 values["answer"] = t.run == runA ? answerA : answerB;
                 values["rubric"] = rubricFor(options.rubrics, c.category);
-                // MT-Bench gives one reference per turn.
-                const size_t ref = t.turn > 0 && static_cast<size_t>(t.turn) <= c.references.size() ? static_cast<size_t>(t.turn) - 1 : 0;
-                values["reference"] = c.references.empty() ? "" : c.references[ref];
+                // MT-Bench gives one reference per turn: turn k gets the k-th, the whole
+                // conversation all of them, labelled like the turns.
+                if (t.turn == 0 && !c.turns.empty() && c.references.size() > 1) {
+                    values["reference"] = labelledTurns(c.references, c.references.size());
+                } else {
+                    const size_t k = static_cast<size_t>(t.turn);
+                    values["reference"] = c.references.empty() ? "" : c.references[k > 0 && k <= c.references.size() ? k - 1 : 0];
+                }
             }
             Prompt prompt;
             prompt.text = fillJudgePrompt(tmpl, values);
@@ -412,6 +417,7 @@ Result<JudgeRunReport> judgeRuns(Database& db, int64_t runA, int64_t runB, const
             }
             std::lock_guard<std::mutex> lock(mu);
             ++prog.done;
+            if (!gen && cancel && cancel->load()) continue;  // stopped while loading or sending: asked again next time
             if (!gen) {
                 if (report.failedCalls++ == 0)
                     report.firstFailure = "item " + std::to_string(t.itemIdx) + ": " + gen.error().message;
