@@ -7,6 +7,7 @@
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
 #include "core/store/suite_repository.h"
+#include "scripted_judge.h"
 
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -18,6 +19,8 @@ using namespace verdict;
 using namespace verdict::core;
 
 namespace {
+
+using verdict::test::between;
 
 constexpr int kItems = 6;
 
@@ -70,14 +73,6 @@ int64_t saveRun(Database& db, int64_t suiteId, const std::string& model, const s
     }
     if (!runs.finish(created->id, RunStatus::Completed, "")) return -1;
     return created->id;
-}
-
-// The text between two markers of the judge prompt ("" when absent).
-std::string between(const std::string& s, const std::string& open, const std::string& close) {
-    const size_t a = s.find(open);
-    if (a == std::string::npos) return "";
-    const size_t b = s.find(close, a + open.size());
-    return b == std::string::npos ? "" : s.substr(a + open.size(), b - a - open.size());
 }
 
 // The scripted judge. Pairwise, item by item:
