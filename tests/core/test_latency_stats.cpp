@@ -15,15 +15,14 @@ class TestLatencyStats : public QObject {
     Q_OBJECT
 private slots:
     void percentilesInterpolateLinearly() {
-        // numpy.percentile([1, 2, 3, 4], p): p50 = 2.5, p90 = 3.7, p99 = 3.97, p0 = 1, p100 = 4
-        const std::vector<double> v{1, 2, 3, 4};
-        QCOMPARE(percentileSorted(v, 50), 2.5);
-        QVERIFY(std::abs(percentileSorted(v, 90) - 3.7) < 1e-12);
-        QVERIFY(std::abs(percentileSorted(v, 99) - 3.97) < 1e-12);
-        QCOMPARE(percentileSorted(v, 0), 1.0);
-        QCOMPARE(percentileSorted(v, 100), 4.0);
-        QCOMPARE(percentileSorted({7}, 99), 7.0);
-        QCOMPARE(percentileSorted({}, 50), 0.0);
+        // numpy.percentile([1, 2, 3, 4], p): p50 = 2.5, p90 = 3.7, p95 = 3.85, p99 = 3.97
+        const Distribution d = distributionOf({4, 2, 1, 3});
+        QCOMPARE(d.p50, 2.5);
+        QVERIFY(std::abs(d.p90 - 3.7) < 1e-12);
+        QVERIFY(std::abs(d.p95 - 3.85) < 1e-12);
+        QVERIFY(std::abs(d.p99 - 3.97) < 1e-12);
+        QCOMPARE(distributionOf({7}).p99, 7.0);
+        QCOMPARE(distributionOf({}).p50, 0.0);
     }
 
     void distributionSortsAndDropsNonFinite() {

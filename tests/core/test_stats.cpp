@@ -133,18 +133,18 @@ private slots:
         QVERIFY2(std::abs(got - p) <= 1e-12 * std::max(1.0, p) + p * 1e-9, qPrintable(QString::number(got, 'g', 17)));
     }
 
-    void percentileType7() {
+    void quantileType7() {
         const std::vector<double> v = {1, 2, 3, 4};
         // h = (4 - 1) q: q = 0.5 -> h = 1.5 -> 2 + 0.5 * (3 - 2) = 2.5
-        QCOMPARE(percentileSorted(v, 0.5), 2.5);
+        QCOMPARE(quantileSorted(v, 0.5), 2.5);
         // q = 0.025 -> h = 0.075 -> 1 + 0.075 * 1 = 1.075
-        QVERIFY(std::abs(percentileSorted(v, 0.025) - 1.075) < 1e-12);
+        QVERIFY(std::abs(quantileSorted(v, 0.025) - 1.075) < 1e-12);
         // q = 0.975 -> h = 2.925 -> 3 + 0.925 * 1 = 3.925
-        QVERIFY(std::abs(percentileSorted(v, 0.975) - 3.925) < 1e-12);
-        QCOMPARE(percentileSorted(v, 0.0), 1.0);
-        QCOMPARE(percentileSorted(v, 1.0), 4.0);
-        QCOMPARE(percentileSorted(std::vector<double>{7}, 0.3), 7.0);
-        QCOMPARE(percentileSorted({}, 0.5), 0.0);
+        QVERIFY(std::abs(quantileSorted(v, 0.975) - 3.925) < 1e-12);
+        QCOMPARE(quantileSorted(v, 0.0), 1.0);
+        QCOMPARE(quantileSorted(v, 1.0), 4.0);
+        QCOMPARE(quantileSorted(std::vector<double>{7}, 0.3), 7.0);
+        QCOMPARE(quantileSorted({}, 0.5), 0.0);
     }
 
     void rngIsTheStandardEngine() {

@@ -1,21 +1,13 @@
 #include "core/perf/latency_stats.h"
 
+#include "core/stats/quantile.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
 namespace verdict::core {
-
-double percentileSorted(const std::vector<double>& sorted, double p) {
-    if (sorted.empty()) return 0;
-    // numpy "linear": rank = p/100 * (n - 1), interpolate between floor and ceil.
-    const double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(sorted.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(rank));
-    const size_t hi = std::min(lo + 1, sorted.size() - 1);
-    const double frac = rank - static_cast<double>(lo);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
-}
 
 Distribution distributionOf(std::vector<double> values) {
     Distribution d;
@@ -26,10 +18,10 @@ Distribution distributionOf(std::vector<double> values) {
     d.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
     d.min = values.front();
     d.max = values.back();
-    d.p50 = percentileSorted(values, 50);
-    d.p90 = percentileSorted(values, 90);
-    d.p95 = percentileSorted(values, 95);
-    d.p99 = percentileSorted(values, 99);
+    d.p50 = quantileSorted(values, 0.50);
+    d.p90 = quantileSorted(values, 0.90);
+    d.p95 = quantileSorted(values, 0.95);
+    d.p99 = quantileSorted(values, 0.99);
     return d;
 }
 

@@ -7,7 +7,7 @@
 //   ITL   every gap between consecutive output tokens, pooled over all requests
 //   E2E   request start -> last output token
 // Percentiles interpolate linearly between order statistics (numpy.percentile's default, which
-// vLLM uses), over all requests of the point (ITL: over all gaps).
+// vLLM uses; core/stats/quantile.h), over all requests of the point (ITL: over all gaps).
 #pragma once
 
 #include <cstdint>
@@ -35,8 +35,6 @@ struct Distribution {
     double mean = 0, min = 0, max = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0;
 };
 
-// p in [0, 100]; linear interpolation between closest ranks. `sorted` ascending, non-empty.
-double percentileSorted(const std::vector<double>& sorted, double p);
 // n = 0 and zeros for an empty input.
 Distribution distributionOf(std::vector<double> values);
 

@@ -21,15 +21,6 @@ double mcnemarExactPValue(int64_t b, int64_t c) {
     return std::min(1.0, 2.0 * tail);
 }
 
-double percentileSorted(std::span<const double> sorted, double q) {
-    if (sorted.empty()) return 0.0;
-    q = std::clamp(q, 0.0, 1.0);
-    const double h = static_cast<double>(sorted.size() - 1) * q;
-    const size_t lo = static_cast<size_t>(std::floor(h));
-    const size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 BootstrapRng::BootstrapRng(uint64_t seed) : m_engine(seed) {}
 
 uint64_t BootstrapRng::below(uint64_t n) {
@@ -52,7 +43,7 @@ Interval pairedBootstrapMean(std::span<const double> differences, int resamples,
         s = sum / static_cast<double>(n);
     }
     std::sort(stats.begin(), stats.end());
-    return {percentileSorted(stats, 0.025), percentileSorted(stats, 0.975)};
+    return {quantileSorted(stats, 0.025), quantileSorted(stats, 0.975)};
 }
 
 Interval pairedBootstrapDifference(std::span<const PairedOutcome> pairs, int resamples, uint64_t seed) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/stats/proportion.h"
+#include "core/stats/quantile.h"
 
 #include <cstdint>
 #include <random>
@@ -28,11 +29,6 @@ struct PairedOutcome {
 // Methodol 13:91 (2013).) b = c = 0 gives 1.
 double mcnemarExactPValue(int64_t b, int64_t c);
 
-// Percentile of sorted values by linear interpolation between order statistics (Hyndman & Fan
-// type 7, the default of R and NumPy): h = (n - 1) q, x[floor h] + (h - floor h)(x[floor h + 1]
-// - x[floor h]). q in [0, 1]; empty input gives 0.
-double percentileSorted(std::span<const double> sorted, double q);
-
 // Uniform index in [0, n) from a 64-bit Mersenne Twister draw, by rejection (no modulo bias).
 // Spelled out so the interval is the same with every standard library.
 struct BootstrapRng {
@@ -44,7 +40,7 @@ private:
 };
 
 // Percentile bootstrap 95 % interval of accuracy(A) - accuracy(B): resample the n pairs with
-// replacement `resamples` times, take the 2.5th and 97.5th percentiles (type 7) of the
+// replacement `resamples` times, take the 2.5th and 97.5th percentiles (quantileSorted) of the
 // resampled differences. Empty input gives [0, 0].
 Interval pairedBootstrapDifference(std::span<const PairedOutcome> pairs, int resamples = kBootstrapResamples,
                                    uint64_t seed = kBootstrapSeed);

@@ -286,7 +286,7 @@ BradleyTerry bradleyTerry(int players, std::span<const Comparison> comparisons, 
     if (r.resamplesWithoutEstimate < resamples)
         for (auto& s : samples) {
             std::sort(s.begin(), s.end());
-            r.ci.push_back({percentileSorted(s, 0.025), percentileSorted(s, 0.975)});
+            r.ci.push_back({quantileSorted(s, 0.025), quantileSorted(s, 0.975)});
         }
     return r;
 }
