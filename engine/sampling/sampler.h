@@ -46,7 +46,6 @@ public:
 
     // Adds a token to the penalty history (prompt tokens and generated tokens).
     void accept(int32_t token);
-    void resetHistory() { m_history.clear(); }
 
     // Picks the next token from a row of logits (not modified).
     int32_t sample(std::span<const float> logits);

@@ -246,10 +246,6 @@ std::string Tokenizer::decode(const std::vector<int32_t>& ids, bool renderSpecia
     return out;
 }
 
-bool Tokenizer::isControl(int32_t id) const {
-    return id >= 0 && id < m_vocab.size() && (m_vocab.attr(id) & (kAttrUnknown | kAttrControl));
-}
-
 std::string_view Tokenizer::tokenText(int32_t id) const {
     return (id >= 0 && id < m_vocab.size()) ? m_vocab.text(id) : std::string_view();
 }

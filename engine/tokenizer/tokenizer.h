@@ -70,7 +70,6 @@ public:
     int32_t newline() const { return m_vocab.newline; }
     bool isEog(int32_t id) const { return m_vocab.isEog(id); }
     const std::vector<int32_t>& eogTokens() const { return m_vocab.eog; }
-    bool isControl(int32_t id) const;  // control or unknown token (hidden unless rendered)
     bool addBos() const { return m_vocab.addBos; }
     bool addEos() const { return m_vocab.addEos; }
     bool addSep() const { return m_vocab.addSep; }

@@ -5,7 +5,6 @@
 
 #include <QBuffer>
 #include <QGraphicsScene>
-#include <QImage>
 #include <QPainter>
 #include <QSvgGenerator>
 
@@ -57,22 +56,6 @@ QByteArray chartToSvg(QChart* chart, const QSizeF& size) {
         painter.setRenderHint(QPainter::Antialiasing, true);
         guard.scene().render(&painter, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
     }
-    return bytes;
-}
-
-QByteArray chartToPng(QChart* chart, const QSizeF& size, double scale) {
-    QImage image((size * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::white);
-    {
-        SceneGuard guard(chart, size);
-        QPainter painter(&image);
-        painter.setRenderHint(QPainter::Antialiasing, true);
-        guard.scene().render(&painter, QRectF(QPointF(0, 0), size * scale), QRectF(QPointF(0, 0), size));
-    }
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    image.save(&buffer, "PNG");
     return bytes;
 }
 

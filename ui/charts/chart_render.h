@@ -19,7 +19,4 @@ void renderChart(QChart* chart, QPainter* painter, const QRectF& target);
 // The chart as an SVG document of `size` (CSS pixels), via QSvgGenerator: vectors, scalable.
 QByteArray chartToSvg(QChart* chart, const QSizeF& size);
 
-// The chart as PNG bytes of `size` pixels at `scale` (device pixel ratio).
-QByteArray chartToPng(QChart* chart, const QSizeF& size, double scale = 2.0);
-
 }  // namespace verdict::ui

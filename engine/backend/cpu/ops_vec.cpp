@@ -116,8 +116,4 @@ void scaleF32(float* x, float s, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] *= s;
 }
 
-void addF32(const float* x, float* y, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) y[i] += x[i];
-}
-
 }  // namespace verdict::cpu

@@ -24,7 +24,4 @@ void axpyF16(float a, const uint16_t* x, float* y, int64_t n);
 // x[i] *= s
 void scaleF32(float* x, float s, int64_t n);
 
-// y[i] += x[i]
-void addF32(const float* x, float* y, int64_t n);
-
 }  // namespace verdict::cpu

@@ -19,11 +19,6 @@ static inline uint32_t loadU32(const uint8_t* p) {
     std::memcpy(&v, p, 4);
     return v;
 }
-static inline uint64_t loadU64(const uint8_t* p) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
 
 // Four f16 at p, p+stride, ... as a u64 (for _mm_cvtph_ps).
 static inline uint64_t gather4Half(const uint8_t* p, size_t stride) {
