@@ -1,6 +1,7 @@
 // verdict: the workbench window when started with no subcommand, the CLI otherwise.
 #include "cli/commands.h"
 #include "core/store/store.h"
+#include "core/version.h"
 #include "main_window.h"
 #include "screenshot_tour.h"
 #include "widgets/error_box.h"
@@ -19,7 +20,8 @@
 namespace {
 
 void printUsage() {
-    std::cout << "Verdict " VERDICT_VERSION " - choose between two language models on your own hardware\n\n"
+    std::cout << "Verdict " << verdict::core::versionNumber()
+              << " - choose between two language models on your own hardware\n\n"
                  "usage: verdict                 open the workbench window\n"
                  "       verdict COMMAND [ARGS]  run a command (verdict COMMAND --help for its options)\n\n"
                  "commands:\n";
@@ -40,7 +42,7 @@ int runGui(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Verdict");
     QApplication::setApplicationName("Verdict");
-    QApplication::setApplicationVersion(VERDICT_VERSION);
+    QApplication::setApplicationVersion(QString::fromLatin1(verdict::core::versionNumber()));
     // The same database as the CLI: $VERDICT_DB, else the XDG data directory.
     verdict::ui::Workbench workbench(QString::fromStdString(verdict::core::resolveDatabasePath(std::nullopt)));
     QString demoError;
@@ -67,7 +69,7 @@ int main(int argc, char** argv) {
     if (argc < 2) return runGui(argc, argv);
     const std::string first = argv[1];
     if (first == "--version" || first == "version") {
-        std::cout << "verdict " VERDICT_VERSION "\n";
+        std::cout << verdict::core::toolVersion() << "\n";
         return 0;
     }
     if (first == "--help" || first == "-h" || first == "help") {

@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "core/version.h"
 #include "views/compare/compare_view.h"
 #include "views/cost/cost_view.h"
 #include "views/decision/decision_view.h"
@@ -105,7 +106,7 @@ void MainWindow::buildMenus() {
                               "your test suites, latency and throughput, cost, and a decision report.</p>"
                               "<p>Results database: %2</p><p>Every screen has a command-line twin: "
                               "<code>verdict --help</code>.</p>")
-                               .arg(VERDICT_VERSION, m_wb.dbPath().toHtmlEscaped()));
+                               .arg(QString::fromLatin1(core::versionNumber()), m_wb.dbPath().toHtmlEscaped()));
     });
 }
 

@@ -22,6 +22,7 @@
 #include "verdict/engine/model_card.h"
 #include "verdict/engine/perplexity.h"
 #include "verdict/engine/session.h"
+#include "core/version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -34,13 +35,6 @@
 #include <iostream>
 #include <random>
 #include <thread>
-
-#ifndef VERDICT_BUILD_COMMIT
-#define VERDICT_BUILD_COMMIT "unknown"
-#endif
-#ifndef VERDICT_VERSION
-#define VERDICT_VERSION "0"
-#endif
 
 namespace verdict::cli {
 namespace {
@@ -301,7 +295,7 @@ int runBench(const std::vector<std::string>& argv) {
         for (const BenchTest& t : tests) {
             const auto ts = t.samplesTs();
             out.push_back({
-                {"build_commit", VERDICT_BUILD_COMMIT},
+                {"build_commit", core::buildCommit()},
                 {"cpu_info", cpuName},
                 {"gpu_info", gpuInfo},
                 {"backends", backend},
@@ -328,7 +322,7 @@ int runBench(const std::vector<std::string>& argv) {
                 {"cpu_physical_cores", physicalCores},
                 {"cpu_logical_cores", logicalCpus},
                 {"simd", simd},
-                {"engine_version", VERDICT_VERSION},
+                {"engine_version", core::versionNumber()},
                 {"memory", memoryUseJson(t.memory, (*model)->gpuLayers())},
             });
         }
@@ -349,7 +343,7 @@ int runBench(const std::vector<std::string>& argv) {
         std::printf("| %-30s | %10s | %10s | %-10s | %7d | %15s | %21s |\n", type.c_str(), formatBytes(modelSize).c_str(),
                     formatParams(card->nParams).c_str(), backend.c_str(), (*model)->threads(), t.name().c_str(), rate);
     }
-    std::printf("\nbuild: %s (verdict %s, %s, %s)\n", VERDICT_BUILD_COMMIT, VERDICT_VERSION,
+    std::printf("\nbuild: %s (verdict %s, %s, %s)\n", core::buildCommit(), core::versionNumber(),
                 std::filesystem::path(path).filename().string().c_str(), simd.c_str());
     return kExitOk;
 }

@@ -13,6 +13,7 @@
 #include "core/store/model_repository.h"
 #include "core/store/store.h"
 #include "core/store/vote_repository.h"
+#include "core/version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,10 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-
-#ifndef VERDICT_VERSION
-#define VERDICT_VERSION "dev"
-#endif
 
 namespace verdict::cli {
 namespace {
@@ -128,7 +125,7 @@ int runCompare(const std::vector<std::string>& argv) {
     bo.nCtx = *ctx;
     bo.device = device;
     bo.gpuLayers = gpuLayers;
-    bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+    bo.engineVersion = core::toolVersion();
     if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
 
     core::Prompt p;

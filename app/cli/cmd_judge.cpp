@@ -12,6 +12,7 @@
 #include "core/judge/judge_runner.h"
 #include "core/run/backend_factory.h"
 #include "core/store/store.h"
+#include "core/version.h"
 #include "util/quote.h"
 
 #include <nlohmann/json.hpp>
@@ -233,7 +234,7 @@ int runJudge(const std::vector<std::string>& argv) {
         bo.nCtx = *ctx;
         bo.device = device;
         bo.gpuLayers = gpuLayers;
-        bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+        bo.engineVersion = core::toolVersion();
         bo.cancelLoad = signals.cancelFlag();
         if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
         const core::JudgeOpener open = [&]() { return core::openModelBackend(o.judgeRef, bo); };

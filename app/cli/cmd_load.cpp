@@ -8,6 +8,7 @@
 #include "cli/signal_stop.h"
 #include "core/perf/load_runner.h"
 #include "core/store/store.h"
+#include "core/version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,10 +18,6 @@
 #include <optional>
 #include <iostream>
 #include <unistd.h>
-
-#ifndef VERDICT_VERSION
-#define VERDICT_VERSION "dev"
-#endif
 
 namespace verdict::cli {
 namespace {
@@ -179,7 +176,7 @@ int runLoad(const std::vector<std::string>& argv) {
                           {"sweep_id", nullptr},    {"levels", levels}};
     if (db) {
         auto stored = core::storeLoadResults(*db, ep, spec, *results, args->value("name").value_or(""),
-                                             std::string("verdict ") + VERDICT_VERSION, signals.cancelFlag()->load());
+                                             core::toolVersion(), signals.cancelFlag()->load());
         if (!stored) return fail("load", stored.error().message, kExitRuntime);
         out["sweep_id"] = stored->id;
     }

@@ -10,6 +10,7 @@
 #include "core/report/report_data.h"
 #include "core/report/report_decision.h"
 #include "core/store/store.h"
+#include "core/version.h"
 #include "report/report_renderer.h"
 
 #include <QApplication>
@@ -23,13 +24,6 @@
 #include <iostream>
 #include <memory>
 
-#ifndef VERDICT_VERSION
-#define VERDICT_VERSION "dev"
-#endif
-#ifndef VERDICT_BUILD_COMMIT
-#define VERDICT_BUILD_COMMIT "unknown"
-#endif
-
 namespace verdict::cli {
 namespace {
 
@@ -39,7 +33,6 @@ std::optional<int64_t> parseId(const std::string& s) {
     if (ec != std::errc() || end != s.data() + s.size() || v <= 0) return std::nullopt;
     return v;
 }
-
 
 // Qt Charts draw through QGraphicsScene, which needs a QApplication. Without a display the
 // offscreen platform plugin is used, so the command works over ssh and in CI.
@@ -188,8 +181,8 @@ int runReport(const std::vector<std::string>& argv) {
             return fail("report", "--baseline-usd-per-mtok needs --tokens-per-day", kExitUsage);
         req.tco = t;
     }
-    req.toolVersion = "verdict " VERDICT_VERSION;
-    req.buildCommit = VERDICT_BUILD_COMMIT;
+    req.toolVersion = core::toolVersion();
+    req.buildCommit = core::buildCommit();
     req.commandLine = "verdict report";
     for (const auto& a : argv) req.commandLine += " " + core::shellQuote(a);
 

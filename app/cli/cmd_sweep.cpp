@@ -11,6 +11,7 @@
 #include "core/store/model_repository.h"
 #include "core/store/store.h"
 #include "core/store/sweep_repository.h"
+#include "core/version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,10 +22,6 @@
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
-
-#ifndef VERDICT_VERSION
-#define VERDICT_VERSION "dev"
-#endif
 
 namespace verdict::cli {
 namespace {
@@ -284,7 +281,7 @@ int runSweep(const std::vector<std::string>& argv) {
 
     core::SweepOptions so;
     so.name = args->value("name").value_or("");
-    so.engineVersion = std::string("verdict ") + VERDICT_VERSION;
+    so.engineVersion = core::toolVersion();
     so.modelSha256 = identity->sha256;
     so.modelBytes = identity->bytes;
     so.bandwidthGbPerS = *bw;

@@ -2,6 +2,7 @@
 
 #include "core/run/backend_factory.h"
 #include "core/store/judgment_repository.h"
+#include "core/version.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
@@ -349,7 +350,7 @@ bool JudgeDialog::judgeWithModel(const QString& judgeRef, core::JudgeMode mode, 
         o.rubrics = std::move(*rubrics);
     }
     core::BackendOpenOptions bo;
-    bo.engineVersion = std::string("verdict " VERDICT_VERSION);
+    bo.engineVersion = core::toolVersion();
     bo.device = m_wb.runDevice().toStdString();
     bo.gpuLayers = m_wb.runGpuLayers();
     if (const char* k = std::getenv("VERDICT_API_KEY")) bo.apiKey = k;

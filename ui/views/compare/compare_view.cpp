@@ -3,6 +3,7 @@
 #include "core/models/model_card_json.h"
 #include "core/run/backend_factory.h"
 #include "core/store/vote_repository.h"
+#include "core/version.h"
 #include "widgets/device_combo.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
@@ -347,7 +348,7 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
             o.threads = threads;
             o.device = device.toStdString();
             o.gpuLayers = gpuLayers;
-            o.engineVersion = std::string("verdict " VERDICT_VERSION);
+            o.engineVersion = core::toolVersion();
             o.cancelLoad = c.cancelFlag();
             auto b = core::openModelBackend(ref.toStdString(), o);
             if (!b) {

@@ -3,6 +3,7 @@
 #include "core/report/report_command.h"
 #include "core/report/report_data.h"
 #include "core/report/report_decision.h"
+#include "core/version.h"
 #include "report/report_chart_data.h"
 #include "report/report_renderer.h"
 #include "views/cost/cost_view.h"
@@ -25,10 +26,6 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QVBoxLayout>
-
-#ifndef VERDICT_BUILD_COMMIT
-#define VERDICT_BUILD_COMMIT "unknown"
-#endif
 
 namespace verdict::ui {
 
@@ -157,8 +154,8 @@ core::ReportRequest DecisionView::request() const {
     if (m_gateMinAccuracy->value() > 0) req.quality.minAccuracy = m_gateMinAccuracy->value() / 100.0;
     const core::ReportTcoInputs tco = m_cost.tcoInputs();
     if (!tco.hardwareId.empty()) req.tco = tco;
-    req.toolVersion = "verdict " VERDICT_VERSION;
-    req.buildCommit = VERDICT_BUILD_COMMIT;
+    req.toolVersion = core::toolVersion();
+    req.buildCommit = core::buildCommit();
     return req;
 }
 

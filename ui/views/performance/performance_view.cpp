@@ -8,6 +8,7 @@
 #include "core/run/backend_factory.h"
 #include "core/store/model_repository.h"
 #include "core/store/sweep_repository.h"
+#include "core/version.h"
 #include "report/report_chart_data.h"
 #include "widgets/chart_panel.h"
 #include "widgets/device_combo.h"
@@ -281,7 +282,7 @@ bool PerformanceView::runSweeps() {
             return false;
         }
     auto ids = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
-    const std::string version = std::string("verdict " VERDICT_VERSION);
+    const std::string version = core::toolVersion();
     const std::string device = m_wb.runDevice().toStdString();
     const int gpuLayers = m_wb.runGpuLayers();
     const QString names[2] = {m_wb.displayName(refs[0]), m_wb.displayName(refs[1])};
