@@ -10,14 +10,15 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "cli/signal_stop.h"
 #include "core/run/backend_factory.h"
-#include "core/run/suite_bindings.h"
-#include "core/run/suite_runner.h"
+#include "core/services/suite_run.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
 #include "core/store/suite_repository.h"
+#include "core/version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,12 +27,9 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <limits>
 #include <thread>
 #include <unistd.h>
-
-#ifndef VERDICT_VERSION
-#define VERDICT_VERSION "dev"
-#endif
 
 namespace verdict::cli {
 namespace {
@@ -46,72 +44,84 @@ std::string formatEta(double secs) {
 
 nlohmann::json ciJson(const core::Interval& i) { return {i.lo, i.hi}; }
 
+// The options of `verdict run`, bound to the settings of the suite-run service: one declaration
+// each, the defaults are SuiteRunSettings' own (the window starts from the same ones).
+using core::SuiteRunSettings;
+
+const OptionTable<SuiteRunSettings>& runOptionTable() {
+    using S = SuiteRunSettings;
+    static const OptionTable<S> table = {
+        textOption<S>("suite", "NAME", "stored suite to evaluate (name or #ID; see verdict suite list)",
+                      [](auto& s) -> auto& { return s.suite; }),
+        optionalIntOption<S>("limit", "N", "evaluate the first N items only", [](auto& s) -> auto& { return s.limit; }, 1,
+                             std::numeric_limits<long long>::max()),
+        intOption<S>("shots", "K", "few-shot examples before each item, drawn from the suite",
+                     [](auto& s) -> auto& { return s.prompting.shots; }, 0, 64),
+        numberOption<S>("temp", "T", "temperature; 0 = greedy", [](auto& s) -> auto& { return s.generation.temperature; }, 0, 100),
+        intOption<S>("seed", "S", "sampling seed; item i uses S + i", [](auto& s) -> auto& { return s.generation.seed; }, 0,
+                     std::numeric_limits<long long>::max()),
+        intOption<S>("max-tokens", "N", "generated tokens per item at most",
+                     [](auto& s) -> auto& { return s.generation.maxTokens; }, 0, 1'000'000),
+        intOption<S>("top-k", "K", "top-k; 0 = off", [](auto& s) -> auto& { return s.generation.topK; }, 0, 1'000'000),
+        numberOption<S>("top-p", "P", "top-p; 1 = off", [](auto& s) -> auto& { return s.generation.topP; }, 0, 1),
+        numberOption<S>("min-p", "P", "min-p; 0 = off", [](auto& s) -> auto& { return s.generation.minP; }, 0, 1),
+        numberOption<S>("repeat-penalty", "R", "repetition penalty; 1 = off",
+                        [](auto& s) -> auto& { return s.generation.repeatPenalty; }, 0.01, 100),
+        listOption<S>("stop", "STR", "stop generating when the output contains STR (repeatable)",
+                      [](auto& s) -> auto& { return s.generation.stop; }),
+        textOption<S>("system", "TEXT", "system message put before every item", [](auto& s) -> auto& { return s.prompting.system; }),
+        flagOption<S>("no-chat-template", "send plain prompts even when the model has a chat template",
+                      [](S& s) { s.prompting.useChatTemplate = false; }),
+        textOption<S>("mc-mode", "MODE", "multiple-choice items: loglik or generate",
+                      [](auto& s) -> auto& { return s.prompting.mcMode; }, {"loglik", "generate"}),
+        textOption<S>("template", "TEXT", "prompt template with {{field}} placeholders (default: the suite shape's)",
+                      [](auto& s) -> auto& { return s.prompting.templateText; }),
+        optionalIntOption<S>("resume", "RUN", "continue this run with its stored settings",
+                             [](auto& s) -> auto& { return s.resumeRunId; }, 1, std::numeric_limits<long long>::max()),
+        flagOption<S>("new", "start a new run even if an unfinished one with the same settings exists",
+                      [](S& s) { s.autoResume = false; }),
+        flagOption<S>("allow-code-exec", "let code_exec scorers run the generated programs (HumanEval, MBPP)",
+                      [](S& s) { s.allowCodeExecution = true; }),
+        textOption<S>("model", "NAME", "endpoint runs: the served model (default: the first of GET /v1/models)",
+                      [](auto& s) -> auto& { return s.backend.endpointModel; }, {}, 'm'),
+        intOption<S>("parallel", "N", "items in flight at once (engine: continuous batching; endpoint: requests); 0 = "
+                     "chosen from the device's free memory (CPU at most 4, GPU 16; endpoint 1)",
+                     [](auto& s) -> auto& { return s.parallel; }, 0, 64, 'P'),
+        intOption<S>("threads", "N", "compute threads; 0 = physical cores", [](auto& s) -> auto& { return s.backend.threads; }, 0,
+                     4096, 't'),
+        intOption<S>("ctx", "N", "context size in tokens; 0 = min(training context, 4096)",
+                     [](auto& s) -> auto& { return s.backend.nCtx; }, 0, std::numeric_limits<int32_t>::max(), 'c'),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runRun(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"suite", true, "NAME", "stored suite to evaluate (name or #ID; see verdict suite list)"},
-        {"limit", true, "N", "evaluate the first N items only"},
-        {"shots", true, "K", "few-shot examples before each item, drawn from the suite (default 0)"},
-        {"temp", true, "T", "temperature; 0 = greedy (default 0)"},
-        {"seed", true, "S", "sampling seed; item i uses S + i (default 0)"},
-        {"max-tokens", true, "N", "generated tokens per item at most (default 256)"},
-        {"top-k", true, "K", "top-k (default 40; 0 = off)"},
-        {"top-p", true, "P", "top-p (default 0.95; 1 = off)"},
-        {"min-p", true, "P", "min-p (default 0.05; 0 = off)"},
-        {"repeat-penalty", true, "R", "repetition penalty (default 1 = off)"},
-        {"stop", true, "STR", "stop generating when the output contains STR (repeatable)", true},
-        {"system", true, "TEXT", "system message put before every item"},
-        {"no-chat-template", false, "", "send plain prompts even when the model has a chat template"},
-        {"mc-mode", true, "MODE", "multiple-choice items: loglik (default) or generate"},
-        {"template", true, "TEXT", "prompt template with {{field}} placeholders (default: the suite shape's)"},
-        {"resume", true, "RUN", "continue this run with its stored settings"},
-        {"new", false, "", "start a new run even if an unfinished one with the same settings exists"},
-        {"allow-code-exec", false, "", "let code_exec scorers run the generated programs (HumanEval, MBPP)"},
-        {"model", true, "NAME", "endpoint runs: the served model (default: the first of GET /v1/models)", false, 'm'},
+    std::vector<OptionSpec> specs = specsOf(runOptionTable(), SuiteRunSettings{});
+    specs.insert(specs.end(), {
         {"api-key-env", true, "VAR", "endpoint runs: environment variable with the API key (default VERDICT_API_KEY)"},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
-        {"ctx", true, "N", "context size in tokens (default: min(training context, 4096))", false, 'c'},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object at the end (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
-    };
+    });
     auto args = Args::parse(argv, specs);
     if (!args) return fail("run", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict run MODEL.gguf --suite NAME [--limit N] [--shots K] [--temp T] [--seed S] [--resume RUN] [--json]",
+        printHelp("verdict run MODEL.gguf --suite NAME [--limit N] [--shots K] [--temp T] [--seed S] [--parallel N] [--resume RUN] [--json]",
                   formatOptions(specs));
         return kExitOk;
     }
     if (args->positionals().size() > 1) return fail("run", "expected one MODEL file (see --help)", kExitUsage);
-    auto limit = args->integer("limit", -1);
-    auto shots = args->integer("shots", 0);
-    auto seed = args->integer("seed", 0);
-    auto maxTokens = args->integer("max-tokens", 256);
-    auto topK = args->integer("top-k", 40);
-    auto threads = args->integer("threads", 0);
-    auto ctx = args->integer("ctx", 0);
-    auto resume = args->integer("resume", -1);
-    for (const Result<long long>* r : {&limit, &shots, &seed, &maxTokens, &topK, &threads, &ctx, &resume})
-        if (!*r) return fail("run", r->error().message, kExitUsage);
-    auto temp = args->number("temp", 0.0);
-    auto topP = args->number("top-p", 0.95);
-    auto minP = args->number("min-p", 0.05);
-    auto rep = args->number("repeat-penalty", 1.0);
-    for (const Result<double>* r : {&temp, &topP, &minP, &rep})
-        if (!*r) return fail("run", r->error().message, kExitUsage);
-    if (args->has("limit") && *limit <= 0) return fail("run", "--limit must be positive", kExitUsage);
-    if (*shots < 0 || *shots > 64) return fail("run", "--shots must be between 0 and 64", kExitUsage);
-    if (*maxTokens < 0 || *maxTokens > 1'000'000) return fail("run", "--max-tokens must be between 0 and 1000000", kExitUsage);
-    if (*ctx < 0) return fail("run", "--ctx must be positive", kExitUsage);
-    const std::string mcMode = args->value("mc-mode").value_or("loglik");
-    if (mcMode != "loglik" && mcMode != "generate") return fail("run", "--mc-mode must be loglik or generate", kExitUsage);
+    SuiteRunSettings settings;
+    if (auto e = applyOptions(runOptionTable(), *args, settings)) return fail("run", *e, kExitUsage);
     const bool json = args->has("json");
-    const bool resuming = args->has("resume");
+    const bool resuming = settings.resumeRunId.has_value();
     if (!resuming && args->positionals().empty()) return fail("run", "missing MODEL file (see --help)", kExitUsage);
-    if (!resuming && !args->has("suite")) return fail("run", "missing --suite NAME", kExitUsage);
+    if (!resuming && settings.suite.empty()) return fail("run", "missing --suite NAME", kExitUsage);
+    if (!args->positionals().empty()) settings.modelRef = args->positionals()[0];
 
     std::string device;  // the spelling is checked before anything is opened
     if (int rc = readDeviceOption("run", *args, &device, false); rc != kExitOk) return rc;
@@ -120,106 +130,57 @@ int runRun(const std::vector<std::string>& argv) {
 
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("run", db.error().message, kExitBadInput);
-    core::SuiteRepository suites(*db);
+    auto exitCodeOf = [&](const core::ServiceError& e) {
+        switch (e.kind) {
+        case core::ServiceFailure::BadInput: return kExitBadInput;
+        case core::ServiceFailure::Storage: return kExitRuntime;
+        case core::ServiceFailure::Cancelled: return 130;
+        case core::ServiceFailure::ModelOpen: break;
+        }
+        return core::isEndpointRef(settings.modelRef) ? kExitBadInput : openFailureExitCode(device);
+    };
 
     // What to run: from the options, or (--resume) from the stored run.
-    std::string modelPath = args->positionals().empty() ? std::string() : args->positionals()[0];
-    std::optional<core::SuiteRecord> suite;
-    if (resuming) {
-        auto run = core::RunRepository(*db).find(*resume);
-        if (!run) return fail("run", run.error().message, kExitRuntime);
-        if (!*run) return fail("run", "run " + std::to_string(*resume) + " does not exist", kExitBadInput);
-        if (modelPath.empty()) modelPath = (*run)->modelPath;
-        auto s = suites.findById((*run)->suiteId);
-        if (!s) return fail("run", s.error().message, kExitRuntime);
-        if (!*s) return fail("run", "the suite of run " + std::to_string(*resume) + " is missing", kExitBadInput);
-        suite = **s;
-    }
-    if (auto name = args->value("suite")) {
-        auto s = suites.find(*name);
-        if (!s) return fail("run", s.error().message, kExitRuntime);
-        if (!*s) return fail("run", "no suite named '" + *name + "' (verdict suite list)", kExitBadInput);
-        if (suite && suite->id != (*s)->id)
-            return fail("run", "run " + std::to_string(*resume) + " evaluated suite '" + suite->name + "', not '" + *name + "'",
-                        kExitBadInput);
-        suite = **s;
-    }
-    auto items = suites.items(suite->id);
-    if (!items) return fail("run", items.error().message, kExitRuntime);
+    auto plan = core::planSuiteRun(*db, settings);
+    if (!plan) return fail("run", plan.error().message, exitCodeOf(plan.error()));
+    settings.modelRef = plan->modelRef;
 
     // A GPU is checked once the model is known (it may come from the resumed run); an endpoint ignores it.
-    if (int rc = readDeviceOption("run", *args, &device, !core::isEndpointRef(modelPath)); rc != kExitOk) return rc;
+    if (int rc = readDeviceOption("run", *args, &device, !core::isEndpointRef(settings.modelRef)); rc != kExitOk) return rc;
 
     SignalStop signals("run");  // before the engine starts its threads
-    // A file (the engine) or an endpoint: "URL" from the command line, or "URL MODEL" as a run stores it.
-    core::BackendOpenOptions bo;
-    bo.threads = static_cast<int>(*threads);
-    bo.nCtx = *ctx;
-    bo.device = device;
-    bo.gpuLayers = gpuLayers;
-    bo.engineVersion = std::string("verdict ") + VERDICT_VERSION;
-    bo.cancelLoad = signals.cancelFlag();
-    bo.endpointModel = args->value("model").value_or("");
-    if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
-    auto opened = core::openModelBackend(modelPath, bo);
-    if (!opened) {
-        if (!core::isEndpointRef(modelPath) && signals.token().stop_requested())
-            return fail("run", "cancelled while loading the model", 130);
-        return fail("run", opened.error().message, core::isEndpointRef(modelPath) ? kExitBadInput : openFailureExitCode(device));
-    }
-    std::unique_ptr<core::ModelBackend> backend = std::move(*opened);
+    settings.backend.device = device;
+    settings.backend.gpuLayers = gpuLayers;
+    settings.backend.engineVersion = core::toolVersion();
+    settings.backend.cancelLoad = signals.cancelFlag();
+    if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) settings.backend.apiKey = k;
 
-    core::RunRequest req;
-    req.suite = *suite;
-    req.items = std::move(*items);
-    req.prompting.shots = static_cast<int>(*shots);
-    req.prompting.useChatTemplate = !args->has("no-chat-template");
-    req.prompting.system = args->value("system").value_or("");
-    req.prompting.mcMode = mcMode;
-    req.prompting.shape = suite->shape;
-    req.prompting.templateText = args->value("template").value_or("");
-    req.generation.maxTokens = static_cast<int32_t>(*maxTokens);
-    req.generation.temperature = *temp;
-    req.generation.topK = static_cast<int32_t>(*topK);
-    req.generation.topP = *topP;
-    req.generation.minP = *minP;
-    req.generation.repeatPenalty = *rep;
-    req.generation.seed = static_cast<uint64_t>(*seed);
-    req.generation.stop = args->values("stop");
-    if (args->has("limit")) req.limit = *limit;
-    if (resuming) req.resumeRunId = *resume;
-    req.autoResume = !args->has("new");
-
-    core::ScorerOptions so;
-    so.allowCodeExecution = args->has("allow-code-exec");
-    core::SuiteRunner runner(*db, *backend, core::makeSuitePromptRenderer(), core::makeRegistryScorer(so));
-    auto prepared = runner.prepare(req);
-    if (!prepared) return fail("run", prepared.error().message, kExitBadInput);
-    const int64_t runId = prepared->run.id;
-    if (prepared->resumed)
-        std::cerr << "verdict run: resuming run " << runId << " (" << prepared->storedBefore << "/"
-                  << prepared->run.nPlanned << " items stored)\n";
-    else
-        std::cerr << "verdict run: run " << runId << ", " << prepared->run.nPlanned << " items of suite '" << suite->name
-                  << "' (continue an interrupted run with --resume " << runId << ")\n";
-
+    core::SuiteRunEvents events;
+    events.prepared = [&](const core::PreparedRun& p) {
+        if (p.resumed)
+            std::cerr << "verdict run: resuming run " << p.run.id << " (" << p.storedBefore << "/" << p.run.nPlanned
+                      << " items stored)\n";
+        else
+            std::cerr << "verdict run: run " << p.run.id << ", " << p.run.nPlanned << " items of suite '" << plan->suite.name
+                      << "' (continue an interrupted run with --resume " << p.run.id << ")\n";
+    };
     const bool tty = isatty(STDERR_FILENO);
     if (tty) {
-        runner.setProgressCallback([](const core::RunProgress& p) {
+        events.progress = [](const core::RunProgress& p) {
             std::fprintf(stderr, "\r[run %lld] %lld/%lld items  %.2f items/s  ETA %s   ", static_cast<long long>(p.runId),
                          static_cast<long long>(p.done), static_cast<long long>(p.total), p.itemsPerSecond,
                          p.etaSeconds ? formatEta(*p.etaSeconds).c_str() : "?");
             std::fflush(stderr);
-        });
+        };
     }
-    auto outcome = runner.execute(*prepared, signals.token());
+    auto done = core::executeSuiteRun(*db, settings, *plan, events, signals.token());
     if (tty) std::fprintf(stderr, "\n");
-    if (!outcome) return fail("run", outcome.error().message, kExitRuntime);
-
-    core::RunRepository runs(*db);
-    auto stored = runs.items(runId);
-    if (!stored) return fail("run", stored.error().message, kExitRuntime);
-    const core::RunSummary sum = core::summarizeRun(*stored);
+    if (!done) return fail("run", done.error().message, exitCodeOf(done.error()));
+    const core::PreparedRun* prepared = &done->prepared;
+    const core::RunOutcome* outcome = &done->outcome;
+    const core::SuiteRecord* suite = &done->suite;
+    const int64_t runId = prepared->run.id;
+    const core::RunSummary& sum = done->summary;
     const auto& acc = sum.accuracy;
     const bool cancelled = outcome->run.status == core::RunStatus::Cancelled;
 

@@ -1,8 +1,10 @@
 // The workbench window end to end on the bundled demo workspace: add a model (and a bad one),
 // compare two models side by side and vote, import a suite with a bad line, run it on A and B
-// while the event loop stays responsive, filter the items, cancel a run, sweep and chart,
+// while the event loop stays responsive (and continue the window's run from `verdict run`),
+// filter the items, cancel a run, sweep and chart,
 // cost, decide, export the report (the same document as the CLI's), the history (compare,
 // delete), a model behind an OpenAI-compatible endpoint, and close during a run.
+#include "cli_process.h"
 #include "fixtures.h"
 #include "main_window.h"
 #include "models/history_models.h"
@@ -20,6 +22,7 @@
 #include "workbench.h"
 #include "core/report/report_data.h"
 #include "core/report/report_format.h"
+#include "core/store/run_repository.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -254,6 +257,27 @@ private slots:
         for (int r = 0; r < items->rowCount(); ++r) wrong += items->index(r, 0).data(ItemComparisonModel::kAnyWrongRole).toBool();
         QCOMPARE(sv->itemFilter()->rowCount(), wrong);
         sv->itemFilter()->setWrongOnly(false);
+    }
+
+    void windowAndCliShareOneRun() {
+        // The window and `verdict run` fill the same settings (core/services/suite_run.h), with
+        // the same defaults: a run the window started and that stopped half-way is the one the
+        // CLI continues for the same choices (same resume key), not a new run. Here run A of
+        // the mini suite, marked as interrupted.
+        const int64_t runA = m_wb->runA();
+        QVERIFY(runA > 0);
+        {
+            auto db = m_wb->openDb();
+            QVERIFY(db.ok());
+            QVERIFY(verdict::core::RunRepository(*db).finish(runA, verdict::core::RunStatus::Cancelled, "").ok());
+        }
+        const auto cli = verdict::test::runVerdict({"run", m_wb->modelA(), "--suite", "mini", "--json"}, m_wb->dbPath());
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        QVERIFY2(cli.err.contains("resuming run " + QByteArray::number(static_cast<qlonglong>(runA))), cli.err.constData());
+        const nlohmann::json j = cli.json();
+        QCOMPARE(j.value("run_id", int64_t{0}), runA);
+        QCOMPARE(j.value("resumed", false), true);
+        QCOMPARE(j.value("status", std::string()), std::string("completed"));
     }
 
     void judgeRunsInTheWindow() {

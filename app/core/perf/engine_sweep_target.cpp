@@ -45,12 +45,7 @@ EngineSweepTarget::~EngineSweepTarget() = default;
 
 Result<std::unique_ptr<EngineSweepTarget>> EngineSweepTarget::open(const std::string& modelPath,
                                                                    const EngineSweepTargetOptions& options) {
-    ModelOptions mo;
-    mo.threads = options.threads;
-    mo.cancel = options.cancelLoad;
-    mo.device = options.device;
-    mo.gpuLayers = options.gpuLayers;
-    auto model = Model::open(modelPath, mo);
+    auto model = openLocalModel(modelPath, options.threads, options.device, options.gpuLayers, options.cancelLoad);
     if (!model) return model.error();
     auto impl = std::make_unique<Impl>();
     impl->model = std::move(*model);

@@ -34,7 +34,7 @@ Result<std::unique_ptr<ModelBackend>> openModelBackend(const std::string& modelR
         ep.baseUrl = ref.url;
         ep.model = options.endpointModel.empty() ? ref.model : options.endpointModel;
         ep.apiKey = options.apiKey;
-        auto eb = EndpointBackend::open(ep, options.engineVersion);
+        auto eb = EndpointBackend::open(ep, options.engineVersion, options.parallel);
         if (!eb) return eb.error();
         return std::unique_ptr<ModelBackend>(std::move(*eb));
     }
@@ -45,6 +45,7 @@ Result<std::unique_ptr<ModelBackend>> openModelBackend(const std::string& modelR
     eo.gpuLayers = options.gpuLayers;
     eo.engineVersion = options.engineVersion;
     eo.cancelLoad = options.cancelLoad;
+    eo.parallel = options.parallel;
     auto eb = EngineBackend::open(modelRef, eo);
     if (!eb) return eb.error();
     return std::unique_ptr<ModelBackend>(std::move(*eb));

@@ -27,6 +27,7 @@ struct BackendOpenOptions {
     const std::atomic<bool>* cancelLoad = nullptr;  // engine: stops loading and template renders when set (Ctrl-C, a Cancel button)
     std::string endpointModel;       // endpoint: served model name; non-empty overrides the ref's " MODEL"
     std::string apiKey;              // endpoint: Bearer token (memory only, never stored)
+    int parallel = 1;                // calls served at once (ModelBackend::maxConcurrentCalls); 0: the backend chooses
 };
 
 // True for "http://..." and "https://..." references.

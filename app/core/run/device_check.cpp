@@ -40,4 +40,14 @@ std::string describeDevice(const Model& model) {
     return id + " (" + model.deviceName() + ")";
 }
 
+Result<std::shared_ptr<const Model>> openLocalModel(const std::string& path, int threads, const std::string& device,
+                                                    int gpuLayers, const std::atomic<bool>* cancel) {
+    ModelOptions mo;
+    mo.threads = threads;
+    mo.cancel = cancel;
+    mo.device = device;
+    mo.gpuLayers = gpuLayers;
+    return Model::open(path, mo);
+}
+
 }  // namespace verdict::core

@@ -6,6 +6,10 @@
 // Endpoint references ignore the device: the server decides where it runs.
 #pragma once
 
+#include "verdict/engine/result.h"
+
+#include <atomic>
+#include <memory>
 #include <string>
 
 namespace verdict {
@@ -34,5 +38,11 @@ DeviceCheck checkDevice(const std::string& device);
 // "cuda:0 (NVIDIA H200)", or "cuda:0 (NVIDIA H200, 12/32 layers; rest on cpu)" when only some
 // blocks were offloaded (--gpu-layers) — the device the model actually runs on (Model::device()) and its name.
 std::string describeDevice(const Model& model);
+
+// Opens a local model the way every service does (suite runs, sweeps): `threads` compute threads
+// (<= 0: physical cores), on `device`, its first `gpuLayers` blocks there (< 0: all), `cancel`
+// stopping the load when set. The engine's message (file, key, tensor) when it cannot.
+Result<std::shared_ptr<const Model>> openLocalModel(const std::string& path, int threads, const std::string& device,
+                                                    int gpuLayers, const std::atomic<bool>* cancel);
 
 }  // namespace verdict::core

@@ -22,10 +22,10 @@ std::string plainText(const Prompt& p) {
 }  // namespace
 
 Result<std::unique_ptr<EndpointBackend>> EndpointBackend::open(const EndpointConfig& endpoint,
-                                                               const std::string& engineVersion) {
+                                                               const std::string& engineVersion, int parallel) {
     auto resolved = resolveEndpoint(endpoint);
     if (!resolved) return resolved.error();
-    return std::unique_ptr<EndpointBackend>(new EndpointBackend(*resolved, engineVersion));
+    return std::unique_ptr<EndpointBackend>(new EndpointBackend(*resolved, engineVersion, parallel));
 }
 
 BackendInfo EndpointBackend::info() const {

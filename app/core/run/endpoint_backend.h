@@ -14,24 +14,30 @@
 #include "core/perf/load_runner.h"
 #include "core/run/model_backend.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace verdict::core {
 
 class EndpointBackend final : public ModelBackend {
 public:
-    // Checks the endpoint (GET /v1/models) and resolves the model name when empty.
-    static Result<std::unique_ptr<EndpointBackend>> open(const EndpointConfig& endpoint, const std::string& engineVersion);
+    // Checks the endpoint (GET /v1/models) and resolves the model name when empty. `parallel`:
+    // requests sent at once (each call is its own HTTP request); 0 (choose) is 1, since a
+    // server's limits are unknown.
+    static Result<std::unique_ptr<EndpointBackend>> open(const EndpointConfig& endpoint, const std::string& engineVersion,
+                                                         int parallel = 1);
 
     BackendInfo info() const override;
     Result<Generation> generate(const Prompt& prompt, const GenerationParams& params, const TokenCallback& onToken) override;
     Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) override;
+    int maxConcurrentCalls() const override { return m_parallel; }
 
 private:
-    EndpointBackend(EndpointConfig endpoint, std::string engineVersion)
-        : m_endpoint(std::move(endpoint)), m_engineVersion(std::move(engineVersion)) {}
+    EndpointBackend(EndpointConfig endpoint, std::string engineVersion, int parallel)
+        : m_endpoint(std::move(endpoint)), m_engineVersion(std::move(engineVersion)), m_parallel(std::max(1, parallel)) {}
     EndpointConfig m_endpoint;
     std::string m_engineVersion;
+    int m_parallel = 1;
 };
 
 }  // namespace verdict::core

@@ -1,11 +1,16 @@
 #include "core/run/engine_backend.h"
 
 #include "core/run/device_check.h"
-#include "core/run/prompt_renderer.h"
+#include "core/run/prompt_tokenizer.h"
+#include "verdict/engine/batch.h"
+#include "verdict/engine/batch_scheduler.h"
+#include "verdict/engine/devices.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
 
 #include <algorithm>
+#include <future>
+#include <mutex>
 #include <optional>
 
 namespace verdict::core {
@@ -14,7 +19,10 @@ struct EngineBackend::Impl {
     std::shared_ptr<const Model> model;
     std::unique_ptr<Session> session;
     EngineBackendOptions options;
-    std::unique_ptr<PromptRenderer> renderer;
+    std::unique_ptr<PromptTokenizer> renderer;
+    std::mutex sessionMu;                         // the session serves one call at a time
+    std::unique_ptr<BatchScheduler> scheduler;    // parallel > 1: generate() runs here
+    int parallel = 1;
     // The cancel flag (Ctrl-C, a Cancel button) as the chat template's stop question.
     std::function<bool()> shouldStop() const {
         if (!options.cancelLoad) return {};
@@ -29,15 +37,10 @@ Result<std::unique_ptr<EngineBackend>> EngineBackend::open(const std::string& mo
                                                            const EngineBackendOptions& options) {
     auto impl = std::make_unique<Impl>();
     impl->options = options;
-    ModelOptions mo;
-    mo.threads = options.threads;
-    mo.cancel = options.cancelLoad;
-    mo.device = options.device;
-    mo.gpuLayers = options.gpuLayers;
-    auto model = Model::open(modelPath, mo);
+    auto model = openLocalModel(modelPath, options.threads, options.device, options.gpuLayers, options.cancelLoad);
     if (!model) return model.error();
     impl->model = *model;
-    auto renderer = PromptRenderer::create(impl->model);
+    auto renderer = PromptTokenizer::create(impl->model);
     if (!renderer) return renderer.error();
     impl->renderer = std::move(*renderer);
 
@@ -47,8 +50,33 @@ Result<std::unique_ptr<EngineBackend>> EngineBackend::open(const std::string& mo
     if (!session) return session.error();
     impl->session = std::move(*session);
 
+    impl->parallel = options.parallel > 0 ? options.parallel : chooseParallel(*impl->model, impl->session->memoryUse().kvBytes);
+    impl->parallel = static_cast<int>(std::min<int64_t>(impl->parallel, kMaxBatchRows));
+    if (impl->parallel > 1) {
+        BatchSchedulerOptions bo;
+        bo.maxSequences = impl->parallel;
+        bo.nCtx = impl->session->nCtx();
+        auto scheduler = BatchScheduler::create(impl->model, bo);
+        if (!scheduler)
+            return Error{"cannot run " + std::to_string(impl->parallel) + " sequences at once (--parallel): " +
+                         scheduler.error().message};
+        impl->scheduler = std::move(*scheduler);
+    }
     return std::unique_ptr<EngineBackend>(new EngineBackend(std::move(impl)));
 }
+
+int EngineBackend::chooseParallel(const Model& model, uint64_t kvBytesPerSequence) {
+    const std::string device = model.device();
+    const int cap = device == "cpu" ? 4 : 16;
+    uint64_t freeBytes = 0;
+    for (const DeviceInfo& d : listDevices().devices)
+        if (d.id == device) freeBytes = d.freeBytes;
+    if (kvBytesPerSequence == 0 || freeBytes == 0) return 1;
+    const uint64_t fit = freeBytes / 2 / kvBytesPerSequence;
+    return static_cast<int>(std::clamp<uint64_t>(fit, 1, static_cast<uint64_t>(cap)));
+}
+
+int EngineBackend::maxConcurrentCalls() const { return m_impl->scheduler ? m_impl->parallel : 1; }
 
 BackendInfo EngineBackend::info() const {
     BackendInfo i;
@@ -81,15 +109,32 @@ Result<Generation> EngineBackend::generate(const Prompt& prompt, const Generatio
     g.prompt = std::move(in->rendered);
     g.tokensIn = static_cast<int64_t>(in->tokens.size());
     if (params.maxTokens <= 0) return g;
-    auto out = m_impl->session->generate(in->tokens, cfg);
-    if (!out) return out.error();
-    g.text = out->text;
+    std::optional<Result<GenerateResult>> out;
+    if (m_impl->scheduler) {
+        // One sequence of the continuous batch; this thread waits for it (onToken runs on the
+        // scheduler's thread meanwhile, so what it refers to stays alive).
+        std::promise<Result<GenerateResult>> done;
+        std::future<Result<GenerateResult>> result = done.get_future();
+        BatchRequest req;
+        req.prompt = in->tokens;
+        req.cfg = cfg;
+        req.onDone = [&done](Result<GenerateResult> r) { done.set_value(std::move(r)); };
+        auto id = m_impl->scheduler->submit(std::move(req));
+        if (!id) return id.error();
+        out.emplace(result.get());
+    } else {
+        std::lock_guard lock(m_impl->sessionMu);
+        out.emplace(m_impl->session->generate(in->tokens, cfg));
+    }
+    if (!*out) return out->error();
+    const GenerateResult* res = &out->value();
+    g.text = res->text;
     // An end-of-generation token is kept in `tokens` but is not output text.
-    g.tokensOut = static_cast<int64_t>(out->tokens.size());
-    const Timings& t = out->timings;
-    if (!out->tokens.empty()) g.ttftMs = t.ttftMs;
+    g.tokensOut = static_cast<int64_t>(res->tokens.size());
+    const Timings& t = res->timings;
+    if (!res->tokens.empty()) g.ttftMs = t.ttftMs;
     if (t.decodeTokens > 0 && t.decodeMs > 0) g.decodeTps = t.decodeTps;
-    switch (out->stopReason) {
+    switch (res->stopReason) {
     case StopReason::MaxTokens: g.stopReason = "max_tokens"; break;
     case StopReason::Eos: g.stopReason = "eos"; break;
     case StopReason::StopString: g.stopReason = "stop_string"; break;
@@ -117,6 +162,7 @@ Result<ContinuationScore> EngineBackend::logprobs(const Prompt& context, const s
         cont = std::move(*alone);
     }
     if (cont.empty()) return Error{"logprobs: the continuation tokenizes to nothing"};
+    std::lock_guard lock(m_impl->sessionMu);
     auto lp = m_impl->session->logprobs(c, cont);
     if (!lp) return lp.error();
     ContinuationScore s;

@@ -1,6 +1,12 @@
 // ModelBackend over Verdict's own engine: one loaded Model and one Session (its KV cache is
 // reused between items, so a shared few-shot prefix is evaluated once).
 //
+// With `parallel` > 1, generate() may be called from that many threads at once: the calls become
+// sequences of the engine's continuous batching (verdict/engine/batch_scheduler.h, the same as
+// `verdict serve`), whose greedy output equals Session::generate's token for token; logprobs()
+// stays on the one session, one call at a time. parallel 0 chooses: as many sequences as fit in
+// half the device's free memory at one KV cache each, at most 4 on the CPU and 16 on a GPU.
+//
 // Prompts: when the model file has a chat template (tokenizer.chat_template) and the prompt asks
 // for it, the messages are rendered with it (engine tokenizer/chat_template.h); when the
 // template cannot render them, the built-in renderer of its detected family is used; otherwise
@@ -14,6 +20,10 @@
 #include <memory>
 #include <string>
 
+namespace verdict {
+class Model;
+}
+
 namespace verdict::core {
 
 struct EngineBackendOptions {
@@ -23,6 +33,7 @@ struct EngineBackendOptions {
     int gpuLayers = -1;              // blocks on that GPU, the rest on the CPU; < 0: all (ModelOptions::gpuLayers)
     std::string engineVersion;       // recorded with the run ("verdict 0.1.0")
     const std::atomic<bool>* cancelLoad = nullptr;  // stops Model::open, and a chat-template render, when set
+    int parallel = 1;                // generate() calls served at once (continuous batching); 0: chosen (above)
 };
 
 class EngineBackend final : public ModelBackend {
@@ -36,6 +47,10 @@ public:
     Result<Generation> generate(const Prompt& prompt, const GenerationParams& params,
                                 const TokenCallback& onToken) override;
     Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) override;
+    int maxConcurrentCalls() const override;
+
+    // parallel 0's choice for a model whose session holds kvBytesPerSequence of KV cache.
+    static int chooseParallel(const Model& model, uint64_t kvBytesPerSequence);
 
 private:
     struct Impl;

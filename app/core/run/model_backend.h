@@ -95,6 +95,11 @@ public:
     // Log-likelihood of `continuation` right after `context`. Fails like generate, and for an
     // empty continuation.
     virtual Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) = 0;
+
+    // How many generate() calls this backend serves at once, each from its own thread (the suite
+    // runner keeps at most this many items in flight). 1: one call at a time, from one thread.
+    // logprobs() is safe from those threads too (it may run one call at a time).
+    virtual int maxConcurrentCalls() const { return 1; }
 };
 
 }  // namespace verdict::core

@@ -1,4 +1,4 @@
-#include "core/run/prompt_renderer.h"
+#include "core/run/prompt_tokenizer.h"
 
 #include "model/model_impl.h"
 #include "tokenizer/chat_template.h"
@@ -7,7 +7,7 @@
 
 namespace verdict::core {
 
-struct PromptRenderer::Impl {
+struct PromptTokenizer::Impl {
     std::shared_ptr<const Model> model;
     std::vector<std::string> parts;
     std::string templateSource;             // "" when the file has none
@@ -24,10 +24,10 @@ struct PromptRenderer::Impl {
     }
 };
 
-PromptRenderer::PromptRenderer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-PromptRenderer::~PromptRenderer() = default;
+PromptTokenizer::PromptTokenizer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+PromptTokenizer::~PromptTokenizer() = default;
 
-Result<std::unique_ptr<PromptRenderer>> PromptRenderer::create(std::shared_ptr<const Model> model) {
+Result<std::unique_ptr<PromptTokenizer>> PromptTokenizer::create(std::shared_ptr<const Model> model) {
     if (!model->hasTokenizer())
         return Error{model->path() + ": the model has no usable tokenizer, so prompts cannot be encoded"};
     auto impl = std::make_unique<Impl>();
@@ -53,17 +53,17 @@ Result<std::unique_ptr<PromptRenderer>> PromptRenderer::create(std::shared_ptr<c
         if (t) impl->tmpl = std::move(*t);
         else impl->templateParseError = t.error().message;
     }
-    return std::unique_ptr<PromptRenderer>(new PromptRenderer(std::move(impl)));
+    return std::unique_ptr<PromptTokenizer>(new PromptTokenizer(std::move(impl)));
 }
 
-Result<std::vector<int32_t>> PromptRenderer::tokenize(const std::string& text, bool templated) const {
+Result<std::vector<int32_t>> PromptTokenizer::tokenize(const std::string& text, bool templated) const {
     return m_impl->tokenize(text, templated);
 }
 
-const std::string& PromptRenderer::templateSource() const { return m_impl->templateSource; }
-const std::vector<std::string>& PromptRenderer::parts() const { return m_impl->parts; }
+const std::string& PromptTokenizer::templateSource() const { return m_impl->templateSource; }
+const std::vector<std::string>& PromptTokenizer::parts() const { return m_impl->parts; }
 
-Result<PromptRenderer::Tokenized> PromptRenderer::render(const Prompt& p, const std::function<bool()>& shouldStop) const {
+Result<PromptTokenizer::Tokenized> PromptTokenizer::render(const Prompt& p, const std::function<bool()>& shouldStop) const {
     const Impl& d = *m_impl;
     Tokenized out;
     std::string note;

@@ -14,7 +14,7 @@
 
 namespace verdict::core {
 
-class PromptRenderer {
+class PromptTokenizer {
 public:
     struct Tokenized {
         RenderedPrompt rendered;
@@ -24,8 +24,8 @@ public:
 
     // Reads the chat template and the BOS/EOS texts from the model file. Fails when the model has
     // no usable tokenizer.
-    static Result<std::unique_ptr<PromptRenderer>> create(std::shared_ptr<const Model> model);
-    ~PromptRenderer();
+    static Result<std::unique_ptr<PromptTokenizer>> create(std::shared_ptr<const Model> model);
+    ~PromptTokenizer();
 
     // `shouldStop`, when set, is asked while the chat template renders; true fails the render
     // ("cancelled") instead of falling back to the built-in template.
@@ -38,7 +38,7 @@ public:
 
 private:
     struct Impl;
-    explicit PromptRenderer(std::unique_ptr<Impl> impl);
+    explicit PromptTokenizer(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> m_impl;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 
 namespace verdict::core {
 
@@ -52,19 +53,30 @@ PromptRenderer makeSuitePromptRenderer() {
 
 ItemScorer makeRegistryScorer(const ScorerOptions& options) {
     // Keyed by name + parameters: a suite usually repeats a handful of specs over many items.
-    auto cache = std::make_shared<std::map<std::string, std::shared_ptr<const Scorer>>>();
+    // Items score on several threads at once in a parallel run: the cache is locked, the scoring
+    // (a scorer's score() is const) is not.
+    struct Cache {
+        std::mutex mu;
+        std::map<std::string, std::shared_ptr<const Scorer>> scorers;
+    };
+    auto cache = std::make_shared<Cache>();
     return [cache, options](const SuiteItem& item, const std::string& output) -> Result<std::vector<ItemScore>> {
         std::vector<ItemScore> out;
         for (const ScorerSpec& spec : item.scorers) {
             if (isLoglikelihoodScorer(spec.name)) continue;
             const std::string key = spec.name + "\x1f" + spec.params.dump();
-            auto it = cache->find(key);
-            if (it == cache->end()) {
-                auto made = makeScorer(spec, options);
-                if (!made) return Error{"scorer '" + spec.name + "': " + made.error().message};
-                it = cache->emplace(key, std::shared_ptr<const Scorer>(std::move(*made))).first;
+            std::shared_ptr<const Scorer> scorer;
+            {
+                std::lock_guard lock(cache->mu);
+                auto it = cache->scorers.find(key);
+                if (it == cache->scorers.end()) {
+                    auto made = makeScorer(spec, options);
+                    if (!made) return Error{"scorer '" + spec.name + "': " + made.error().message};
+                    it = cache->scorers.emplace(key, std::shared_ptr<const Scorer>(std::move(*made))).first;
+                }
+                scorer = it->second;
             }
-            const ScoreResult r = it->second->score(item, output);
+            const ScoreResult r = scorer->score(item, output);
             nlohmann::json detail = nlohmann::json::object();
             if (!r.extracted.empty()) detail["extracted"] = r.extracted;
             if (!r.detail.empty()) detail["why"] = r.detail;

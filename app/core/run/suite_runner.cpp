@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <mutex>
 #include <set>
+#include <thread>
 
 namespace verdict::core {
 namespace {
@@ -194,6 +196,9 @@ Result<RunOutcome> SuiteRunner::execute(const PreparedRun& p, std::stop_token st
     auto storedList = runs.storedItemIndices(p.run.id);
     if (!storedList) return storedList.error();
     const std::set<int64_t> stored(storedList->begin(), storedList->end());
+    std::vector<int64_t> pending;
+    for (int64_t idx = 0; idx < p.run.nPlanned; ++idx)
+        if (!stored.count(idx)) pending.push_back(idx);
 
     RunProgress progress;
     progress.runId = p.run.id;
@@ -202,23 +207,11 @@ Result<RunOutcome> SuiteRunner::execute(const PreparedRun& p, std::stop_token st
     if (m_progress) m_progress(progress);
 
     const auto t0 = Clock::now();
-    bool cancelled = false;
-    for (int64_t idx = 0; idx < p.run.nPlanned; ++idx) {
-        if (stored.count(idx)) continue;
-        if (stop.stop_requested()) {
-            cancelled = true;
-            break;
-        }
-        std::optional<RunItemRecord> item = evaluate(p, static_cast<size_t>(idx), stop);
-        if (!item) {
-            cancelled = true;
-            break;
-        }
-        auto saved = runs.appendItem(std::move(*item));
-        if (!saved) {
-            (void)runs.finish(p.run.id, RunStatus::Failed, saved.error().message);
-            return saved.error();
-        }
+    // Stores one evaluated item and reports progress; the database's error when it refuses.
+    auto store = [&](RunItemRecord item) -> Result<void> {
+        const int64_t idx = item.itemIdx;
+        auto saved = runs.appendItem(std::move(item));
+        if (!saved) return saved.error();
         ++progress.done;
         ++progress.doneNow;
         if (!saved->error.empty()) ++progress.errorsNow;
@@ -229,6 +222,88 @@ Result<RunOutcome> SuiteRunner::execute(const PreparedRun& p, std::stop_token st
         progress.lastItemIdx = idx;
         progress.lastCorrect = saved->correct;
         if (m_progress) m_progress(progress);
+        return {};
+    };
+
+    bool cancelled = false;
+    std::optional<Error> failure;
+    // One item after the other.
+    auto runSequential = [&](const std::vector<int64_t>& indices) {
+        for (int64_t idx : indices) {
+            if (stop.stop_requested()) {
+                cancelled = true;
+                return;
+            }
+            std::optional<RunItemRecord> item = evaluate(p, static_cast<size_t>(idx), stop);
+            if (!item) {
+                cancelled = true;
+                return;
+            }
+            if (auto r = store(std::move(*item)); !r) {
+                failure = r.error();
+                return;
+            }
+        }
+    };
+    // `workers` items in flight, each evaluated on its own thread and stored (in the order they
+    // finish, one transaction each) under the lock. A stop abandons the items in flight; a
+    // refused write stops the others too.
+    auto runParallel = [&](const std::vector<int64_t>& indices, int workers) {
+        std::mutex mu;
+        size_t next = 0;
+        std::stop_source halt;
+        std::stop_callback forward(stop, [&halt] { halt.request_stop(); });
+        auto work = [&] {
+            for (;;) {
+                size_t k = 0;
+                {
+                    std::lock_guard lock(mu);
+                    if (halt.stop_requested()) {
+                        if (!failure) cancelled = true;
+                        return;
+                    }
+                    if (next >= indices.size()) return;
+                    k = next++;
+                }
+                std::optional<RunItemRecord> item = evaluate(p, static_cast<size_t>(indices[k]), halt.get_token());
+                std::lock_guard lock(mu);
+                if (!item) {
+                    if (!failure) cancelled = true;
+                    return;
+                }
+                if (failure) return;
+                if (auto r = store(std::move(*item)); !r) {
+                    failure = r.error();
+                    halt.request_stop();
+                    return;
+                }
+            }
+        };
+        std::vector<std::thread> threads;
+        for (int w = 1; w < workers; ++w) threads.emplace_back(work);
+        work();
+        for (std::thread& t : threads) t.join();
+    };
+
+    const size_t workers = std::min({static_cast<size_t>(std::max(1, m_parallel)),
+                                     static_cast<size_t>(std::max(1, m_backend.maxConcurrentCalls())), pending.size()});
+    if (workers <= 1) {
+        runSequential(pending);
+    } else {
+        // Log-likelihood items first, one at a time (the engine scores them on its one session),
+        // then the generated ones in parallel.
+        std::vector<int64_t> loglik, generated;
+        for (int64_t idx : pending)
+            (isLoglikItem(p.items[static_cast<size_t>(idx)], p.prompting) ? loglik : generated).push_back(idx);
+        runSequential(loglik);
+        if (!cancelled && !failure) {
+            if (generated.size() > 1) runParallel(generated, static_cast<int>(std::min(workers, generated.size())));
+            else runSequential(generated);
+        }
+    }
+    if (failure) {
+        (void)runs.finish(p.run.id, RunStatus::Failed, failure->message);
+        return *failure;
     }
 
     const RunStatus status = cancelled ? RunStatus::Cancelled : RunStatus::Completed;

@@ -121,8 +121,15 @@ class SuiteRunner {
 public:
     SuiteRunner(Database& db, ModelBackend& backend, PromptRenderer renderer, ItemScorer scorer);
 
-    // Called on the executing thread after every stored item (and once before the first).
+    // Called after every stored item (and once before the first), one call at a time: on the
+    // executing thread, or in a parallel run on the thread that stored the item.
     void setProgressCallback(std::function<void(const RunProgress&)> callback) { m_progress = std::move(callback); }
+
+    // Items in flight at once (default 1), capped by the backend's maxConcurrentCalls(). Results
+    // equal a sequential run's (the engine's batched decode is exact; each item samples with its
+    // own seed); they are stored in the order they finish. Log-likelihood items run first, one
+    // at a time.
+    void setParallel(int n) { m_parallel = n; }
 
     // Identifies the model (hashing the file unless cached), then creates a run or picks the one
     // to continue: request.resumeRunId when given (fails when it is completed, runs another
@@ -130,8 +137,8 @@ public:
     // run with the same resume key, else a new run. Claims the run for this process.
     Result<PreparedRun> prepare(const RunRequest& request);
 
-    // Evaluates every planned item that is not stored yet, in order, storing each as it
-    // finishes. Returns the outcome with status completed, or cancelled when `stop` was
+    // Evaluates every planned item that is not stored yet, in order (setParallel: several at
+    // once), storing each as it finishes. Returns the outcome with status completed, or cancelled when `stop` was
     // requested. Fails (marking the run failed) only when the database refuses a write.
     Result<RunOutcome> execute(const PreparedRun& prepared, std::stop_token stop);
 
@@ -144,6 +151,7 @@ private:
     PromptRenderer m_renderer;
     ItemScorer m_scorer;
     std::function<void(const RunProgress&)> m_progress;
+    int m_parallel = 1;
 };
 
 }  // namespace verdict::core

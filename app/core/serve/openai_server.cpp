@@ -1,6 +1,6 @@
 #include "core/serve/openai_server.h"
 
-#include "core/run/prompt_renderer.h"
+#include "core/run/prompt_tokenizer.h"
 #include "verdict/engine/batch_scheduler.h"
 
 #include <nlohmann/json.hpp>
@@ -104,7 +104,7 @@ struct Parsed {
 struct OpenAiServer::Impl {
     std::shared_ptr<const Model> model;
     ServeOptions options;
-    std::unique_ptr<PromptRenderer> renderer;
+    std::unique_ptr<PromptTokenizer> renderer;
     std::unique_ptr<BatchScheduler> scheduler;
     std::time_t started = std::time(nullptr);
 
@@ -404,7 +404,7 @@ Result<std::unique_ptr<OpenAiServer>> OpenAiServer::create(std::shared_ptr<const
     impl->model = model;
     impl->options = options;
     if (impl->options.modelId.empty()) impl->options.modelId = std::filesystem::path(model->path()).filename().string();
-    auto renderer = PromptRenderer::create(model);
+    auto renderer = PromptTokenizer::create(model);
     if (!renderer) return renderer.error();
     impl->renderer = std::move(*renderer);
     BatchSchedulerOptions bo;

@@ -1,12 +1,11 @@
 #include "views/suites/suites_view.h"
 
-#include "core/run/backend_factory.h"
-#include "core/run/suite_bindings.h"
-#include "core/run/suite_runner.h"
+#include "core/services/suite_run.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/suite_repository.h"
+#include "core/version.h"
 #include "dialogs/import_suite_dialog.h"
 #include "dialogs/judge_dialog.h"
 #include "main_window.h"
@@ -75,9 +74,18 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_limit->setSpecialValueText(tr("all items"));
     m_maxTokens = new QSpinBox;
     m_maxTokens->setRange(1, 32768);
-    m_maxTokens->setValue(64);
+    const core::SuiteRunSettings defaults;  // the same defaults as `verdict run`
+    m_maxTokens->setValue(defaults.generation.maxTokens);
     m_shots = new QSpinBox;
     m_shots->setRange(0, 64);
+    m_shots->setValue(defaults.prompting.shots);
+    m_parallel = new QSpinBox;
+    m_parallel->setObjectName("parallel");
+    m_parallel->setRange(0, 64);
+    m_parallel->setSpecialValueText(tr("auto"));
+    m_parallel->setValue(defaults.parallel);
+    m_parallel->setToolTip(tr("Items in flight at once: batched by the engine, or concurrent requests to an endpoint. "
+                              "The answers are the same as one at a time. Auto: from the device's free memory."));
     m_run = new QPushButton(tr("Run on A and B"));
     m_run->setObjectName("runButton");
     m_cancel = new QPushButton(tr("Cancel"));
@@ -96,6 +104,8 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     opts->addWidget(m_maxTokens);
     opts->addWidget(new QLabel(tr("Few-shot")));
     opts->addWidget(m_shots);
+    opts->addWidget(new QLabel(tr("Parallel")));
+    opts->addWidget(m_parallel);
     opts->addWidget(new QLabel(tr("Device")));
     opts->addWidget(createRunDeviceCombo(m_wb, this));
     opts->addWidget(new QLabel(tr("GPU layers")));
@@ -267,11 +277,18 @@ bool SuitesView::runBoth(int64_t limit) {
         return false;
     }
     const int64_t suiteId = m_suites->item(row, 0)->data(Qt::UserRole).toLongLong();
-    const int maxTokens = m_maxTokens->value(), shots = m_shots->value();
-    const QString dbPath = m_wb.dbPath();
-    const std::string version = std::string("verdict " VERDICT_VERSION);
-    const std::string device = m_wb.runDevice().toStdString();
-    const int gpuLayers = m_wb.runGpuLayers();
+    // The choices of this screen in the suite-run service's settings; what is not on the screen
+    // keeps the service's defaults (the CLI's), so a run started here continues from `verdict run`.
+    core::SuiteRunSettings settings;
+    settings.suite = "#";
+    settings.suite += std::to_string(suiteId);
+    if (limit > 0) settings.limit = limit;
+    settings.generation.maxTokens = m_maxTokens->value();
+    settings.prompting.shots = m_shots->value();
+    settings.parallel = m_parallel->value();
+    settings.backend.engineVersion = core::toolVersion();
+    settings.backend.device = m_wb.runDevice().toStdString();
+    settings.backend.gpuLayers = m_wb.runGpuLayers();
     auto runIds = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
     for (QProgressBar* bar : {m_barA, m_barB}) bar->setValue(0);
     m_textA->setText(tr("waiting"));
@@ -282,39 +299,18 @@ bool SuitesView::runBoth(int64_t limit) {
     m_job->start([=](JobControl& c) -> JobResult {
         auto db = wb->openDb();
         if (!db) return {tr("The results database cannot be opened."), QString::fromStdString(db.error().message), {}};
-        core::SuiteRepository suites(*db);
-        auto suite = suites.findById(suiteId);
-        if (!suite || !*suite) return {tr("The suite is no longer in the database."), {}, {}};
-        auto items = suites.items(suiteId);
-        if (!items) return {tr("The suite's items cannot be read."), QString::fromStdString(items.error().message), {}};
         const QString refs[2] = {a, b};
         int64_t ids[2] = {0, 0};
         for (int side = 0; side < 2 && !c.cancelled(); ++side) {
             QLabel* text = texts[side];
             QProgressBar* bar = bars[side];
-            c.post([text] { text->setText(tr("loading the model…")); });
-            core::BackendOpenOptions o;
-            o.engineVersion = version;
-            o.device = device;
-            o.gpuLayers = gpuLayers;
-            o.cancelLoad = c.cancelFlag();
-            auto backend = core::openModelBackend(refs[side].toStdString(), o);
-            if (!backend) {
-                if (c.cancelled()) break;
-                return {tr("Model %1 could not be loaded.").arg(side == 0 ? "A" : "B"),
-                        QString::fromStdString(backend.error().message), {}};
-            }
-            core::RunRequest req;
-            req.suite = **suite;
-            req.items = *items;
-            req.prompting.shots = shots;
-            req.prompting.shape = (*suite)->shape;
-            req.generation.maxTokens = maxTokens;
-            req.generation.temperature = 0;
-            req.generation.seed = 1;
-            if (limit > 0) req.limit = limit;
-            core::SuiteRunner runner(*db, **backend, core::makeSuitePromptRenderer(), core::makeRegistryScorer({}));
-            runner.setProgressCallback([&c, text, bar](const core::RunProgress& p) {
+            core::SuiteRunSettings s = settings;
+            s.modelRef = refs[side].toStdString();
+            s.backend.cancelLoad = c.cancelFlag();
+            core::SuiteRunEvents events;
+            events.loading = [&c, text] { c.post([text] { text->setText(tr("loading the model…")); }); };
+            events.prepared = [&ids, side](const core::PreparedRun& p) { ids[side] = p.run.id; };
+            events.progress = [&c, text, bar](const core::RunProgress& p) {
                 const int pct = p.total > 0 ? int(100 * p.done / p.total) : 0;
                 const QString msg = tr("run %1: %2/%3 items · %4 items/s · %5")
                                         .arg(p.runId)
@@ -326,13 +322,22 @@ bool SuitesView::runBoth(int64_t limit) {
                     bar->setValue(pct);
                     text->setText(msg);
                 });
-            });
-            auto prepared = runner.prepare(req);
-            if (!prepared) return {tr("The run could not start."), QString::fromStdString(prepared.error().message), {}};
-            ids[side] = prepared->run.id;
-            auto outcome = runner.execute(*prepared, c.stopToken());
-            if (!outcome) return {tr("The run stopped: the database refused a write."), QString::fromStdString(outcome.error().message), {}};
-            const bool cancelled = outcome->run.status == core::RunStatus::Cancelled;
+            };
+            auto done = core::runSuite(*db, s, events, c.stopToken());
+            if (!done) {
+                const core::ServiceError& e = done.error();
+                const QString detail = QString::fromStdString(e.message);
+                switch (e.kind) {
+                case core::ServiceFailure::Cancelled: break;
+                case core::ServiceFailure::ModelOpen:
+                    return {tr("Model %1 could not be loaded.").arg(side == 0 ? "A" : "B"), detail, {}};
+                case core::ServiceFailure::Storage:
+                    return {tr("The run stopped: the database refused a read or a write."), detail, {}};
+                case core::ServiceFailure::BadInput: return {tr("The run could not start."), detail, {}};
+                }
+                break;
+            }
+            const bool cancelled = done->outcome.run.status == core::RunStatus::Cancelled;
             c.post([text, cancelled, id = ids[side]] {
                 text->setText(cancelled ? tr("run %1 cancelled — Run again to continue it where it stopped").arg(id)
                                         : text->text() + tr(" — done"));

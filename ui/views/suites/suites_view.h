@@ -61,6 +61,7 @@ private:
     QSpinBox* m_limit;
     QSpinBox* m_maxTokens;
     QSpinBox* m_shots;
+    QSpinBox* m_parallel;
     QLabel* m_models;
     QPushButton* m_run;
     QPushButton* m_cancel;
