@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace verdict::tensor {
 
@@ -114,6 +115,54 @@ struct BlockQ8_K {
     int16_t bsums[kQKK / 16];
 };
 
+// ---- non-linear 4-bit formats (i-quants IQ4_NL / IQ4_XS, OCP microscaling MXFP4) -------------
+// Source: ggml-common.h (block_iq4_nl, block_iq4_xs, block_mxfp4, kvalues_iq4nl, kvalues_mxfp4) and
+// ggml-quants.c's dequantize_row_* of llama.cpp v0.5.0; the values are facts of the format.
+
+// The 16 levels of IQ4_NL and IQ4_XS (a non-uniform grid, denser near zero).
+inline constexpr int8_t kIQ4NLValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                            1,    13,   25,  38,  53,  69,  89,  113};
+
+// IQ4_NL: x[j] = d * kIQ4NLValues[nibble_j]. Nibble order as Q4_0 (low nibble of qs[j] = element j,
+// high nibble = element j + 16).
+struct BlockIQ4_NL {
+    uint16_t d;  // f16
+    uint8_t qs[kQK / 2];
+};
+
+// IQ4_XS: 8 sub-blocks of 32, x = d * (ls_i - 32) * kIQ4NLValues[nibble], ls_i a 6-bit scale: low 4
+// bits = nibble i%2 of scales_l[i/2], high 2 bits = bits 2i..2i+1 of scales_h (iq4xsScale). Sub-block
+// i's 16 bytes qs[16i..16i+15] hold its elements in Q4_0's nibble order.
+struct BlockIQ4_XS {
+    uint16_t d;  // f16
+    uint16_t scales_h;
+    uint8_t scales_l[kQKK / 64];
+    uint8_t qs[kQKK / 2];
+};
+
+inline int iq4xsScale(const BlockIQ4_XS& b, int i) {
+    return ((b.scales_l[i / 2] >> (4 * (i % 2))) & 0xF) | (((b.scales_h >> (2 * i)) & 3) << 4);
+}
+
+// FP4 (E2M1) levels times two (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives, doubled so they are
+// integers); the block scale below is halved to match.
+inline constexpr int8_t kMXFP4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// MXFP4: x[j] = 2^(e - 127) * E2M1(nibble_j) = mxfp4HalfScale(e) * kMXFP4Values[nibble_j]; nibble
+// order as Q4_0.
+struct BlockMXFP4 {
+    uint8_t e;  // E8M0: a power of two, biased by 127
+    uint8_t qs[kQK / 2];
+};
+
+// 2^(e - 128) as a float (e = 0 and 1 are the subnormals 2^-128, 2^-127).
+inline float mxfp4HalfScale(uint8_t e) {
+    const uint32_t bits = e < 2 ? (0x00200000u << e) : (static_cast<uint32_t>(e - 1) << 23);
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);
 static_assert(sizeof(BlockQ5_0) == 22);
@@ -126,6 +175,9 @@ static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
 static_assert(sizeof(BlockQ8_K) == 292);
+static_assert(sizeof(BlockIQ4_NL) == 18);
+static_assert(sizeof(BlockIQ4_XS) == 136);
+static_assert(sizeof(BlockMXFP4) == 17);
 
 // Unpacks the 6-bit scale and min of sub-block j (0..7) of Q4_K / Q5_K.
 // Bytes 0-3: scale j (low 6 bits) for j < 4, bits 6-7 = high bits of scale j+4;

@@ -33,6 +33,10 @@ void dequantizeQ4_K(const BlockQ4_K* x, float* y, int64_t k);
 void dequantizeQ5_K(const BlockQ5_K* x, float* y, int64_t k);
 void dequantizeQ6_K(const BlockQ6_K* x, float* y, int64_t k);
 void dequantizeQ8_K(const BlockQ8_K* x, float* y, int64_t k);
+// quant_iq.cpp: dequantization only (no quantizer: files come from llama-quantize)
+void dequantizeIQ4_NL(const BlockIQ4_NL* x, float* y, int64_t k);
+void dequantizeIQ4_XS(const BlockIQ4_XS* x, float* y, int64_t k);
+void dequantizeMXFP4(const BlockMXFP4* x, float* y, int64_t k);
 
 // Scale searches of ggml-quants.c used by the K-quant reference quantizers (same names minus
 // the snake case; see quant_k_search.cpp).

@@ -24,13 +24,17 @@ bool canDequantize(TensorType t) {
         case TensorType::Q4_0: case TensorType::Q4_1: case TensorType::Q5_0: case TensorType::Q5_1:
         case TensorType::Q8_0: case TensorType::Q8_1: case TensorType::Q2_K: case TensorType::Q3_K:
         case TensorType::Q4_K: case TensorType::Q5_K: case TensorType::Q6_K: case TensorType::Q8_K:
+        case TensorType::IQ4_NL: case TensorType::IQ4_XS: case TensorType::MXFP4:
             return true;
         default:
             return false;
     }
 }
 
-bool canQuantize(TensorType t) { return canDequantize(t); }
+bool canQuantize(TensorType t) {
+    // IQ4_NL, IQ4_XS and MXFP4 are read, not written.
+    return canDequantize(t) && t != TensorType::IQ4_NL && t != TensorType::IQ4_XS && t != TensorType::MXFP4;
+}
 
 void dequantizeRow(TensorType t, const void* src, float* dst, int64_t n) {
     using namespace detail;
@@ -51,6 +55,9 @@ void dequantizeRow(TensorType t, const void* src, float* dst, int64_t n) {
         case TensorType::Q5_K: dequantizeQ5_K(as<BlockQ5_K>(src), dst, n); break;
         case TensorType::Q6_K: dequantizeQ6_K(as<BlockQ6_K>(src), dst, n); break;
         case TensorType::Q8_K: dequantizeQ8_K(as<BlockQ8_K>(src), dst, n); break;
+        case TensorType::IQ4_NL: dequantizeIQ4_NL(as<BlockIQ4_NL>(src), dst, n); break;
+        case TensorType::IQ4_XS: dequantizeIQ4_XS(as<BlockIQ4_XS>(src), dst, n); break;
+        case TensorType::MXFP4: dequantizeMXFP4(as<BlockMXFP4>(src), dst, n); break;
         default: break;
     }
 }

@@ -188,6 +188,58 @@ private slots:
         for (float v : back) QVERIFY(std::fabs(v + 0.75f) <= 0.75f * std::max(c.maxRelRmse, 1e-3) * 2);
     }
 
+    void nonLinearFormatsDequantize() {
+        // Hand-computed from the format (block_formats.h): levels of IQ4_NL, the 6-bit scales of
+        // IQ4_XS, MXFP4's E8M0 scale and doubled E2M1 levels, and Q4_0's nibble order for all three.
+        QVERIFY(canDequantize(TensorType::IQ4_NL) && !canQuantize(TensorType::IQ4_NL));
+        QVERIFY(canDequantize(TensorType::MXFP4) && !canQuantize(TensorType::MXFP4));
+        std::vector<uint8_t> nl(18, 0);
+        const uint16_t half = 0x3800;  // 0.5
+        std::memcpy(nl.data(), &half, 2);
+        nl[2] = 0xF0;   // element 0: level 0 (-127), element 16: level 15 (113)
+        nl[17] = 0x87;  // element 15: level 7 (-10), element 31: level 8 (1)
+        std::vector<float> y(32);
+        dequantizeRow(TensorType::IQ4_NL, nl.data(), y.data(), 32);
+        QCOMPARE(y[0], -63.5f);
+        QCOMPARE(y[16], 56.5f);
+        QCOMPARE(y[15], -5.0f);
+        QCOMPARE(y[31], 0.5f);
+        QCOMPARE(y[1], -63.5f);  // qs[1] = 0: level 0
+
+        std::vector<uint8_t> xs(136, 0);
+        const uint16_t one = 0x3C00;  // 1.0
+        std::memcpy(xs.data(), &one, 2);
+        const uint16_t scalesH = 0x0002 | (0x3 << 14);  // sub-block 0: high bits 2; sub-block 7: 3
+        std::memcpy(xs.data() + 2, &scalesH, 2);
+        xs[4] = 0x05;   // sub-block 0 low bits 5 -> ls = 37 -> scale 5; sub-block 1: 0 -> -32
+        xs[7] = 0xF0;   // sub-block 7 low bits 15 -> ls = 63 -> scale 31; sub-block 6: 0 -> -32
+        xs[8] = 0x0F;   // sub-block 0, element 0: level 15 (113); element 16: level 0 (-127)
+        xs[8 + 7 * 16] = 0x98;  // sub-block 7, element 224: level 8 (1), element 240: level 9 (13)
+        std::vector<float> z(256);
+        dequantizeRow(TensorType::IQ4_XS, xs.data(), z.data(), 256);
+        QCOMPARE(z[0], 5.0f * 113);
+        QCOMPARE(z[16], 5.0f * -127);
+        QCOMPARE(z[32], -32.0f * -127);  // sub-block 1, nibble 0
+        QCOMPARE(z[224], 31.0f * 1);
+        QCOMPARE(z[240], 31.0f * 13);
+
+        std::vector<uint8_t> mx(17, 0);
+        mx[0] = 127;   // 2^0
+        mx[1] = 0x97;  // element 0: nibble 7 = +6, element 16: nibble 9 = -0.5
+        mx[16] = 0xC1; // element 15: nibble 1 = +0.5, element 31: nibble 12 = -2
+        dequantizeRow(TensorType::MXFP4, mx.data(), y.data(), 32);
+        QCOMPARE(y[0], 6.0f);
+        QCOMPARE(y[16], -0.5f);
+        QCOMPARE(y[15], 0.5f);
+        QCOMPARE(y[31], -2.0f);
+        mx[0] = 130;  // 2^3
+        dequantizeRow(TensorType::MXFP4, mx.data(), y.data(), 32);
+        QCOMPARE(y[0], 48.0f);
+        mx[0] = 0;  // 2^-127: a subnormal scale
+        dequantizeRow(TensorType::MXFP4, mx.data(), y.data(), 32);
+        QCOMPARE(y[0], std::ldexp(6.0f, -127));
+    }
+
     void quantizeRowsValidates() {
         std::vector<float> x(64, 1.0f);
         std::vector<uint8_t> out(1024);

@@ -1,4 +1,4 @@
-// AVX2 kernels for the 32-element formats Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 (no VNNI).
+// AVX2 kernels for the 32-element formats Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4 (no VNNI).
 //
 // Same activation groups as the AVX-512 kernels (act_layout.h), taken two blocks (one ymm) at a
 // time. vpmaddubsw (u8 x s8 -> pairs of s16) + vpmaddwd by ones gives 32-bit lanes per block.
@@ -6,6 +6,7 @@
 // saturating 16-bit sums; the nibble formats are unsigned already.
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
+#include "tensor/block_formats.h"
 
 #include <immintrin.h>
 
@@ -118,6 +119,40 @@ struct DecQ8_0 {
     }
 };
 
+// The non-linear 4-bit formats: each nibble picks a signed level from a 16-entry table
+// (vpshufb), then the signed path of Q8_0. Levels are within +-127, so |w| * a fits vpmaddubsw.
+static inline __m256i levels(__m256i table, __m256i nibbles) { return _mm256_shuffle_epi8(table, nibbles); }
+
+struct DecIQ4_NL {
+    static constexpr size_t kBlock = 18;
+    static constexpr int kBiasMul = 0;
+    static constexpr bool kMin = false, kSigned = true;
+    using Group = ActGroup;
+    static inline void decode(const uint8_t* p, Half& h) {
+        const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tensor::kIQ4NLValues)));
+        const __m256i m4 = _mm256_set1_epi8(0x0F);
+        const __m256i q = load2x16(p + 2, kBlock);
+        h.lo = levels(table, _mm256_and_si256(q, m4));
+        h.hi = levels(table, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+        h.d = load2Scales(p, kBlock);
+    }
+};
+struct DecMXFP4 {
+    static constexpr size_t kBlock = 17;
+    static constexpr int kBiasMul = 0;
+    static constexpr bool kMin = false, kSigned = true;
+    using Group = ActGroup;
+    static inline void decode(const uint8_t* p, Half& h) {
+        const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tensor::kMXFP4Values)));
+        const __m256i m4 = _mm256_set1_epi8(0x0F);
+        const __m256i q = load2x16(p + 1, kBlock);
+        h.lo = levels(table, _mm256_and_si256(q, m4));
+        h.hi = levels(table, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+        const float d0 = tensor::mxfp4HalfScale(p[0]), d1 = tensor::mxfp4HalfScale(p[kBlock]);
+        h.d = _mm256_setr_ps(d0, d0, d0, d0, d1, d1, d1, d1);
+    }
+};
+
 // 32-bit lane sums of w * a for one ymm of weights (unsigned, or signed for Q8_0).
 template <bool Signed>
 static inline __m256i dotLanes(__m256i w, __m256i a) {
@@ -218,6 +253,8 @@ const MatmulKernel* q32Kernel(tensor::TensorType t) {
         {TensorType::Q5_0, SimdLevel::Avx2, groupActBytes<ActGroup>, packGroupAct<ActGroup, -16>, compute<DecQ5_0>},
         {TensorType::Q5_1, SimdLevel::Avx2, groupActBytes<ActGroupS>, packGroupAct<ActGroupS, 0>, compute<DecQ5_1>},
         {TensorType::Q8_0, SimdLevel::Avx2, groupActBytes<ActGroup>, packGroupAct<ActGroup, 0>, compute<DecQ8_0>},
+        {TensorType::IQ4_NL, SimdLevel::Avx2, groupActBytes<ActGroup>, packGroupAct<ActGroup, 0>, compute<DecIQ4_NL>},
+        {TensorType::MXFP4, SimdLevel::Avx2, groupActBytes<ActGroup>, packGroupAct<ActGroup, 0>, compute<DecMXFP4>},
     };
     for (const auto& k : kKernels)
         if (k.type == t) return &k;

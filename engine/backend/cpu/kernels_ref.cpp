@@ -2,8 +2,8 @@
 // Every SIMD kernel is tested against these (same prepared activation values, so the only
 // differences are float summation order).
 //
-// Activations: Q8_0 blocks for Q4_0 / Q5_0 / Q8_0 weights, Q8_1 for Q4_1 / Q5_1, Q8_K for the
-// K-quants (llama.cpp's vec_dot_type pairing); F16 / BF16 weights see activations rounded to f16 /
+// Activations: Q8_0 blocks for Q4_0 / Q5_0 / Q8_0 / IQ4_NL / MXFP4 weights, Q8_1 for Q4_1 / Q5_1,
+// Q8_K for the K-quants and IQ4_XS (llama.cpp's vec_dot_type pairing); F16 / BF16 weights see activations rounded to f16 /
 // bf16 (llama.cpp converts them the same way), F32 weights the activations as they are.
 #include "backend/cpu/act_quant.h"
 #include "backend/cpu/matmul_kernel.h"
@@ -103,7 +103,55 @@ float dotQ8_0(const void* w, const void* a, int64_t K) {
     return sum;
 }
 
+// Non-linear 4-bit formats against Q8_0 activations (llama.cpp pairs IQ4_NL and MXFP4 with Q8_0):
+// an integer dot of the levels per block, times both scales.
+float dotIQ4_NL(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const BlockIQ4_NL*>(w);
+    const auto* y = static_cast<const BlockQ8_0*>(a);
+    float sum = 0;
+    for (int64_t b = 0; b < K / 32; ++b) {
+        int s = 0;
+        for (int j = 0; j < 16; ++j)
+            s += kIQ4NLValues[x[b].qs[j] & 0xF] * y[b].qs[j] + kIQ4NLValues[x[b].qs[j] >> 4] * y[b].qs[j + 16];
+        sum += static_cast<float>(s) * fp16ToFp32(x[b].d) * fp16ToFp32(y[b].d);
+    }
+    return sum;
+}
+
+float dotMXFP4(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const BlockMXFP4*>(w);
+    const auto* y = static_cast<const BlockQ8_0*>(a);
+    float sum = 0;
+    for (int64_t b = 0; b < K / 32; ++b) {
+        int s = 0;
+        for (int j = 0; j < 16; ++j)
+            s += kMXFP4Values[x[b].qs[j] & 0xF] * y[b].qs[j] + kMXFP4Values[x[b].qs[j] >> 4] * y[b].qs[j + 16];
+        sum += static_cast<float>(s) * mxfp4HalfScale(x[b].e) * fp16ToFp32(y[b].d);
+    }
+    return sum;
+}
+
 // ---- K-quants (activations Q8_K) -----------------------------------------------------------
+
+// IQ4_XS against Q8_K (its llama.cpp pairing): per sub-block of 32 an integer dot, times its scale.
+float dotIQ4_XS(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const BlockIQ4_XS*>(w);
+    const auto* y = static_cast<const BlockQ8_K*>(a);
+    float sum = 0;
+    for (int64_t b = 0; b < K / 256; ++b) {
+        int isum = 0;
+        for (int i = 0; i < 8; ++i) {
+            const uint8_t* q = x[b].qs + 16 * i;
+            const int8_t* v = y[b].qs + 32 * i;
+            int s = 0;
+            for (int j = 0; j < 16; ++j) s += kIQ4NLValues[q[j] & 0xF] * v[j] + kIQ4NLValues[q[j] >> 4] * v[j + 16];
+            isum += (iq4xsScale(x[b], i) - 32) * s;
+        }
+        sum += y[b].d * fp16ToFp32(x[b].d) * static_cast<float>(isum);
+    }
+    return sum;
+}
+
 
 float dotQ2_K(const void* w, const void* a, int64_t K) {
     const auto* x = static_cast<const BlockQ2_K*>(w);
@@ -276,6 +324,9 @@ constexpr MatmulKernel kRef[] = {
     {TensorType::Q4_K, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotQ4_K>},
     {TensorType::Q5_K, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotQ5_K>},
     {TensorType::Q6_K, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotQ6_K>},
+    {TensorType::IQ4_NL, SimdLevel::Scalar, bytesQ8_0, prepQ8_0, computeRef<dotIQ4_NL>},
+    {TensorType::IQ4_XS, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ4_XS>},
+    {TensorType::MXFP4, SimdLevel::Scalar, bytesQ8_0, prepQ8_0, computeRef<dotMXFP4>},
 };
 
 }  // namespace
