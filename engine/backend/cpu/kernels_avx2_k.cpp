@@ -1,4 +1,4 @@
-// AVX2 kernels for the K-quants Q2_K .. Q6_K x Q8_K activations.
+// AVX2 kernels for the K-quants Q2_K .. Q6_K and IQ4_XS x Q8_K activations.
 //
 // A row's super-block unpacks into 8 ymm of unsigned quants (in the activation order of
 // act_layout.h, 32 per ymm) and 8 ymm of 16-bit scales (one per pair of quants). vpmaddubsw
@@ -158,12 +158,44 @@ struct DecQ2_K {
     }
 };
 
+// IQ4_XS: signed levels (kIQ4NLValues via vpshufb) in natural order, one 6-bit scale (ls - 32)
+// per 32; no mins or offsets. Signed quants take Q8_0's sign trick in accumulate (|q| x sign(a, q)).
+struct DecIQ4_XS {
+    static constexpr size_t kBlock = 136;
+    static constexpr bool kMin = false, kSigned = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void decode(const uint8_t* p, Unpacked& u) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ4_XS*>(p);
+        u.d = half(p);
+        u.dmin = 0;
+        const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tensor::kIQ4NLValues)));
+        const __m128i m4 = _mm_set1_epi8(0x0F);
+        for (int i = 0; i < 8; ++i) {
+            const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 + 16 * i));
+            const __m256i nib = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m4), _mm_and_si128(q, m4));
+            u.q[i] = _mm256_shuffle_epi8(table, nib);
+            u.sc[i] = _mm256_set1_epi16(static_cast<short>(tensor::iq4xsScale(b, i) - 32));
+        }
+        u.extra = _mm256_setzero_si256();
+    }
+};
+
+template <class Dec>
+constexpr bool signedQuants() {
+    if constexpr (requires { Dec::kSigned; }) return Dec::kSigned;
+    return false;
+}
+
 template <class Dec>
 static inline void accumulate(const Unpacked& u, const ActSuper& A, __m256& acc) {
     __m256i isum = _mm256_setzero_si256();
     for (int k = 0; k < 8; ++k) {
         const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(A.qs + 32 * k));
-        isum = _mm256_add_epi32(isum, _mm256_madd_epi16(_mm256_maddubs_epi16(u.q[k], a), u.sc[k]));
+        if constexpr (signedQuants<Dec>())
+            isum = _mm256_add_epi32(
+                isum, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(u.q[k], u.q[k]), _mm256_sign_epi8(a, u.q[k])), u.sc[k]));
+        else
+            isum = _mm256_add_epi32(isum, _mm256_madd_epi16(_mm256_maddubs_epi16(u.q[k], a), u.sc[k]));
     }
     const __m256i bs = _mm256_load_si256(reinterpret_cast<const __m256i*>(A.bsums));
     const __m256i ex = _mm256_madd_epi16(u.extra, bs);
@@ -221,6 +253,7 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::Q4_K, SimdLevel::Avx2, superActBytes, packSuperAct<DecQ4_K::kOrder>, compute<DecQ4_K>},
         {TensorType::Q5_K, SimdLevel::Avx2, superActBytes, packSuperAct<DecQ5_K::kOrder>, compute<DecQ5_K>},
         {TensorType::Q6_K, SimdLevel::Avx2, superActBytes, packSuperAct<DecQ6_K::kOrder>, compute<DecQ6_K>},
+        {TensorType::IQ4_XS, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>},
     };
     for (const auto& k : kKernels)
         if (k.type == t) return &k;
