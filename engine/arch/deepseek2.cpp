@@ -17,11 +17,13 @@
 #include "arch/deepseek2.h"
 
 #include "arch/hparams.h"
+#include "backend/cpu/kernels.h"
 #include "backend/cpu/ops_norm.h"
 #include "backend/cpu/ops_rope.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -49,6 +51,15 @@ Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
     auto kvRank = hp.requireUInt("attention.kv_lora_rank");
     if (!kvRank) return kvRank.error();
     cfg.kvLoraRank = *kvRank;
+    // Files converted since 2025 describe MLA as MQA over the latent: key_length = kv_lora_rank +
+    // n_rot, value_length = kv_lora_rank, head_count_kv = 1, and the per-head sizes in
+    // key_length_mla / value_length_mla (with attn_k_b / attn_v_b tensors, bindWeights). The
+    // per-head sizes are what the forward needs.
+    for (auto [suffix, field] : {std::pair{"attention.key_length_mla", &cfg.headDimK}, {"attention.value_length_mla", &cfg.headDimV}}) {
+        auto v = hp.optionalUInt(suffix, 0);
+        if (!v) return v.error();
+        if (*v > 0) *field = *v;
+    }
     auto scale = hp.optionalFloat("expert_weights_scale", 1.0f);
     if (!scale) return scale.error();
     cfg.expertWeightsScale = *scale;
@@ -92,6 +103,51 @@ Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
     return cfg;
 }
 
+// attn_k_b {dn, Lr, H} (per head the key rows transposed: row (h, l) holds k[h][0..dn)[l]) and
+// attn_v_b {Lr, dv, H} (per head the value rows) -> attn_kv_b {Lr, H*(dn+dv)} as older files store it
+// (per head dn key rows, then dv value rows). This is the inverse of the converter's split
+// (convert_hf_to_gguf.py, DeepseekV2Model: kv_b viewed [H, dn+dv, Lr], split into dn and dv rows,
+// the key part transposed). F16 and BF16 pairs are moved bit for bit (the forward is then exactly
+// the merged file's); other types are dequantized to F32 (the latent is then not rounded to the
+// weights' activation format, which llama.cpp's absorbed path does: logits differ by rounding).
+void mergeSplitKvB(const Weight& kB, const Weight& vB, int64_t H, int64_t dn, int64_t dv, int64_t Lr, Weight& out,
+                   std::vector<uint8_t>& storage, const std::string& name) {
+    using tensor::TensorType;
+    const bool same16 = kB.type == vB.type && (kB.type == TensorType::F16 || kB.type == TensorType::BF16);
+    const TensorType type = same16 ? kB.type : TensorType::F32;
+    const size_t elem = same16 ? 2 : 4;
+    const int64_t rows = H * (dn + dv);
+    storage.assign(static_cast<size_t>(rows * Lr) * elem, 0);
+    uint8_t* dst = storage.data();
+    std::vector<float> rowF(static_cast<size_t>(std::max(dn, Lr)));
+    for (int64_t h = 0; h < H; ++h) {
+        const int64_t base = h * (dn + dv);
+        for (int64_t l = 0; l < Lr; ++l) {  // key: element (d, l) of head h goes to row base + d, column l
+            const uint8_t* src = kB.row(h * Lr + l);
+            if (same16) {
+                for (int64_t d = 0; d < dn; ++d)
+                    std::memcpy(dst + static_cast<size_t>((base + d) * Lr + l) * 2, src + d * 2, 2);
+            } else {
+                cpu::dequantizeRow(kB.type, src, rowF.data(), dn);
+                for (int64_t d = 0; d < dn; ++d)
+                    std::memcpy(dst + static_cast<size_t>((base + d) * Lr + l) * 4, &rowF[static_cast<size_t>(d)], 4);
+            }
+        }
+        for (int64_t j = 0; j < dv; ++j) {  // value rows are already rows of Lr
+            const uint8_t* src = vB.row(h * dv + j);
+            uint8_t* row = dst + static_cast<size_t>((base + dn + j) * Lr) * elem;
+            if (same16) std::memcpy(row, src, static_cast<size_t>(Lr) * 2);
+            else cpu::dequantizeRow(vB.type, src, reinterpret_cast<float*>(row), Lr);
+        }
+    }
+    out = Weight{};
+    out.name = name + " (rebuilt from attn_k_b / attn_v_b)";
+    out.data = storage.data();
+    out.type = type;
+    out.ne = {Lr, rows, 1, 1};
+    out.rowBytes = static_cast<uint64_t>(Lr) * elem;
+}
+
 // Step 2: tensors.
 Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBinder& b) {
     auto w = std::make_unique<Deepseek2Weights>();
@@ -118,12 +174,14 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBind
         b.matrix(L.wkvA, blk(il, "attn_kv_a_mqa.weight"), {E, Lr + dr});
         b.vector(L.kvANorm, blk(il, "attn_kv_a_norm.weight"), Lr);
         if (!b.has(blk(il, "attn_kv_b.weight")) && b.has(blk(il, "attn_k_b.weight"))) {
-            b.fail("layer " + std::to_string(il)
-                   + " stores MLA as split attn_k_b / attn_v_b (a newer converter's layout); only the merged "
-                     "attn_kv_b layout is supported");
-            break;
+            // The newer converter's split layout: rebuilt as the merged attn_kv_b (mergeSplitKvB).
+            Weight kB, vB;
+            const bool ok = b.matrix(kB, blk(il, "attn_k_b.weight"), {dn, Lr, H}) &
+                            b.matrix(vB, blk(il, "attn_v_b.weight"), {Lr, dv, H});
+            if (ok) mergeSplitKvB(kB, vB, H, dn, dv, Lr, L.wkvB, L.ownedKvB, blk(il, "attn_kv_b.weight"));
+        } else {
+            b.matrix(L.wkvB, blk(il, "attn_kv_b.weight"), {Lr, H * (dn + dv)});
         }
-        b.matrix(L.wkvB, blk(il, "attn_kv_b.weight"), {Lr, H * (dn + dv)});
         b.matrix(L.wo, blk(il, "attn_output.weight"), {H * dv, E});
         b.vector(L.ffnNorm, blk(il, "ffn_norm.weight"), E);
         if (il < c.nLayerDenseLead) {

@@ -27,6 +27,7 @@ struct Deepseek2LayerWeights {
     Weight wkvA;           // [E, L+dr]                 attn_kv_a_mqa: rows 0..L-1 latent, then the rope key
     VecWeight kvANorm;     // [L]                       attn_kv_a_norm
     Weight wkvB;           // [L, H*(dn+dv)]            attn_kv_b: per head dn key rows, then dv value rows
+    std::vector<uint8_t> ownedKvB;  // wkvB's storage when the file has the split attn_k_b / attn_v_b
     Weight wo;             // [H*dv, E]                 attn_output
     VecWeight ffnNorm;     // [E]                       ffn_norm
     // leading dense layers

@@ -2,7 +2,10 @@
 // to its first near-tied expert choice, the MLA cache size, the model card's active parameters
 // and the synthetic DeepSeek-V3-style model of `verdict make-model --arch deepseek2`.
 #include "fixtures.h"
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
 #include "session/session_impl.h"
+#include "tensor/quantize.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/model_card.h"
 #include "verdict/engine/session.h"
@@ -11,6 +14,7 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -30,6 +34,92 @@ std::unique_ptr<Session> newSession(const std::shared_ptr<const Model>& m, int64
     so.nCtx = nCtx;
     auto s = Session::create(m, so);
     return s ? std::move(*s) : nullptr;
+}
+
+uint64_t metaUInt(const gguf::GgufFile& f, const std::string& key) {
+    const gguf::Value* v = f.find(key);
+    return v && v->asUInt() ? *v->asUInt() : 0;
+}
+
+// Copies `src` with every attn_kv_b rewritten. split: as the current converter writes MLA (attn_k_b
+// {dn, Lr, H} = each head's key rows transposed, attn_v_b {Lr, dv, H}, key_length = Lr + n_rot,
+// value_length = Lr, head_count_kv = 1, the per-head sizes in key_length_mla / value_length_mla);
+// else merged as before. F16 weights keep their bits; others are written as F32 (dequantized),
+// so a split and a merged copy hold the same values either way.
+Result<void> rewriteKvB(const std::string& src, const std::string& dst, bool split) {
+    auto in = gguf::GgufFile::open(src);
+    if (!in) return in.error();
+    const gguf::GgufFile& f = **in;
+    const int64_t H = static_cast<int64_t>(metaUInt(f, "deepseek2.attention.head_count"));
+    const int64_t dk = static_cast<int64_t>(metaUInt(f, "deepseek2.attention.key_length"));
+    const int64_t dv = static_cast<int64_t>(metaUInt(f, "deepseek2.attention.value_length"));
+    const int64_t Lr = static_cast<int64_t>(metaUInt(f, "deepseek2.attention.kv_lora_rank"));
+    const int64_t dr = static_cast<int64_t>(metaUInt(f, "deepseek2.rope.dimension_count"));
+    const int64_t dn = dk - dr;
+    if (H <= 0 || dn <= 0 || dv <= 0 || Lr <= 0) return Error{"not a deepseek2 file with MLA sizes"};
+    gguf::GgufWriter w(f.version());
+    for (const auto& [key, value] : f.metadata()) w.set(key, value);
+    if (split) {
+        w.set("deepseek2.attention.key_length", gguf::Value::u32(static_cast<uint32_t>(Lr + dr)));
+        w.set("deepseek2.attention.value_length", gguf::Value::u32(static_cast<uint32_t>(Lr)));
+        w.set("deepseek2.attention.key_length_mla", gguf::Value::u32(static_cast<uint32_t>(dk)));
+        w.set("deepseek2.attention.value_length_mla", gguf::Value::u32(static_cast<uint32_t>(dv)));
+        w.set("deepseek2.attention.head_count_kv", gguf::Value::u32(1));
+    }
+    std::vector<std::vector<uint8_t>> keep;  // data of the rewritten tensors, alive until write()
+    for (const auto& t : f.tensors()) {
+        const std::string suffix = "attn_kv_b.weight";
+        if (t.name.size() < suffix.size() || t.name.compare(t.name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+            w.addTensor(t.name, t.type, std::vector<uint64_t>(t.ne.begin(), t.ne.begin() + t.nDims), t.data, t.nBytes);
+            continue;
+        }
+        const std::string prefix = t.name.substr(0, t.name.size() - suffix.size());
+        const bool raw16 = t.type == tensor::TensorType::F16;
+        const size_t elem = raw16 ? 2 : 4;
+        const auto type = raw16 ? tensor::TensorType::F16 : tensor::TensorType::F32;
+        const int64_t rows = H * (dn + dv);
+        // The merged matrix, row r (Lr elements) at kv[r * Lr].
+        std::vector<uint8_t> kv(static_cast<size_t>(rows * Lr) * elem);
+        const uint64_t rb = *tensor::rowBytes(t.type, static_cast<uint64_t>(Lr));
+        for (int64_t r = 0; r < rows; ++r) {
+            const uint8_t* row = t.data + static_cast<uint64_t>(r) * rb;
+            if (raw16) std::memcpy(kv.data() + static_cast<size_t>(r * Lr) * 2, row, static_cast<size_t>(Lr) * 2);
+            else tensor::dequantizeRow(t.type, row, reinterpret_cast<float*>(kv.data() + static_cast<size_t>(r * Lr) * 4), Lr);
+        }
+        if (!split) {
+            keep.push_back(std::move(kv));
+            w.addTensor(t.name, type, {static_cast<uint64_t>(Lr), static_cast<uint64_t>(rows)}, keep.back().data(),
+                        keep.back().size());
+            continue;
+        }
+        std::vector<uint8_t> kb(static_cast<size_t>(H * Lr * dn) * elem), vb(static_cast<size_t>(H * dv * Lr) * elem);
+        for (int64_t h = 0; h < H; ++h) {
+            for (int64_t l = 0; l < Lr; ++l)
+                for (int64_t d = 0; d < dn; ++d)
+                    std::memcpy(kb.data() + static_cast<size_t>((h * Lr + l) * dn + d) * elem,
+                                kv.data() + static_cast<size_t>((h * (dn + dv) + d) * Lr + l) * elem, elem);
+            std::memcpy(vb.data() + static_cast<size_t>(h * dv * Lr) * elem,
+                        kv.data() + static_cast<size_t>((h * (dn + dv) + dn) * Lr) * elem, static_cast<size_t>(dv * Lr) * elem);
+        }
+        keep.push_back(std::move(kb));
+        w.addTensor(prefix + "attn_k_b.weight", type,
+                    {static_cast<uint64_t>(dn), static_cast<uint64_t>(Lr), static_cast<uint64_t>(H)}, keep.back().data(),
+                    keep.back().size());
+        keep.push_back(std::move(vb));
+        w.addTensor(prefix + "attn_v_b.weight", type,
+                    {static_cast<uint64_t>(Lr), static_cast<uint64_t>(dv), static_cast<uint64_t>(H)}, keep.back().data(),
+                    keep.back().size());
+    }
+    return w.write(dst);
+}
+
+// All logits of a teacher-forced pass over `tokens` (one batch).
+std::vector<float> allLogits(const std::shared_ptr<const Model>& m, const std::vector<int32_t>& tokens) {
+    auto s = newSession(m, 64);
+    if (!s) return {};
+    auto out = s->evaluate(tokens, true);
+    if (!out) return {};
+    return std::vector<float>(out->data, out->data + out->rows * out->nVocab);
 }
 
 }  // namespace
@@ -98,6 +188,42 @@ private slots:
     }
 
     // The MLA cache holds the latent + rope key per layer and position, not per-head K and V.
+    // DeepSeek-V3 / Kimi-K2 files converted since 2025 store MLA split (attn_k_b / attn_v_b) with
+    // MQA-style sizes. The same weights in that layout must give the merged file's logits exactly.
+    void splitMlaLayoutEqualsMerged_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("f32Baseline");  // compare with a merged F32 copy (quantized kv_b)
+        QTest::newRow("v3-style f16") << "models/synth-deepseek2-f16.gguf" << false;
+        QTest::newRow("v2-lite f16") << "models/synth-deepseek2lite-f16.gguf" << false;
+        QTest::newRow("q4_k (kv_b as f32)") << "models/synth-deepseek2-q4_k.gguf" << true;
+    }
+    void splitMlaLayoutEqualsMerged() {
+        QFETCH(QString, file);
+        QFETCH(bool, f32Baseline);
+        const auto src = test::fixture(file.toStdString());
+        VERDICT_NEED_FIXTURE(src);
+        QTemporaryDir dir;
+        const std::string splitPath = dir.filePath("split.gguf").toStdString();
+        auto r = rewriteKvB(src.string(), splitPath, true);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        std::string mergedPath = src.string();
+        if (f32Baseline) {
+            mergedPath = dir.filePath("merged.gguf").toStdString();
+            auto m = rewriteKvB(src.string(), mergedPath, false);
+            QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
+        }
+        auto merged = open(mergedPath);
+        auto split = open(splitPath);
+        QVERIFY(merged && split);
+        QCOMPARE(split->shape().nLayer, merged->shape().nLayer);
+        const std::vector<int32_t> tokens = {1, 17, 300, 42, 9, 211, 5, 77, 128, 3};
+        const std::vector<float> a = allLogits(merged, tokens), b = allLogits(split, tokens);
+        QVERIFY(!a.empty());
+        QCOMPARE(b.size(), a.size());
+        for (size_t i = 0; i < a.size(); ++i)
+            if (a[i] != b[i]) QFAIL(qPrintable(QString("logit %1: merged %2, split %3").arg(i).arg(a[i]).arg(b[i])));
+    }
+
     void mlaCacheSize() {
         const auto path = test::fixture("models/synth-deepseek2-f16.gguf");
         VERDICT_NEED_FIXTURE(path);
