@@ -49,6 +49,10 @@ Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& c, Ten
         b.vector(L.bk, blk(il, "attn_k.bias"), kDim, rules.qkvBias);
         b.vector(L.bv, blk(il, "attn_v.bias"), vDim, rules.qkvBias);
         b.vector(L.bo, blk(il, "attn_output.bias"), E, Need::Optional);
+        if (rules.qkNorm) {
+            b.vector(L.qNorm, blk(il, "attn_q_norm.weight"), c.headDimK);
+            b.vector(L.kNorm, blk(il, "attn_k_norm.weight"), c.headDimK);
+        }
         b.vector(L.ffnNorm, blk(il, "ffn_norm.weight"), E);
         if (c.nExpert == 0) {
             b.matrix(L.ffnGate, blk(il, "ffn_gate.weight"), {E, c.nFf});
@@ -215,6 +219,10 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
 
     project(L.wk, &L.bk, s.cur.data(), n, s.k.data(), ctx.pool);
     project(L.wv, &L.bv, s.cur.data(), n, s.v.data(), ctx.pool);
+    if (L.kNorm.present()) {  // qwen3: each head's key RMS-normalised before RoPE [Kcur_normed]
+        cpu::rmsNormRows(s.k.data(), L.kNorm.data, s.k.data(), n * c.nHeadKv, c.headDimK, c.rmsEps);
+        dump(ctx, "Kcur_normed", layer, s.k.data(), n, kDim);
+    }
     ropeRows(c, s.k.data(), n, c.nHeadKv, c.headDimK, s.ropeTable.data());
     dump(ctx, "Kcur", layer, s.k.data(), n, kDim);
     dump(ctx, "Vcur", layer, s.v.data(), n, vDim);
@@ -229,6 +237,10 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
     const int64_t rows = n - rowBegin;
     float* q = s.q.data() + rowBegin * qDim;
     project(L.wq, &L.bq, s.cur.data() + rowBegin * E, rows, q, ctx.pool);
+    if (L.qNorm.present()) {  // qwen3 [Qcur_normed]
+        cpu::rmsNormRows(q, L.qNorm.data, q, rows * c.nHead, c.headDimK, c.rmsEps);
+        dump(ctx, "Qcur_normed", layer, q, rows, qDim);
+    }
     ropeRows(c, q, rows, c.nHead, c.headDimK, s.ropeTable.data() + rowBegin * c.nRot);
     dump(ctx, "Qcur", layer, q, rows, qDim);
 

@@ -1,4 +1,4 @@
-// Building blocks shared by the llama-family decoders (llama, mistral, mixtral, qwen2): their
+// Building blocks shared by the llama-family decoders (llama, mistral, mixtral, qwen2, qwen3, qwen3moe): their
 // weights, their activation buffers and the steps of their forward pass. An architecture file
 // declares which tensors exist; decoderForward strings these steps together for all of them.
 //
@@ -23,6 +23,7 @@ struct DecoderLayerWeights {
     Weight wo;             // [n_head*head_dim_v, n_embd]       blk.N.attn_output.weight
     VecWeight bq, bk, bv;  // [rows of wq / wk / wv]            optional biases (qwen2: required)
     VecWeight bo;          // [n_embd]                          optional
+    VecWeight qNorm, kNorm;  // [head_dim_k]  attn_q_norm / attn_k_norm: per-head RMSNorm of Q and K before RoPE (qwen3)
     VecWeight ffnNorm;     // [n_embd]                          blk.N.ffn_norm.weight
     // dense SwiGLU (n_expert == 0)
     Weight ffnGate;        // [n_embd, n_ff]
@@ -47,6 +48,7 @@ struct DecoderWeights : ArchWeights {
 // What a llama-family file must provide beyond the common tensors.
 struct DecoderTensorRules {
     Need qkvBias = Need::Optional;  // qwen2: required
+    bool qkNorm = false;            // qwen3, qwen3moe: attn_q_norm / attn_k_norm required
 };
 
 // Declares every tensor of a llama-family decoder (dense or MoE from cfg.nExpert).
@@ -174,6 +176,7 @@ void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScrat
 // The attention half of a pre-norm block, llama.cpp's names in brackets:
 //   cur = rmsnorm(inpL) * attn_norm                 [attn_norm]
 //   q, k, v = wq cur (+bq), wk cur (+bk), wv cur (+bv)   [Qcur, Kcur, Vcur]
+//   q, k = rmsnorm per head * q_norm / k_norm      (when present: qwen3)  [Qcur_normed, Kcur_normed]
 //   q, k = rope(q), rope(k); cache <- k, v       (each row's own cache and position when b.caches)
 //   kqv = attention(q, cache)                      [kqv_out]
 //   attnOut = wo kqv (+bo)                         [attn_out]

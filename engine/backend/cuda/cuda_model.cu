@@ -714,6 +714,10 @@ Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& m,
                        "--device cpu"};
     arch::DecoderVariant variant = m.arch->decoderVariant ? m.arch->decoderVariant(*m.weights) : arch::DecoderVariant{};
     if (variant.geglu && m.cfg.nExpert > 0) return Error{"GeGLU experts have no CUDA kernels"};
+    for (const auto& L : m.arch->decoderWeights(*m.weights)->layers)
+        if (L.qNorm.present() || L.kNorm.present())
+            return Error{"architecture '" + m.cfg.arch + "' normalises each head's query and key (attn_q_norm / attn_k_norm), "
+                         "which the CUDA backend does not do yet; use --device cpu"};
     auto model = std::make_unique<CudaModel>(m, *m.arch->decoderWeights(*m.weights), std::move(variant), device,
                                              layers);
     if (auto r = model->init(); !r) return r.error();
