@@ -60,6 +60,8 @@ struct ArchConfig {
     float attnSoftCap = 0.0f;    // attn_logit_softcapping: score = cap*tanh(score/cap) before softmax; 0 = off
     float finalSoftCap = 0.0f;   // final_logit_softcapping: logit = cap*tanh(logit/cap); 0 = off
     int64_t windowOf(int64_t layer) const;  // sliding window of that layer, 0 = full causal attention
+    float ropeFreqBaseSwa = 0.0f;  // gemma3: RoPE base of the sliding layers, which also skip the
+                                   // rope scaling (rope.freq_base_swa); 0 = every layer as above
 
     // --- deepseek2 (DeepSeek-V2/V3, Kimi-K2): MLA attention and DeepSeek MoE -----------------------
     // headDimK = qk_nope + qk_rope (= nRot) per query head; headDimV = value head size.

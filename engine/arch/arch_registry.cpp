@@ -10,13 +10,14 @@ const Architecture& deepseek2Architecture();
 const Architecture& gemma2Architecture();
 const Architecture& phi3Architecture();
 const Architecture& qwen3Architecture();
+const Architecture& gemma3Architecture();
 const Architecture& qwen3moeArchitecture();
 
 namespace {
 const std::vector<const Architecture*>& all() {
     static const std::vector<const Architecture*> kAll = {&llamaArchitecture(), &qwen2Architecture(),
                                                           &qwen3Architecture(), &qwen3moeArchitecture(),
-                                                          &gemma2Architecture(), &phi3Architecture(),
+                                                          &gemma2Architecture(), &gemma3Architecture(), &phi3Architecture(),
                                                           &deepseek2Architecture()};
     return kAll;
 }

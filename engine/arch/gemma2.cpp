@@ -1,6 +1,7 @@
-// Architecture "gemma2": Google Gemma 2 (2B / 9B / 27B). Reference: llama.cpp's build_gemma2 at
-// commit c392e509 (the fixtures' generator) and Gemma Team 2024, "Gemma 2: Improving Open
-// Language Models at a Practical Size".
+// Architectures "gemma2" (Google Gemma 2: 2B / 9B / 27B) and "gemma3" (Gemma 3 text: 1B .. 27B).
+// References: llama.cpp's build_gemma2 at commit c392e509 and build_gemma3 at v0.5.0 (the
+// fixtures' generators), Gemma Team 2024, "Gemma 2: Improving Open Language Models at a Practical
+// Size", and Gemma Team 2025, "Gemma 3 Technical Report".
 //
 //   x = token_embd[tokens] * sqrt(n_embd)
 //   per layer:  a = attention(rope_neox(Q n1(x)), rope_neox(K n1(x)), V n1(x))
@@ -9,6 +10,12 @@
 //               x += rmsnorm(attn_output(a)) * post_attention_norm
 //               x += rmsnorm(down(gelu_tanh(gate n2(x)) * up n2(x))) * post_ffw_norm
 //   logits = cap_f * tanh(token_embd(rmsnorm(x) * output_norm) / cap_f)        (tied output)
+//
+// gemma3 differs: each head's Q and K are RMS-normalised (attn_q_norm / attn_k_norm) before RoPE;
+// five of every six layers slide (sliding_window_pattern, default 6: il % 6 < 5) and rotate with
+// rope.freq_base_swa (default 10000) without the rope scaling, which only the global layers get;
+// no soft-capping; the 27B (62 layers) scales queries by 1/sqrt(n_embd / n_head) (HF's
+// query_pre_attn_scalar = 168), the others by 1/sqrt(key_length).
 //
 // Norm weights are used as stored: the GGUF converter already wrote HF's (1 + w) into them (the
 // fixture README; checked against the reference logits). Query scale: 1/sqrt(key_length) for 2B
@@ -35,6 +42,10 @@ constexpr int64_t kDefaultSlidingWindow = 4096;
 constexpr float kDefaultAttnSoftCap = 50.0f;
 constexpr float kDefaultFinalSoftCap = 30.0f;
 constexpr int64_t kLayers27B = 46;
+// gemma3 (llama.cpp's LLM_ARCH_GEMMA3 defaults).
+constexpr int64_t kGemma3SwaPattern = 6;
+constexpr float kGemma3FreqBaseSwa = 10000.0f;
+constexpr int64_t kGemma3Layers27B = 62;
 
 struct Gemma2PostNorms {
     VecWeight attnPost;  // [n_embd]  blk.N.post_attention_norm.weight
@@ -73,6 +84,31 @@ Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
     return cfg;
 }
 
+Result<ArchConfig> readGemma3Config(const gguf::GgufFile& file) {
+    ArchConfig cfg;
+    HParams hp(file, "gemma3");
+    if (auto r = hp.readCommon(cfg); !r) return r.error();
+    cfg.ropeMode = cpu::RopeMode::Neox;
+    if (cfg.nExpert != 0) return Error{file.path() + ": gemma3 has no mixture-of-experts variant"};
+    auto window = hp.optionalUInt("attention.sliding_window", kDefaultSlidingWindow);
+    if (!window) return window.error();
+    cfg.slidingWindow = *window;
+    auto pattern = hp.optionalUInt("attention.sliding_window_pattern", kGemma3SwaPattern);
+    if (!pattern) return pattern.error();
+    if (*pattern < 1 || *pattern > cfg.nLayer + 1)
+        return Error{file.path() + ": " + hp.key("attention.sliding_window_pattern") + " = " + std::to_string(*pattern) +
+                     " must be between 1 and block_count + 1"};
+    cfg.swaPattern = static_cast<int>(*pattern);
+    auto baseSwa = hp.optionalFloat("rope.freq_base_swa", kGemma3FreqBaseSwa);
+    if (!baseSwa) return baseSwa.error();
+    if (!(*baseSwa > 0.0f)) return Error{file.path() + ": " + hp.key("rope.freq_base_swa") + " must be > 0"};
+    cfg.ropeFreqBaseSwa = *baseSwa;
+    if (cfg.attnScale == 0.0f && cfg.nLayer == kGemma3Layers27B)
+        cfg.attnScale = 1.0f / std::sqrt(static_cast<float>(cfg.nEmbd / cfg.nHead));
+    if (auto r = validateConfig(cfg); !r) return r.error();
+    return cfg;
+}
+
 // Step 2: tensors: the llama-family set (GeGLU uses the same gate/up/down names) plus two
 // post-norms per layer. Output is tied to token_embd unless the file has output.weight.
 Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBinder& b) {
@@ -83,7 +119,9 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBi
         b.vector(w->post[static_cast<size_t>(il)].attnPost, p + "post_attention_norm.weight", cfg.nEmbd);
         b.vector(w->post[static_cast<size_t>(il)].ffnPost, p + "post_ffw_norm.weight", cfg.nEmbd);
     }
-    auto base = bindDecoderWeights(cfg, b, DecoderTensorRules{Need::Optional});  // reports every error
+    DecoderTensorRules rules{Need::Optional};
+    rules.qkNorm = cfg.arch == "gemma3";
+    auto base = bindDecoderWeights(cfg, b, rules);  // reports every error
     if (!base) return base.error();
     w->decoder = std::move(*base);
     return std::unique_ptr<ArchWeights>(std::move(w));
@@ -108,12 +146,23 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         cpu::scaleF32(s.inpL.data(), std::sqrt(static_cast<float>(E)), n * E);  // ggml_scale(inpL, sqrtf(n_embd))
         dump(ctx, "inp_scaled", -1, s.inpL.data(), n, E);
     }
-    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
+    // gemma3: the sliding layers rotate with their own base and no scaling. The table in
+    // s.ropeTable is rebuilt when the layer kind changes (twice per six layers).
+    ArchConfig swaRope = c;
+    swaRope.ropeFreqBase = c.ropeFreqBaseSwa;
+    swaRope.ropeScaling = RopeScaling::None;
+    swaRope.ropeFreqScale = 1.0f;
+    int tableKind = -1;  // 0: global, 1: sliding
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
     for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
         const Gemma2PostNorms& P = g.post[static_cast<size_t>(il)];
+        const int kind = c.ropeFreqBaseSwa > 0.0f && c.windowOf(il) > 0 ? 1 : 0;
+        if (kind != tableKind) {
+            ropeTables(kind ? swaRope : c, w.ropeFreqs, b, s.ropeTable.data());
+            tableKind = kind;
+        }
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
         attentionBlock(ctx, L, s, il, b, r0);  // window and soft-cap from cfg (selfAttention)
         if (r0 >= n) break;
@@ -172,6 +221,14 @@ DecoderVariant variant(const ArchWeights& w) {
 
 const Architecture& gemma2Architecture() {
     static const Architecture kArch{"gemma2", readConfig, bindWeights, createDecoderScratch, forward, true,
+                                    decoderWeights, ropeFactors, variant};
+    return kArch;
+}
+
+// The CUDA backend refuses gemma3 (its Q/K norms are checked there), so the variant does not
+// need the per-layer RoPE base.
+const Architecture& gemma3Architecture() {
+    static const Architecture kArch{"gemma3", readGemma3Config, bindWeights, createDecoderScratch, forward, true,
                                     decoderWeights, ropeFactors, variant};
     return kArch;
 }

@@ -177,6 +177,8 @@ private slots:
             {"v0.5.0/synth-qwen3-q4_k_m", quantWide},
             {"v0.5.0/synth-qwen3moe-f16", f16Wide},
             {"v0.5.0/synth-qwen3moe-q8_0", quant},
+            {"v0.5.0/synth-gemma3-f16", f16Wide},
+            {"v0.5.0/synth-gemma3-q8_0", quant},
         };
         for (const auto& c : cases) QTest::addRow("%s", c.stem.c_str()) << c;
     }
@@ -193,9 +195,9 @@ private slots:
         VERDICT_NEED_FIXTURE(refPath);
         VERDICT_NEED_TEST_DEVICE();
         const bool cpuOnly = name.find("iq4_") != std::string::npos || name.find("mxfp4") != std::string::npos ||
-                             name.find("qwen3") != std::string::npos;
+                             name.find("qwen3") != std::string::npos || name.find("gemma3") != std::string::npos;
         if (cpuOnly && verdict::test::testDevice() != "cpu")
-            QSKIP("IQ4_NL, IQ4_XS, MXFP4 and qwen3's Q/K norms run on the CPU only so far");
+            QSKIP("IQ4_NL, IQ4_XS, MXFP4 and the Q/K norms of qwen3 / gemma3 run on the CPU only so far");
         const auto refs = loadReference(refPath);
         QVERIFY(!refs.empty());
 
