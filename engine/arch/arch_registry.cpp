@@ -11,6 +11,7 @@ const Architecture& gemma2Architecture();
 const Architecture& phi3Architecture();
 const Architecture& qwen3Architecture();
 const Architecture& gemma3Architecture();
+const Architecture& gptOssArchitecture();
 const Architecture& qwen3moeArchitecture();
 
 namespace {
@@ -18,7 +19,7 @@ const std::vector<const Architecture*>& all() {
     static const std::vector<const Architecture*> kAll = {&llamaArchitecture(), &qwen2Architecture(),
                                                           &qwen3Architecture(), &qwen3moeArchitecture(),
                                                           &gemma2Architecture(), &gemma3Architecture(), &phi3Architecture(),
-                                                          &deepseek2Architecture()};
+                                                          &deepseek2Architecture(), &gptOssArchitecture()};
     return kAll;
 }
 }  // namespace

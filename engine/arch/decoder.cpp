@@ -173,23 +173,23 @@ int64_t lastLayerRowBegin(const ForwardBatch& b) {
 }
 
 void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int64_t pos0, int64_t rowBegin,
-                   int64_t nTok) {
+                   int64_t nTok, const float* sinks) {
     const ArchConfig& c = ctx.cfg;
     const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, ctx.kv.capacity(), c.kqScale(),
-                                    ctx.kv.f16(), c.attnSoftCap, c.windowOf(layer)};
+                                    ctx.kv.f16(), c.attnSoftCap, c.windowOf(layer), sinks};
     cpu::attention(shape, s.q.data() + rowBegin * c.nHead * c.headDimK, ctx.kv.k(layer), ctx.kv.v(layer),
                    nTok - rowBegin, pos0 + rowBegin, s.kqv.data() + rowBegin * c.nHead * c.headDimV,
                    s.attnWork.data(), ctx.pool);
 }
 
 void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b,
-                       int64_t rowBegin) {
+                       int64_t rowBegin, const float* sinks) {
     const ArchConfig& c = ctx.cfg;
     const int64_t qDim = c.nHead * c.headDimK, oDim = c.nHead * c.headDimV;
     auto attendRow = [&](int64_t t, float* work, cpu::ThreadPool& pool) {
         const session::KvCache& kv = *b.caches[t];
         const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, kv.capacity(), c.kqScale(),
-                                        kv.f16(), c.attnSoftCap, c.windowOf(layer)};
+                                        kv.f16(), c.attnSoftCap, c.windowOf(layer), sinks};
         cpu::attention(shape, s.q.data() + t * qDim, kv.k(layer), kv.v(layer), 1, b.positions[t],
                        s.kqv.data() + t * oDim, work, pool);
     };
@@ -244,10 +244,11 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
     ropeRows(c, q, rows, c.nHead, c.headDimK, s.ropeTable.data() + rowBegin * c.nRot);
     dump(ctx, "Qcur", layer, q, rows, qDim);
 
+    const float* sinks = L.sinks.present() ? L.sinks.data : nullptr;
     if (b.caches)
-        selfAttentionRows(ctx, s, layer, b, rowBegin);
+        selfAttentionRows(ctx, s, layer, b, rowBegin, sinks);
     else
-        selfAttention(ctx, s, layer, b.pos0, rowBegin, n);
+        selfAttention(ctx, s, layer, b.pos0, rowBegin, n, sinks);
     dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * oDim, rows, oDim);
     project(L.wo, &L.bo, s.kqv.data() + rowBegin * oDim, rows, s.attnOut.data() + rowBegin * E, ctx.pool);
     dump(ctx, "attn_out", layer, s.attnOut.data() + rowBegin * E, rows, E);
@@ -308,7 +309,7 @@ void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderS
 void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight& upExps, const Weight& downExps,
                 const int32_t* selected, const float* weights, int64_t U, const float* x, int64_t nTok,
                 const ExpertBuffers& buf, float* out, const Weight& shGate, const Weight& shUp, const Weight& shDown,
-                float* sharedOut) {
+                float* sharedOut, const ExpertExtras& extras) {
     const int64_t E = upExps.cols(), F = upExps.rows(), X = upExps.ne[2];
     const int64_t S = shGate.present() ? shGate.rows() : 0;
     float* shUpOut = buf.up + nTok * U * F;
@@ -346,8 +347,22 @@ void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight&
         jobs.push_back({shGate.type, shGate.data, S, E, x, nTok, shGateOut, S});
     }
     cpu::matmulGroup(jobs.data(), static_cast<int>(jobs.size()), ctx.pool);
+    // Per-expert biases of the routed rows (row i of the gathered block belongs to expert e).
+    auto addExpertBias = [&](const float* bias, float* rows, int64_t width) {
+        if (!bias) return;
+        for (int32_t e = 0; e < X; ++e)
+            for (int64_t i = begin[static_cast<size_t>(e)]; i < begin[static_cast<size_t>(e) + 1]; ++i)
+                addRows(rows + i * width, bias + e * width, rows + i * width, width);
+    };
+    addExpertBias(extras.upBias, buf.up, F);
+    addExpertBias(extras.gateBias, buf.gate, F);
     const int64_t hidden = m * F + nTok * S;  // the routed rows, then the shared ones, contiguous
-    swigluRows(ctx.pool, buf.gate, buf.up, hidden);
+    if (extras.swigluOai)
+        ctx.pool.parallelFor(hidden, 4096, [&](int64_t b, int64_t e, int) {
+            cpu::swigluOaiInPlace(buf.gate + b, buf.up + b, e - b, extras.oaiAlpha, extras.oaiLimit);
+        });
+    else
+        swigluRows(ctx.pool, buf.gate, buf.up, hidden);
 
     // Stage 2: every down projection in one group; the routed outputs overwrite moeX.
     jobs.clear();
@@ -358,6 +373,7 @@ void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight&
     }
     if (S > 0) jobs.push_back({shDown.type, shDown.data, E, S, shGateOut, nTok, sharedOut, E});
     cpu::matmulGroup(jobs.data(), static_cast<int>(jobs.size()), ctx.pool);
+    addExpertBias(extras.downBias, buf.moeX, E);
 
     for (int64_t i = 0; i < m; ++i) {
         const int64_t slotIndex = buf.gatherSlot[i];

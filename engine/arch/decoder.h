@@ -24,6 +24,7 @@ struct DecoderLayerWeights {
     VecWeight bq, bk, bv;  // [rows of wq / wk / wv]            optional biases (qwen2: required)
     VecWeight bo;          // [n_embd]                          optional
     VecWeight qNorm, kNorm;  // [head_dim_k]  attn_q_norm / attn_k_norm: per-head RMSNorm of Q and K before RoPE (qwen3)
+    VecWeight sinks;       // [n_head]  attn_sinks: per-head softmax sink logits (gpt-oss), optional
     VecWeight ffnNorm;     // [n_embd]                          blk.N.ffn_norm.weight
     // dense SwiGLU (n_expert == 0)
     Weight ffnGate;        // [n_embd, n_ff]
@@ -133,12 +134,12 @@ void addRows(const float* a, const float* b, float* y, int64_t n);
 // Self-attention of rows [rowBegin, nTok) of the batch against the cache (which already holds the
 // batch's keys and values): s.q -> s.kqv rows rowBegin ..
 void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int64_t pos0, int64_t rowBegin,
-                   int64_t nTok);
+                   int64_t nTok, const float* sinks = nullptr);
 // The same for a batch of several sequences (b.caches set): row t attends to positions
 // 0 .. b.positions[t] of b.caches[t]. Rows are spread over the threads when there are enough of
 // them, else each row's heads are.
 void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b,
-                       int64_t rowBegin);
+                       int64_t rowBegin, const float* sinks = nullptr);
 
 // Dense SwiGLU: out = down(silu(gate x) * up x).   x, out: [nTok][n_embd]
 void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
@@ -158,10 +159,20 @@ struct ExpertBuffers {
 // [E, F, X] (gate, up) and [F, E, X] (down). When shGate is present, sharedOut[t] =
 // shDown(silu(shGate x_t) * shUp x_t) too. All products of a stage run as one matmulGroup: the
 // gate and up projections of every expert (x quantized once per token), then every down.
+// What some MoE FFNs add (gpt-oss): per-expert biases of the gate, up ([F, X]) and down ([E, X])
+// projections, each added to its expert's output before the activation (gate, up) or the
+// routing weight (down), and the clamped swiglu_oai activation (cpu::swigluOaiInPlace).
+struct ExpertExtras {
+    const float* gateBias = nullptr;
+    const float* upBias = nullptr;
+    const float* downBias = nullptr;
+    bool swigluOai = false;
+    float oaiAlpha = 1.702f, oaiLimit = 7.0f;
+};
 void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight& upExps, const Weight& downExps,
                 const int32_t* selected, const float* weights, int64_t U, const float* x, int64_t nTok,
                 const ExpertBuffers& buf, float* out, const Weight& shGate, const Weight& shUp, const Weight& shDown,
-                float* sharedOut);
+                float* sharedOut, const ExpertExtras& extras = {});
 
 // Mixtral-style MoE (llama.cpp build_moe_ffn, softmax gating, weights renormalised over the top-k):
 // probs = softmax(router x); experts = top-k(probs), lowest id first on ties; w = probs[experts] /

@@ -2,6 +2,7 @@
 
 #include "tensor/half.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -11,6 +12,14 @@ float silu(float x) { return x / (1.0f + std::exp(-x)); }
 
 void swigluInPlace(float* gate, const float* up, int64_t n) {
     for (int64_t i = 0; i < n; ++i) gate[i] = silu(gate[i]) * up[i];
+}
+
+void swigluOaiInPlace(float* gate, const float* up, int64_t n, float alpha, float limit) {
+    for (int64_t i = 0; i < n; ++i) {
+        const float x = std::min(gate[i], limit);
+        const float y = std::clamp(up[i], -limit, limit);
+        gate[i] = x / (1.0f + std::exp(-alpha * x)) * (y + 1.0f);
+    }
 }
 
 float geluTanh(float x) {

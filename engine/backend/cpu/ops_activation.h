@@ -12,6 +12,10 @@ float silu(float x);
 // the activation is applied to the gate projection, then multiplied by the up projection).
 void swigluInPlace(float* gate, const float* up, int64_t n);
 
+// gpt-oss's clamped SwiGLU in place (ggml_swiglu_oai): x = min(gate, limit), y = clamp(up, -limit,
+// limit), gate[i] = x * sigmoid(alpha x) * (y + 1). gpt-oss: alpha 1.702, limit 7.
+void swigluOaiInPlace(float* gate, const float* up, int64_t n, float alpha, float limit);
+
 // --- gemma2 --------------------------------------------------------------------------------------
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  (Hendrycks & Gimpel
 // 2016; the constants of ggml's ggml_gelu_f32). In f32, exact.

@@ -11,13 +11,15 @@
 
 namespace verdict::cpu {
 
-void softmaxRow(float* x, int64_t n, float scale) {
-    float maxv = -std::numeric_limits<float>::infinity();
+void softmaxRow(float* x, int64_t n, float scale) { softmaxRowWithSink(x, n, scale, nullptr); }
+
+void softmaxRowWithSink(float* x, int64_t n, float scale, const float* sink) {
+    float maxv = sink ? *sink : -std::numeric_limits<float>::infinity();
     for (int64_t i = 0; i < n; ++i) {
         x[i] *= scale;
         maxv = std::max(maxv, x[i]);
     }
-    double sum = 0.0;
+    double sum = sink ? static_cast<double>(std::exp(*sink - maxv)) : 0.0;
     for (int64_t i = 0; i < n; ++i) {
         const float e = std::exp(x[i] - maxv);
         sum += static_cast<double>(e);
@@ -54,14 +56,15 @@ struct AttentionJob {
 
 // Scores -> probabilities in place: scale, the optional soft-cap (ggml_scale by 1/cap, tanh,
 // ggml_scale by cap, in that order), softmax.
-void normaliseScores(float* sc, int64_t n, const AttentionShape& s) {
+void normaliseScores(float* sc, int64_t n, const AttentionShape& s, int64_t head) {
+    const float* sink = s.sinks ? s.sinks + head : nullptr;
     if (s.softCap <= 0.0f) {
-        softmaxRow(sc, n, s.scale);
+        softmaxRowWithSink(sc, n, s.scale, sink);
         return;
     }
     const float inv = 1.0f / s.softCap;
     for (int64_t j = 0; j < n; ++j) sc[j] = std::tanh(sc[j] * s.scale * inv) * s.softCap;
-    softmaxRow(sc, n, 1.0f);
+    softmaxRowWithSink(sc, n, 1.0f, sink);
 }
 
 // Query heads h0 .. h0+nh-1 (all in KV group g) of token t. Each key and value row is loaded once
@@ -84,7 +87,7 @@ void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int
             const float* krow = kh + j * s.headDimK;
             for (int64_t i = 0; i < nh; ++i) scores[i * cap + j] = dotF32(q0 + i * s.headDimK, krow, s.headDimK);
         }
-        for (int64_t i = 0; i < nh; ++i) normaliseScores(scores + i * cap + j0, nKv - j0, s);
+        for (int64_t i = 0; i < nh; ++i) normaliseScores(scores + i * cap + j0, nKv - j0, s, h0 + i);
         for (int64_t j = j0; j < nKv; ++j) {
             const float* vrow = vh + j * s.headDimV;
             for (int64_t i = 0; i < nh; ++i) axpyF32(scores[i * cap + j], vrow, o0 + i * s.headDimV, s.headDimV);
@@ -101,7 +104,7 @@ void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int
     }
     for (int64_t i = 0; i < nh; ++i) {
         float* sc = scores + i * cap;
-        normaliseScores(sc + j0, nKv - j0, s);
+        normaliseScores(sc + j0, nKv - j0, s, h0 + i);
         for (int64_t j = j0; j < nKv; ++j) sc[j] = tensor::fp16ToFp32(tensor::fp32ToFp16(sc[j]));
     }
     for (int64_t j = j0; j < nKv; ++j) {

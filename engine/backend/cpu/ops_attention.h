@@ -19,6 +19,9 @@ class ThreadPool;
 // In place: x[i] = exp(x[i]*scale - max) / sum   over n elements. Returns nothing; the sum of exps
 // is accumulated in double as ggml_vec_soft_max_f32 does.
 void softmaxRow(float* x, int64_t n, float scale);
+// The same with one more logit, *sink (unscaled), in the maximum and the sum but not in x: the
+// probabilities then sum to 1 - p(sink). sink null: softmaxRow.
+void softmaxRowWithSink(float* x, int64_t n, float scale, const float* sink);
 
 struct AttentionShape {
     int64_t nHead = 0;       // query heads
@@ -33,6 +36,9 @@ struct AttentionShape {
                              // softmax (gemma2's attn_logit_softcapping; llama.cpp caps kq before soft_max)
     int64_t window = 0;      // > 0: sliding window, a query at position p sees keys p-window+1 .. p only
                              // (llama.cpp masks p - k >= n_swa); 0 = every earlier position
+    // gpt-oss: one learned logit per query head that joins each softmax (its maximum and its sum,
+    // unscaled, as ggml_soft_max_ext's sinks) without a value row: attention may go "nowhere".
+    const float* sinks = nullptr;  // [nHead], or null
 };
 
 // Per-thread scratch floats attention() needs: scores of every position for the heads of one KV
