@@ -12,6 +12,7 @@ const Architecture& phi3Architecture();
 const Architecture& qwen3Architecture();
 const Architecture& gemma3Architecture();
 const Architecture& gptOssArchitecture();
+const Architecture& glm4moeArchitecture();
 const Architecture& qwen3moeArchitecture();
 
 namespace {
@@ -19,7 +20,8 @@ const std::vector<const Architecture*>& all() {
     static const std::vector<const Architecture*> kAll = {&llamaArchitecture(), &qwen2Architecture(),
                                                           &qwen3Architecture(), &qwen3moeArchitecture(),
                                                           &gemma2Architecture(), &gemma3Architecture(), &phi3Architecture(),
-                                                          &deepseek2Architecture(), &gptOssArchitecture()};
+                                                          &deepseek2Architecture(), &gptOssArchitecture(),
+                                                          &glm4moeArchitecture()};
     return kAll;
 }
 }  // namespace

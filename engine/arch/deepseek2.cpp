@@ -28,42 +28,20 @@
 #include <string>
 
 namespace verdict::arch {
-namespace {
 
-std::string blk(int64_t layer, const char* what) { return "blk." + std::to_string(layer) + "." + what; }
-
-// Step 1: hyper-parameters.
-Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
-    ArchConfig cfg;
-    HParams hp(file, "deepseek2");
-    if (auto r = hp.readCommon(cfg); !r) return r.error();
-    cfg.ropeMode = cpu::RopeMode::Norm;  // LLAMA_ROPE_TYPE_NORM, on the rope part only
-    const std::string f = file.path() + ": ";
-
+Result<void> readDeepseekMoeConfig(const HParams& hp, ArchConfig& cfg) {
+    const std::string f = hp.file().path() + ": ";
     struct UIntKey { const char* suffix; int64_t* field; };
-    for (UIntKey k : {UIntKey{"attention.q_lora_rank", &cfg.qLoraRank}, {"leading_dense_block_count", &cfg.nLayerDenseLead},
-                      {"expert_shared_count", &cfg.nExpertShared}, {"expert_group_count", &cfg.nExpertGroups},
-                      {"expert_group_used_count", &cfg.nExpertGroupsUsed}}) {
+    for (UIntKey k : {UIntKey{"leading_dense_block_count", &cfg.nLayerDenseLead}, {"expert_shared_count", &cfg.nExpertShared},
+                      {"expert_group_count", &cfg.nExpertGroups}, {"expert_group_used_count", &cfg.nExpertGroupsUsed}}) {
         auto v = hp.optionalUInt(k.suffix, 0);
         if (!v) return v.error();
         *k.field = *v;
     }
-    auto kvRank = hp.requireUInt("attention.kv_lora_rank");
-    if (!kvRank) return kvRank.error();
-    cfg.kvLoraRank = *kvRank;
-    // Files converted since 2025 describe MLA as MQA over the latent: key_length = kv_lora_rank +
-    // n_rot, value_length = kv_lora_rank, head_count_kv = 1, and the per-head sizes in
-    // key_length_mla / value_length_mla (with attn_k_b / attn_v_b tensors, bindWeights). The
-    // per-head sizes are what the forward needs.
-    for (auto [suffix, field] : {std::pair{"attention.key_length_mla", &cfg.headDimK}, {"attention.value_length_mla", &cfg.headDimV}}) {
-        auto v = hp.optionalUInt(suffix, 0);
-        if (!v) return v.error();
-        if (*v > 0) *field = *v;
-    }
     auto scale = hp.optionalFloat("expert_weights_scale", 1.0f);
     if (!scale) return scale.error();
     cfg.expertWeightsScale = *scale;
-    if (const gguf::Value* v = file.find(hp.key("expert_weights_norm"))) {
+    if (const gguf::Value* v = hp.file().find(hp.key("expert_weights_norm"))) {
         auto b = v->asBool();
         if (!b) return Error{f + "metadata key '" + hp.key("expert_weights_norm") + "' is not a bool"};
         cfg.expertWeightsNorm = *b;
@@ -75,15 +53,6 @@ Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
         return Error{f + "metadata key '" + hp.key("expert_gating_func") + "' = " + std::to_string(*gating)
                      + " is not supported (1 = softmax, 2 = sigmoid)"};
     cfg.expertGating = *gating == 2 ? ExpertGating::Sigmoid : ExpertGating::Softmax;
-    auto logMul = hp.optionalFloat("rope.scaling.yarn_log_multiplier", 0.0f);
-    if (!logMul) return logMul.error();
-    cfg.ropeYarnLogMul = *logMul;
-
-    if (auto r = validateConfig(cfg); !r) return r.error();
-    if (cfg.kvLoraRank <= 0) return Error{f + "attention.kv_lora_rank must be > 0"};
-    if (cfg.nRot <= 0 || cfg.nRot >= cfg.headDimK)
-        return Error{f + "rope.dimension_count = " + std::to_string(cfg.nRot) + " must be > 0 and < key_length = "
-                     + std::to_string(cfg.headDimK) + " (key = no-rope part + rope part)"};
     if (cfg.nLayerDenseLead > cfg.nLayer)
         return Error{f + "leading_dense_block_count = " + std::to_string(cfg.nLayerDenseLead) + " exceeds block_count"};
     if (cfg.nLayerDenseLead > 0 && cfg.nFf <= 0) return Error{f + "feed_forward_length must be > 0 for the dense layers"};
@@ -97,6 +66,46 @@ Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
         if (cfg.nExpertUsed > cfg.nExpertGroupsUsed * (cfg.nExpert / cfg.nExpertGroups))
             return Error{f + "expert_used_count exceeds the experts in the used groups"};
     }
+    return {};
+}
+
+namespace {
+
+std::string blk(int64_t layer, const char* what) { return "blk." + std::to_string(layer) + "." + what; }
+
+// Step 1: hyper-parameters.
+Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
+    ArchConfig cfg;
+    HParams hp(file, "deepseek2");
+    if (auto r = hp.readCommon(cfg); !r) return r.error();
+    cfg.ropeMode = cpu::RopeMode::Norm;  // LLAMA_ROPE_TYPE_NORM, on the rope part only
+    const std::string f = file.path() + ": ";
+
+    auto qRank = hp.optionalUInt("attention.q_lora_rank", 0);
+    if (!qRank) return qRank.error();
+    cfg.qLoraRank = *qRank;
+    auto kvRank = hp.requireUInt("attention.kv_lora_rank");
+    if (!kvRank) return kvRank.error();
+    cfg.kvLoraRank = *kvRank;
+    // Files converted since 2025 describe MLA as MQA over the latent: key_length = kv_lora_rank +
+    // n_rot, value_length = kv_lora_rank, head_count_kv = 1, and the per-head sizes in
+    // key_length_mla / value_length_mla (with attn_k_b / attn_v_b tensors, bindWeights). The
+    // per-head sizes are what the forward needs.
+    for (auto [suffix, field] : {std::pair{"attention.key_length_mla", &cfg.headDimK}, {"attention.value_length_mla", &cfg.headDimV}}) {
+        auto v = hp.optionalUInt(suffix, 0);
+        if (!v) return v.error();
+        if (*v > 0) *field = *v;
+    }
+    auto logMul = hp.optionalFloat("rope.scaling.yarn_log_multiplier", 0.0f);
+    if (!logMul) return logMul.error();
+    cfg.ropeYarnLogMul = *logMul;
+
+    if (auto r = validateConfig(cfg); !r) return r.error();
+    if (cfg.kvLoraRank <= 0) return Error{f + "attention.kv_lora_rank must be > 0"};
+    if (cfg.nRot <= 0 || cfg.nRot >= cfg.headDimK)
+        return Error{f + "rope.dimension_count = " + std::to_string(cfg.nRot) + " must be > 0 and < key_length = "
+                     + std::to_string(cfg.headDimK) + " (key = no-rope part + rope part)"};
+    if (auto r = readDeepseekMoeConfig(hp, cfg); !r) return r.error();
     // YaRN attention-scale rule of llm_build_deepseek2 (see the top of this file).
     const float mscale = cfg.yarnAttnFactor * (1.0f + cfg.ropeYarnLogMul * std::log(1.0f / cfg.ropeFreqScale));
     if (cfg.attnScale == 0.0f) cfg.attnScale = mscale * mscale / std::sqrt(static_cast<float>(cfg.headDimK));

@@ -91,6 +91,19 @@ struct Deepseek2Scratch : ArchScratch {
 void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deepseek2Scratch& s, int layer,
                        const ForwardBatch& b, int64_t rowBegin);
 
+class HParams;
+// The DeepSeek MoE keys (also glm4moe): leading_dense_block_count, expert_shared_count,
+// expert_group_count / _used_count, expert_weights_scale / _norm, expert_gating_func; checked
+// against block_count, expert_count and feed_forward_length.
+Result<void> readDeepseekMoeConfig(const HParams& hp, ArchConfig& cfg);
+
+// The routing of one token (deepseekMoe's; also glm4moe): probs = softmax or sigmoid of the router
+// logits (in place); sel = probs + selectionBias (null: none) within the best expert groups;
+// chosen = top-k of sel; wts = probs of the chosen, / their sum when expertWeightsNorm, times
+// expertWeightsScale. sel: n_expert floats of scratch.
+void routeDeepseekToken(const ArchConfig& c, float* probs, const float* selectionBias, float* sel, int32_t* chosen,
+                        float* wts);
+
 // The DeepSeek MoE FFN of x [nTok][E] into out [nTok][E] (llama.cpp build_moe_ffn + the shared
 // experts): router scores softmax or sigmoid; top-k of (score + exp_probs_b) within the best
 // expert groups when there are groups; weights = unbiased scores of the chosen experts, divided

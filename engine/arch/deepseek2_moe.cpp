@@ -66,6 +66,27 @@ void swiGluFfn(const ForwardContext& ctx, const Weight& gate, const Weight& up, 
     project(down, nullptr, s.ffnGate.data(), nTok, out, ctx.pool);
 }
 
+void routeDeepseekToken(const ArchConfig& c, float* probs, const float* selectionBias, float* sel, int32_t* chosen,
+                        float* wts) {
+    const int64_t X = c.nExpert, U = c.nExpertUsed;
+    if (c.expertGating == ExpertGating::Sigmoid) {
+        for (int64_t e = 0; e < X; ++e) probs[e] = 1.0f / (1.0f + std::exp(-probs[e]));  // ggml_vec_sigmoid_f32
+    } else {
+        cpu::softmaxRow(probs, X, 1.0f);
+    }
+    for (int64_t e = 0; e < X; ++e) sel[e] = probs[e] + (selectionBias ? selectionBias[e] : 0.0f);
+    if (c.nExpertGroups > 1) maskGroups(sel, X, c.nExpertGroups, c.nExpertGroupsUsed);
+    topK(sel, X, U, chosen);
+    for (int64_t slot = 0; slot < U; ++slot) wts[slot] = probs[chosen[slot]];
+    if (c.expertWeightsNorm) {
+        double sum = 0.0;  // ggml_sum_rows accumulates in double
+        for (int64_t slot = 0; slot < U; ++slot) sum += wts[slot];
+        const float fsum = static_cast<float>(sum);
+        for (int64_t slot = 0; slot < U; ++slot) wts[slot] /= fsum;
+    }
+    for (int64_t slot = 0; slot < U; ++slot) wts[slot] *= c.expertWeightsScale;
+}
+
 void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deepseek2Scratch& s, const float* x,
                  int64_t nTok, float* out, int layer) {
     const ArchConfig& c = ctx.cfg;
@@ -74,28 +95,9 @@ void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deep
     // Routing.
     project(L.gateInp, nullptr, x, nTok, s.probs.data(), ctx.pool);
     dump(ctx, "ffn_moe_logits", layer, s.probs.data(), nTok, X);
-    for (int64_t t = 0; t < nTok; ++t) {
-        float* probs = s.probs.data() + t * X;
-        if (c.expertGating == ExpertGating::Sigmoid) {
-            for (int64_t e = 0; e < X; ++e) probs[e] = 1.0f / (1.0f + std::exp(-probs[e]));  // ggml_vec_sigmoid_f32
-        } else {
-            cpu::softmaxRow(probs, X, 1.0f);
-        }
-        float* sel = s.selScore.data() + t * X;
-        for (int64_t e = 0; e < X; ++e) sel[e] = probs[e] + (L.expProbsB.present() ? L.expProbsB.data[e] : 0.0f);
-        if (c.nExpertGroups > 1) maskGroups(sel, X, c.nExpertGroups, c.nExpertGroupsUsed);
-        int32_t* chosen = s.selected.data() + t * U;
-        topK(sel, X, U, chosen);
-        float* wts = s.expertWeights.data() + t * U;
-        for (int64_t slot = 0; slot < U; ++slot) wts[slot] = probs[chosen[slot]];
-        if (c.expertWeightsNorm) {
-            double sum = 0.0;  // ggml_sum_rows accumulates in double
-            for (int64_t slot = 0; slot < U; ++slot) sum += wts[slot];
-            const float fsum = static_cast<float>(sum);
-            for (int64_t slot = 0; slot < U; ++slot) wts[slot] /= fsum;
-        }
-        for (int64_t slot = 0; slot < U; ++slot) wts[slot] *= c.expertWeightsScale;
-    }
+    for (int64_t t = 0; t < nTok; ++t)
+        routeDeepseekToken(c, s.probs.data() + t * X, L.expProbsB.present() ? L.expProbsB.data : nullptr,
+                           s.selScore.data() + t * X, s.selected.data() + t * U, s.expertWeights.data() + t * U);
     dump(ctx, "ffn_moe_probs", layer, s.probs.data(), nTok, X);
     dump(ctx, "ffn_moe_sel", layer, s.selScore.data(), nTok, X);  // what top-k ranked (bias, groups)
 

@@ -184,6 +184,7 @@ private slots:
             {"v0.5.0/synth-gemma3-q8_0", quant},
             {"v0.5.0/synth-gpt-oss-f16", f16Batch3},
             {"v0.5.0/synth-gpt-oss-mxfp4", quantWide},
+            {"v0.5.0/synth-glm4moe-f16", f16Batch3},
         };
         for (const auto& c : cases) QTest::addRow("%s", c.stem.c_str()) << c;
     }
@@ -201,7 +202,7 @@ private slots:
         VERDICT_NEED_TEST_DEVICE();
         const bool cpuOnly = name.find("iq4_") != std::string::npos || name.find("mxfp4") != std::string::npos ||
                              name.find("qwen3") != std::string::npos || name.find("gemma3") != std::string::npos ||
-                             name.find("gpt-oss") != std::string::npos;
+                             name.find("gpt-oss") != std::string::npos || name.find("glm4moe") != std::string::npos;
         if (cpuOnly && verdict::test::testDevice() != "cpu")
             QSKIP("IQ4_NL, IQ4_XS, MXFP4 and the Q/K norms of qwen3 / gemma3 run on the CPU only so far");
         const auto refs = loadReference(refPath);

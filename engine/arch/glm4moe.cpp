@@ -1,0 +1,177 @@
+// Architecture "glm4moe" (GLM-4.5 / 4.5-Air / 4.6). Reference: llama.cpp's llm_build_glm4_moe at
+// v0.5.0 (the third fixture batch's generator).
+//
+//   x = token_embd[tokens]
+//   per layer:  x += attn_output(attention(rope_neox(Q n1(x) + bq), rope_neox(K n1(x) + bk), V n1(x) + bv))
+//                   (RoPE on the first rope.dimension_count dims of each head; optional per-head
+//                   Q/K norms)
+//               h = n2(x)                                              n2 = post_attention_norm
+//               x += layer < leading_dense_block_count ? SwiGLU(h)
+//                                                      : DeepSeek-style experts(h) + shared experts(h)
+//   logits = output(rmsnorm(x) * output_norm)
+//
+// The routing is DeepSeek-V3's (deepseek2.h routeDeepseekToken): sigmoid scores, top-k of score +
+// exp_probs_b, weights = the unbiased scores renormalised and scaled. The last
+// nextn_predict_layers blocks are the multi-token-prediction head, which llama.cpp skips by default
+// (load_mtp = false): their tensors are left unread and the model runs block_count - nextn layers.
+#include "arch/architecture.h"
+#include "arch/decoder.h"
+#include "arch/deepseek2.h"
+#include "arch/hparams.h"
+#include "backend/cpu/ops_norm.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace verdict::arch {
+namespace {
+
+struct Glm4MoeExtras {
+    VecWeight selectionBias;     // [n_expert]  blk.N.exp_probs_b.bias (optional)
+    Weight gateShexp, upShexp;   // [n_embd, n_ff_exp * n_expert_shared]
+    Weight downShexp;            // [n_ff_exp * n_expert_shared, n_embd]
+};
+
+struct Glm4MoeWeights : DecoderWeights {
+    std::vector<Glm4MoeExtras> extras;
+};
+
+std::string blk(int64_t layer, const char* what) { return "blk." + std::to_string(layer) + "." + what; }
+
+// Step 1: hyper-parameters.
+Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
+    ArchConfig cfg;
+    HParams hp(file, "glm4moe");
+    if (auto r = hp.readCommon(cfg); !r) return r.error();
+    cfg.ropeMode = cpu::RopeMode::Neox;
+    auto nextn = hp.optionalUInt("nextn_predict_layers", 0);
+    if (!nextn) return nextn.error();
+    if (*nextn >= cfg.nLayer)
+        return Error{file.path() + ": " + hp.key("nextn_predict_layers") + " = " + std::to_string(*nextn) +
+                     " leaves no decoder layer of block_count = " + std::to_string(cfg.nLayer)};
+    cfg.nLayer -= *nextn;  // the multi-token-prediction blocks are not part of the forward pass
+    if (auto r = validateConfig(cfg); !r) return r.error();
+    if (auto r = readDeepseekMoeConfig(hp, cfg); !r) return r.error();
+    return cfg;
+}
+
+// Step 2: tensors.
+Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBinder& b) {
+    auto w = std::make_unique<Glm4MoeWeights>();
+    const int64_t E = c.nEmbd, V = c.nVocab, F = c.nFfExp, X = c.nExpert, S = c.nFfExp * c.nExpertShared;
+    const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK;
+    const int64_t vDim = c.nHeadKv * c.headDimV, oDim = c.nHead * c.headDimV;
+    b.matrix(w->tokEmbd, "token_embd.weight", {E, V});
+    b.vector(w->outputNorm, "output_norm.weight", E);
+    if (b.has("output.weight")) {
+        b.matrix(w->output, "output.weight", {E, V});
+    } else {
+        w->output = w->tokEmbd;
+        w->tiedOutput = true;
+    }
+    w->layers.resize(static_cast<size_t>(c.nLayer));
+    w->extras.resize(static_cast<size_t>(c.nLayer));
+    for (int64_t il = 0; il < c.nLayer; ++il) {
+        DecoderLayerWeights& L = w->layers[static_cast<size_t>(il)];
+        Glm4MoeExtras& M = w->extras[static_cast<size_t>(il)];
+        b.vector(L.attnNorm, blk(il, "attn_norm.weight"), E);
+        b.matrix(L.wq, blk(il, "attn_q.weight"), {E, qDim});
+        b.matrix(L.wk, blk(il, "attn_k.weight"), {E, kDim});
+        b.matrix(L.wv, blk(il, "attn_v.weight"), {E, vDim});
+        b.matrix(L.wo, blk(il, "attn_output.weight"), {oDim, E});
+        b.vector(L.bq, blk(il, "attn_q.bias"), qDim);
+        b.vector(L.bk, blk(il, "attn_k.bias"), kDim);
+        b.vector(L.bv, blk(il, "attn_v.bias"), vDim);
+        b.vector(L.qNorm, blk(il, "attn_q_norm.weight"), c.headDimK, Need::Optional);
+        b.vector(L.kNorm, blk(il, "attn_k_norm.weight"), c.headDimK, Need::Optional);
+        b.vector(L.ffnNorm, blk(il, "post_attention_norm.weight"), E);
+        if (il < c.nLayerDenseLead) {
+            b.matrix(L.ffnGate, blk(il, "ffn_gate.weight"), {E, c.nFf});
+            b.matrix(L.ffnUp, blk(il, "ffn_up.weight"), {E, c.nFf});
+            b.matrix(L.ffnDown, blk(il, "ffn_down.weight"), {c.nFf, E});
+            continue;
+        }
+        b.matrix(L.ffnGateInp, blk(il, "ffn_gate_inp.weight"), {E, X});
+        b.vector(M.selectionBias, blk(il, "exp_probs_b.bias"), X, Need::Optional);
+        b.matrix(L.ffnGateExps, blk(il, "ffn_gate_exps.weight"), {E, F, X});
+        b.matrix(L.ffnUpExps, blk(il, "ffn_up_exps.weight"), {E, F, X});
+        b.matrix(L.ffnDownExps, blk(il, "ffn_down_exps.weight"), {F, E, X});
+        if (S > 0) {
+            b.matrix(M.gateShexp, blk(il, "ffn_gate_shexp.weight"), {E, S});
+            b.matrix(M.upShexp, blk(il, "ffn_up_shexp.weight"), {E, S});
+            b.matrix(M.downShexp, blk(il, "ffn_down_shexp.weight"), {S, E});
+        }
+    }
+    if (auto r = b.finish(); !r) return r.error();
+    return std::unique_ptr<ArchWeights>(std::move(w));
+}
+
+// The activation buffers of the llama family, with the hidden buffers wide enough for the routed
+// experts and the shared ones together (runExperts' ExpertBuffers).
+Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t nBatch, int64_t nCtx, int nThreads) {
+    ArchConfig wide = c;
+    wide.nFf = std::max(c.nFf, c.nExpertUsed * c.nFfExp + c.nFfExp * c.nExpertShared);
+    return createDecoderScratch(wide, nBatch, nCtx, nThreads);
+}
+
+void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeExtras& M, DecoderScratch& s,
+         const float* x, int64_t nTok, float* out, float* sharedOut, int layer) {
+    const ArchConfig& c = ctx.cfg;
+    const int64_t X = c.nExpert, U = c.nExpertUsed, E = c.nEmbd;
+    project(L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data(), ctx.pool);
+    dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
+    std::vector<float> sel(static_cast<size_t>(X));
+    for (int64_t t = 0; t < nTok; ++t)
+        routeDeepseekToken(c, s.routerLogits.data() + t * X, M.selectionBias.present() ? M.selectionBias.data : nullptr,
+                           sel.data(), s.selected.data() + t * U, s.expertWeights.data() + t * U);
+    runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
+               ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
+               out, M.gateShexp, M.upShexp, M.downShexp, sharedOut);
+    if (M.gateShexp.present()) addRows(out, sharedOut, out, nTok * E);
+}
+
+// Step 3: the forward pass.
+void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
+    const auto& w = static_cast<const Glm4MoeWeights&>(weights);
+    auto& s = static_cast<DecoderScratch&>(scratch);
+    const ArchConfig& c = ctx.cfg;
+    const int64_t n = b.nTok, E = c.nEmbd;
+    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+    dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
+
+    int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
+    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+        const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
+        if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
+        attentionBlock(ctx, L, s, il, b, r0);
+        if (r0 >= n) break;
+        const int64_t rows = n - r0, off = r0 * E;
+        float* ffnInp = s.ffnInp.data() + off;
+        addRows(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
+        dump(ctx, "ffn_inp", il, ffnInp, rows, E);
+        float* h = s.cur.data() + off;
+        cpu::rmsNormRows(ffnInp, L.ffnNorm.data, h, rows, E, c.rmsEps);
+        dump(ctx, "attn_post_norm", il, h, rows, E);
+        float* ffnOut = s.ffnOut.data() + off;
+        if (il < c.nLayerDenseLead)
+            denseSwiGlu(ctx, L, s, h, rows, ffnOut, il);
+        else  // attnOut is free once ffn_inp is formed: it takes the shared experts' output
+            moe(ctx, L, w.extras[static_cast<size_t>(il)], s, h, rows, ffnOut, s.attnOut.data() + off, il);
+        dump(ctx, "ffn_out", il, ffnOut, rows, E);
+        addRows(ffnOut, ffnInp, s.inpL.data() + off, rows * E);
+        dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
+    }
+    if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
+}
+
+}  // namespace
+
+// No GPU forward yet (decoderWeights null: the CUDA backend refuses it by name).
+const Architecture& glm4moeArchitecture() {
+    static const Architecture kArch{"glm4moe", readConfig, bindWeights, createScratch, forward, true};
+    return kArch;
+}
+
+}  // namespace verdict::arch
