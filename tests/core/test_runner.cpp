@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -34,6 +35,7 @@ SuiteRecord meta(const std::string& name, const std::string& source) {
 class FakeBackend : public ModelBackend {
 public:
     std::string chatTemplate;
+    std::function<std::string(int call)> reasoning;  // text put before the answer (a thinking model)
     std::string file;                 // model file to hash ("" -> a fixed sha)
     int generateCalls = 0;
     int logprobCalls = 0;
@@ -73,7 +75,7 @@ public:
         const bool templated = prompt.useChatTemplate && !chatTemplate.empty();
         g.prompt.text = templated ? "<chat>" + prompt.messages.back().content + "</chat>" : prompt.text;
         g.prompt.templateUsed = templated ? "model" : "raw";
-        const std::string full = answer(prompt.text);
+        const std::string full = (reasoning ? reasoning(call) : std::string()) + answer(prompt.text);
         g.tokensIn = static_cast<int64_t>(prompt.text.size());
         g.stopReason = "eos";
         for (size_t i = 0; i < full.size(); ++i) {
@@ -170,6 +172,46 @@ std::vector<SuiteItem> genItems(int n) {
 class TestRunner : public QObject {
     Q_OBJECT
 private slots:
+    void reasoningIsNotTheAnswer() {
+        // A thinking model: the answer after "</think>" (or a harmony "final" channel) is scored and
+        // stored as the output; the reasoning goes to details.reasoning; reasoning that never ended
+        // leaves no answer.
+        Env env(genItems(4));  // item 0 and 3: the fake answers wrong (a multiple of 3)
+        FakeBackend fake;
+        fake.reasoning = [](int call) -> std::string {
+            switch (call) {
+            case 0: return "<think>\nadd 0 and 10: 10... or 11?\n</think>\n\n";
+            case 1: return "<|channel|>analysis<|message|>1 + 10 = 11<|end|><|start|>assistant<|channel|>final<|message|>";
+            case 2: return "<think>2 + 10 is 12, let me check the 12 carefully";  // out of tokens: no answer
+            default: return "";
+            }
+        };
+        SuiteRunner runner(env.db, fake, renderPlain, scoreExact);
+        auto prepared = runner.prepare(env.request());
+        QVERIFY(prepared.ok());
+        auto out = runner.execute(*prepared, std::stop_token());
+        QVERIFY(out.ok());
+        auto items = RunRepository(env.db).items(prepared->run.id);
+        QVERIFY(items.ok());
+        QCOMPARE(items->size(), size_t(4));
+        const RunItemRecord& think = (*items)[0];
+        QCOMPARE(think.output, std::string("11"));  // a multiple of 3: wrong, but scored on the answer
+        QCOMPARE(think.correct, std::optional<bool>(false));
+        QCOMPARE(think.details.value("reasoning", ""), std::string("<think>\nadd 0 and 10: 10... or 11?\n</think>"));
+        const RunItemRecord& harmony = (*items)[1];
+        QCOMPARE(harmony.output, std::string("11"));
+        QCOMPARE(harmony.correct, std::optional<bool>(true));
+        QVERIFY(harmony.details.value("reasoning", "").find("analysis") != std::string::npos);
+        const RunItemRecord& unended = (*items)[2];
+        QCOMPARE(unended.output, std::string());
+        QCOMPARE(unended.correct, std::optional<bool>(false));
+        QCOMPARE(unended.details.value("reasoning_unended", false), true);
+        QVERIFY(unended.details.value("reasoning", "").find("carefully") != std::string::npos);
+        const RunItemRecord& plain = (*items)[3];
+        QCOMPARE(plain.output, std::string("14"));  // no reasoning: the whole output, no details.reasoning
+        QVERIFY(!plain.details.contains("reasoning"));
+    }
+
     void completeRun() {
         Env env(genItems(9));
         FakeBackend fake;

@@ -1,5 +1,6 @@
 #include "core/run/suite_runner.h"
 
+#include "core/judge/judge_verdict.h"
 #include "core/score/mc_loglik.h"
 #include "core/score/scorer.h"
 #include "core/store/model_repository.h"
@@ -447,13 +448,27 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
         return r;
     }
     noteTemplate(g->prompt);
-    r.output = g->text;
+    // Reasoning models (Qwen3, DeepSeek-R1: "<think>...</think>"; gpt-oss: harmony channels): what
+    // follows the reasoning is the answer, the output scorers see and the run stores; the reasoning
+    // is kept in details.reasoning. The split is the judge's (judge_verdict.h judgeAnswerPart).
+    // Reasoning that never ended (out of tokens) leaves no answer: scored on "".
+    std::string answer = g->text;
+    if (auto part = judgeAnswerPart(g->text); !part) {
+        r.details["reasoning"] = g->text;
+        r.details["reasoning_unended"] = true;
+        answer.clear();
+    } else if (part->size() != g->text.size()) {
+        r.details["reasoning"] = g->text.substr(0, g->text.size() - part->size());
+        const size_t first = part->find_first_not_of(" \t\r\n");
+        answer = first == std::string_view::npos ? std::string() : std::string(part->substr(first));
+    }
+    r.output = answer;
     r.tokensIn = turns.empty() ? g->tokensIn : tokensIn;
     r.tokensOut = turns.empty() ? g->tokensOut : tokensOut;
     r.ttftMs = turns.empty() ? g->ttftMs : firstTtft;
     r.decodeTps = g->decodeTps;
     r.details["stop_reason"] = g->stopReason;
-    auto scores = m_scorer(item, g->text);
+    auto scores = m_scorer(item, answer);
     if (!scores) {
         r.error = "scoring: " + scores.error().message;  // unscored: the suite's fault, not the model's
     } else {
