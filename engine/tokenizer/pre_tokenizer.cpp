@@ -85,6 +85,7 @@ const NamedPre kPreTokenizers[] = {
     {"exaone", make(PreType::Starcoder)},
     {"minerva-7b", make(PreType::Starcoder)},
     {"qwen2", make(PreType::Qwen2, false)},
+    {"qwen35", make(PreType::Qwen35, false)},
     {"deepseek-r1-qwen", make(PreType::Qwen2, false)},
     {"kormo", make(PreType::Qwen2, false)},
     {"megrez", make(PreType::Qwen2)},
@@ -291,6 +292,9 @@ void preTokenize(PreType type, const uint32_t* c, size_t n, WordSink sink) {
             break;
         case PreType::Qwen2:
             splitLlama3(c, 0, n, 1, sink);
+            break;
+        case PreType::Qwen35:
+            splitLlama3(c, 0, n, 1, sink, true);
             break;
         case PreType::DeepseekLlm: {
             auto s6 = by(matchNumberRun, sink);

@@ -26,6 +26,7 @@ enum class PreType {
     Gpt2,           // gpt-2, mpt, olmo, jais, phi-2, ...
     Llama3,         // llama3 / llama-bpe, dbrx, smaug-bpe, glm4
     Qwen2,          // qwen2, deepseek-r1-qwen, stablelm2, megrez, hunyuan, grok-2
+    Qwen35,         // qwen35: Qwen2's with combining marks (\p{M}) in the letter runs
     DeepseekLlm,    // deepseek-llm
     DeepseekCoder,  // deepseek-coder
     Deepseek3,      // deepseek-v3, hunyuan-dense

@@ -54,7 +54,10 @@ void splitByMatches(const uint32_t* c, size_t b, size_t e, Match&& match, Next&&
 // Each splits the piece [b, e) and passes the words to `out`.
 void splitGpt2(const uint32_t* c, size_t b, size_t e, WordSink out);
 // maxDigits 3 is llama.cpp's Llama-3 splitter; 1 gives the same semantics as the Qwen2 regex.
-void splitLlama3(const uint32_t* c, size_t b, size_t e, size_t maxDigits, WordSink out);
+// marksAreLetters: Qwen3.5's variant (llama.cpp v0.5.0, pre "qwen35"): combining marks \p{M} join
+// the letter runs and leave the punctuation runs: [^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+ and
+// ?[^\s\p{L}\p{M}\p{N}]+[\r\n]* (a base letter and its combining accents stay one word).
+void splitLlama3(const uint32_t* c, size_t b, size_t e, size_t maxDigits, WordSink out, bool marksAreLetters = false);
 void splitKimiK2(const uint32_t* c, size_t b, size_t e, WordSink out);
 
 // Matchers of the long single-expression patterns.

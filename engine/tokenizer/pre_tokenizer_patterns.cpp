@@ -96,8 +96,10 @@ void splitGpt2(const uint32_t* c, size_t b, size_t e, WordSink out) {
 
 // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
 // \s*[\r\n]+|\s+(?!\S)|\s+          (\p{N} alone instead of \p{N}{1,3} when maxDigits is 1)
-void splitLlama3(const uint32_t* c, size_t b, size_t e, size_t maxDigits, WordSink out) {
+void splitLlama3(const uint32_t* c, size_t b, size_t e, size_t maxDigits, WordSink out, bool marksAreLetters) {
     WordEnds sink{out, b};
+    const uint16_t letter = marksAreLetters ? (kCpLetter | kCpMark) : kCpLetter;
+    const uint16_t wsLetterNumber = marksAreLetters ? (kWsLetterNumber | kCpMark) : kWsLetterNumber;
     for (size_t pos = b; pos < e;) {
         const uint32_t cp = c[pos];
         const uint16_t f = flagsAt(c, pos, e);
@@ -107,9 +109,9 @@ void splitLlama3(const uint32_t* c, size_t b, size_t e, size_t maxDigits, WordSi
             continue;
         }
         if (!(isCrLf(cp) || (f & kCpNumber))) {
-            if ((f & kCpLetter) || (flagsAt(c, pos + 1, e) & kCpLetter)) {
+            if ((f & letter) || (flagsAt(c, pos + 1, e) & letter)) {
                 ++pos;
-                while (flagsAt(c, pos, e) & kCpLetter) ++pos;
+                while (flagsAt(c, pos, e) & letter) ++pos;
                 sink.endAt(pos);
                 continue;
             }
@@ -126,9 +128,9 @@ void splitLlama3(const uint32_t* c, size_t b, size_t e, size_t maxDigits, WordSi
             continue;
         }
         const uint16_t f2 = cp == ' ' ? flagsAt(c, pos + 1, e) : f;
-        if (!(f2 & kWsLetterNumber) && f) {
+        if (!(f2 & wsLetterNumber) && f) {
             pos += (cp == ' ');
-            for (uint16_t g = flagsAt(c, pos, e); !(g & kWsLetterNumber) && g; g = flagsAt(c, pos, e)) ++pos;
+            for (uint16_t g = flagsAt(c, pos, e); !(g & wsLetterNumber) && g; g = flagsAt(c, pos, e)) ++pos;
             while (pos < e && isCrLf(c[pos])) ++pos;
             sink.endAt(pos);
             continue;

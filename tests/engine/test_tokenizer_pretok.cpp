@@ -149,6 +149,9 @@ const std::string kLlama3 = kContractions +
     "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const std::string kQwen2 = kContractions +
     "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+// Qwen 3.5 (llama.cpp v0.5.0): Qwen2's with combining marks in the letter runs.
+const std::string kQwen35 = kContractions +
+    "|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const std::string kUpperLower = "((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+";
 const std::string kUpperLower2 = "((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*";
 const std::string kGpt4o = "[^\\r\\n\\p{L}\\p{N}]?" + kUpperLower + kContractions + "?|[^\\r\\n\\p{L}\\p{N}]?" +
@@ -167,6 +170,7 @@ std::vector<Expr> exprsOf(PreType t) {
         case PreType::Gpt2: return {p(kGpt2)};
         case PreType::Llama3: return {p(kLlama3)};
         case PreType::Qwen2: return {p(kQwen2)};
+        case PreType::Qwen35: return {p(kQwen35)};
         case PreType::DeepseekLlm: {
             const std::wstring letters = rangesClass({
                 {0x41, 0x5A}, {0x61, 0x7A}, {0xB5, 0xB5}, {0xC0, 0xD6}, {0xD8, 0xF6}, {0xF8, 0x1BA}, {0x1BC, 0x1BF},
@@ -265,6 +269,7 @@ void TestTokenizerPretok::matchesRegexOracle_data() {
     QTest::addRow("gpt2") << PreType::Gpt2;
     QTest::addRow("llama3") << PreType::Llama3;
     QTest::addRow("qwen2") << PreType::Qwen2;
+    QTest::addRow("qwen35") << PreType::Qwen35;
     QTest::addRow("deepseek-llm") << PreType::DeepseekLlm;
     QTest::addRow("deepseek-coder") << PreType::DeepseekCoder;
     QTest::addRow("deepseek-v3") << PreType::Deepseek3;
