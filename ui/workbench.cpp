@@ -155,7 +155,10 @@ void Workbench::refreshFit(int row) {
         if (QString::fromStdString(d.id) == m_fitDevice) chosen = &d;
     const DeviceInfo& device = *chosen;
     const core::FitVerdict v = core::assessFit(*e.card, m_fitCtx, device);
-    const QString fit = v.fit == core::Fit::Fits ? tr("fits") : v.fit == core::Fit::Tight ? tr("tight") : tr("won't fit");
+    const QString fit = v.fit == core::Fit::Fits          ? tr("fits")
+                        : v.fit == core::Fit::Tight       ? tr("tight")
+                        : v.fit == core::Fit::Unsupported ? tr("can't run")
+                                                          : tr("won't fit");
     m_models->updateFit(row, fit, QString::fromStdString(v.reason));
 }
 

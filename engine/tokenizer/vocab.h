@@ -122,6 +122,9 @@ struct Vocab {
     // Applies defaults and fix-ups; fails on an unknown model or pre-tokenizer, duplicate
     // tokens, size mismatches of scores/types, or add_*_token without the token.
     static Result<Vocab> build(VocabSpec spec);
+    // What this build lacks for a vocabulary of tokenizer.ggml.model `model` and .pre `pre`, in
+    // build()'s words; nullopt when it is supported (the model card's support check uses it).
+    static std::optional<std::string> unsupported(std::string_view model, std::string_view pre);
 };
 
 }  // namespace verdict::tok

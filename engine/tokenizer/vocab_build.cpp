@@ -47,6 +47,17 @@ std::string lowerAscii(std::string s) {
 
 }  // namespace
 
+std::optional<std::string> Vocab::unsupported(std::string_view model, std::string_view pre) {
+    if (model == "llama" || model == "bert") return std::nullopt;
+    if (model == "gpt2") {
+        if (lookupPreTokenizer(pre)) return std::nullopt;
+        return "tokenizer.ggml.pre = '" + std::string(pre) + "': unknown pre-tokenizer";
+    }
+    if (model == "no_vocab" || model == "none")
+        return "tokenizer.ggml.model = '" + std::string(model) + "': the model has no vocabulary";
+    return "tokenizer.ggml.model = '" + std::string(model) + "': unsupported tokenizer (supported: llama, gpt2, bert)";
+}
+
 Result<Vocab> Vocab::build(VocabSpec spec) {
     Vocab v;
     v.model = spec.model;
@@ -75,16 +86,14 @@ Result<Vocab> Vocab::build(VocabSpec spec) {
             return Error{"tokenizer.ggml.merges: missing (required by tokenizer model 'gpt2')"};
         v.bos = 11;
         v.eos = 11;
-    } else if (spec.model == "no_vocab" || spec.model == "none") {
-        return Error{"tokenizer.ggml.model = '" + spec.model + "': the model has no vocabulary"};
     } else {
-        return Error{"tokenizer.ggml.model = '" + spec.model + "': unsupported tokenizer (supported: llama, gpt2, bert)"};
+        return Error{*unsupported(spec.model, spec.pre)};
     }
 
     switch (v.type) {
         case VocabType::Bpe: {
             const auto info = lookupPreTokenizer(spec.pre);
-            if (!info) return Error{"tokenizer.ggml.pre = '" + spec.pre + "': unknown pre-tokenizer"};
+            if (!info) return Error{*unsupported(spec.model, spec.pre)};
             v.preInfo = *info;
             v.addSpacePrefix = false;
             v.escapeWhitespaces = false;

@@ -59,6 +59,26 @@ private slots:
         QVERIFY(r.out.contains("292.8 K"));
     }
 
+    void saysWhatThisBuildLacks() {
+        // Before any weight is read: the card names what is missing (a weight type here), or says yes.
+        const auto iq2 = verdict::test::fixture("v0.5.0/models/synth-llama-iq2_xxs.gguf");
+        const auto ok = verdict::test::fixture("v0.5.0/models/synth-qwen3-f16.gguf");
+        VERDICT_NEED_FIXTURE(iq2);
+        VERDICT_NEED_FIXTURE(ok);
+        Run r = runVerdict({"info", QString::fromStdString(iq2.string()), "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["runs_here"]["cpu"].get<bool>(), false);
+        QCOMPARE(j["runs_here"]["missing"].size(), size_t(1));
+        QVERIFY(j["runs_here"]["missing"][0].get<std::string>().find("tensor type iq2_xxs") != std::string::npos);
+        Run text = runVerdict({"info", QString::fromStdString(iq2.string())});
+        QVERIFY2(text.out.contains("runs here:            no: lacks tensor type iq2_xxs"), text.out.constData());
+        Run yes = runVerdict({"info", QString::fromStdString(ok.string()), "--json"});
+        const auto y = nlohmann::json::parse(yes.out.toStdString());
+        QCOMPARE(y["runs_here"]["cpu"].get<bool>(), true);
+        QVERIFY(y["runs_here"]["missing"].empty());
+    }
+
     void badFiles_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::newRow("empty") << QByteArray();

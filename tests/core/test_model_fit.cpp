@@ -1,6 +1,7 @@
 // The fit badge (core/models/model_fit.h) on hand-made cards and devices: each outcome, the 80 %
 // boundary, the CUDA overhead, the recomputed estimate at another context, unknown free memory.
 #include "core/models/model_fit.h"
+#include "verdict/engine/model_support.h"
 
 #include <QtTest/QtTest>
 
@@ -15,6 +16,9 @@ constexpr uint64_t kNeedCpu = 1'418'435'456ull;
 
 ModelCard handCard() {
     ModelCard c;
+    c.arch = "llama";  // what this build runs (the support check comes first)
+    c.tokenizerModel = "llama";
+    c.tensorTypeBytes = {{"f32", 1'000'000}, {"q4_K", 999'000'000}};
     c.nCtxTrain = 2048;
     c.nVocab = 32000;
     c.nEmbd = 4096;
@@ -114,6 +118,29 @@ private slots:
         QVERIFY(f.fit == Fit::Tight);
         QCOMPARE(f.haveBytes, uint64_t(0));
         QVERIFY2(f.reason.find("unknown") != std::string::npos, f.reason.c_str());
+    }
+
+    void unsupportedComesFirst() {
+        // Whatever the memory: an architecture, a weight type or a tokenizer this build lacks, named.
+        ModelCard c = handCard();
+        c.arch = "mamba";
+        c.tensorTypeBytes["iq2_xxs"] = 3 * 1024 * 1024;
+        c.tokenizerModel = "gpt2";
+        c.tokenizerPre = "no-such-pre";
+        for (uint64_t freeBytes : {uint64_t{0}, uint64_t{1} << 40}) {
+            const FitVerdict v = assessFit(c, 1000, device("cpu", "cpu", freeBytes));
+            QCOMPARE(v.fit, Fit::Unsupported);
+            QCOMPARE(fitName(v.fit), std::string_view("unsupported"));
+            QVERIFY2(v.reason.find("architecture 'mamba' (supported: llama") != std::string::npos, v.reason.c_str());
+            QVERIFY2(v.reason.find("tensor type iq2_xxs (3.0 MiB of weights)") != std::string::npos, v.reason.c_str());
+            QVERIFY2(v.reason.find("tokenizer.ggml.pre = 'no-such-pre': unknown pre-tokenizer") != std::string::npos,
+                     v.reason.c_str());
+            QCOMPARE(v.needBytes, kNeedCpu);  // the memory figures are still there
+        }
+        QVERIFY(checkCpuSupport(handCard()).ok());
+        ModelCard noTokenizer = handCard();
+        noTokenizer.tokenizerModel.clear();
+        QCOMPARE(checkCpuSupport(noTokenizer).missing, std::vector<std::string>{"a tokenizer (no tokenizer.ggml.model)"});
     }
 
     void formatsBytes() {

@@ -1,6 +1,7 @@
 #include "core/models/model_card_json.h"
 
 #include "util/quote.h"
+#include "verdict/engine/model_support.h"
 
 #include <cstdio>
 #include <sstream>
@@ -78,6 +79,8 @@ nlohmann::ordered_json modelCardToJson(const ModelCard& c) {
     j["provenance"] = prov;
     j["memory"] = memoryJson(c.memoryAtCtx ? *c.memoryAtCtx : c.memoryTrained);
     j["memory_at_train_ctx"] = memoryJson(c.memoryTrained);
+    const SupportReport support = checkCpuSupport(c);
+    j["runs_here"] = {{"cpu", support.ok()}, {"missing", support.missing}};
     return j;
 }
 
@@ -93,6 +96,13 @@ std::string modelCardToText(const ModelCard& c) {
     row("file", c.path + (c.parts.size() > 1 ? " (" + std::to_string(c.parts.size()) + " parts)" : ""));
     row("name", c.name);
     row("architecture", c.arch + "  (GGUF v" + std::to_string(c.ggufVersion) + ")");
+    const SupportReport support = checkCpuSupport(c);
+    std::string runs = support.ok() ? "yes (the CPU engine of this build)" : "no: lacks ";
+    for (size_t i = 0; i < support.missing.size(); ++i) {
+        if (i) runs += "; ";
+        runs += support.missing[i];
+    }
+    row("runs here", runs);
     row("parameters", formatCount(c.nParams) + " (" + std::to_string(c.nParams) + ")");
     if (c.nExpert > 0)
         row("active per token", formatCount(c.nParamsActive) + "  (" + std::to_string(c.nExpertUsed) + " of " +

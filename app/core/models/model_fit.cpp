@@ -1,5 +1,7 @@
 #include "core/models/model_fit.h"
 
+#include "verdict/engine/model_support.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +13,7 @@ std::string_view fitName(Fit fit) {
     case Fit::Fits: return "fits";
     case Fit::Tight: return "tight";
     case Fit::WontFit: return "wont_fit";
+    case Fit::Unsupported: return "unsupported";
     }
     return "wont_fit";
 }
@@ -45,6 +48,15 @@ FitVerdict assessFit(const ModelCard& card, uint64_t ctx, const DeviceInfo& devi
     v.haveBytes = device.freeBytes;
     const std::string where = device.id.empty() ? device.kind : device.id;
     const std::string ctxText = " at " + std::to_string(m.ctx) + " tokens of context";
+    if (const SupportReport support = checkCpuSupport(card); !support.ok()) {
+        v.fit = Fit::Unsupported;
+        v.reason = "this build cannot run it: ";
+        for (size_t i = 0; i < support.missing.size(); ++i) {
+            if (i) v.reason += "; ";
+            v.reason += support.missing[i];
+        }
+        return v;
+    }
     if (v.haveBytes == 0) {
         v.fit = Fit::Tight;
         v.reason = "needs " + formatDecimalBytes(v.needBytes) + ctxText + "; free memory on " + where + " is unknown";

@@ -27,9 +27,11 @@
 
 namespace verdict::core {
 
-enum class Fit { Fits, Tight, WontFit };
+// Unsupported: this build cannot run the model at all, whatever the memory (an architecture,
+// weight type or tokenizer it lacks: verdict/engine/model_support.h); the reason names them.
+enum class Fit { Fits, Tight, WontFit, Unsupported };
 
-// "fits", "tight", "wont_fit" (the CLI's JSON values).
+// "fits", "tight", "wont_fit", "unsupported" (the CLI's JSON values).
 std::string_view fitName(Fit fit);
 
 // Share of free memory (percent) a model may need and still be called Fits.
@@ -52,7 +54,8 @@ struct FitVerdict {
 // recomputed for ctx from the card's shape (the same formula as the engine's model card).
 MemoryEstimate estimateAtCtx(const ModelCard& card, uint64_t ctx);
 
-// Pure: no I/O. ctx 0 means the card's training context.
+// Pure: no I/O. ctx 0 means the card's training context. Unsupported comes first (the memory
+// figures are still filled in).
 FitVerdict assessFit(const ModelCard& card, uint64_t ctx, const DeviceInfo& device);
 
 // "5.1 GB", "850 MB", "12 KB" (decimal units, as disk and memory sizes are usually shown).
