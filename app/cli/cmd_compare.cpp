@@ -9,7 +9,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "core/run/backend_factory.h"
+#include "core/services/compare.h"
 #include "core/store/model_repository.h"
 #include "core/store/store.h"
 #include "core/store/vote_repository.h"
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 
 namespace verdict::cli {
 namespace {
@@ -55,26 +58,43 @@ nlohmann::json sideStats(const Side& s) {
             {"decode_tps", optNumber(s.gen.decodeTps)}, {"stop_reason", s.gen.stopReason}};
 }
 
+// The options of `verdict compare` bound to the compare service's settings (the Compare screen
+// starts from the same defaults).
+using core::CompareSettings;
+
+const OptionTable<CompareSettings>& compareOptionTable() {
+    using S = CompareSettings;
+    static const OptionTable<S> table = {
+        textOption<S>("system", "TEXT", "system message put before the prompt", [](auto& s) -> auto& { return s.system; }),
+        numberOption<S>("temp", "T", "temperature; 0 = greedy", [](auto& s) -> auto& { return s.generation.temperature; }, 0, 100),
+        intOption<S>("seed", "S", "sampling seed, the same for both models", [](auto& s) -> auto& { return s.generation.seed; }, 0,
+                     std::numeric_limits<long long>::max()),
+        intOption<S>("max-tokens", "N", "generated tokens per answer at most",
+                     [](auto& s) -> auto& { return s.generation.maxTokens; }, 1, 1'000'000),
+        flagOption<S>("no-chat-template", "send the plain prompt even when a model has a chat template",
+                      [](S& s) { s.useChatTemplate = false; }),
+        intOption<S>("threads", "N", "compute threads; 0 = physical cores", [](auto& s) -> auto& { return s.backend.threads; }, 0,
+                     4096, 't'),
+        intOption<S>("ctx", "N", "context size in tokens; 0 = min(training context, 4096)",
+                     [](auto& s) -> auto& { return s.backend.nCtx; }, 0, std::numeric_limits<int32_t>::max(), 'c'),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runCompare(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"prompt", true, "TEXT", "the prompt both models answer (required)", false, 'p'},
-        {"system", true, "TEXT", "system message put before the prompt"},
-        {"temp", true, "T", "temperature; 0 = greedy (default 0)"},
-        {"seed", true, "S", "sampling seed, the same for both models (default 0)"},
-        {"max-tokens", true, "N", "generated tokens per answer at most (default 256)"},
-        {"no-chat-template", false, "", "send the plain prompt even when a model has a chat template"},
+    std::vector<OptionSpec> specs = {{"prompt", true, "TEXT", "the prompt both models answer (required)", false, 'p'}};
+    for (const OptionSpec& o : specsOf(compareOptionTable(), CompareSettings{})) specs.push_back(o);
+    specs.insert(specs.end(), {
         {"vote", true, "a|b|tie", "store which answer was better (verdict votes)"},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
-        {"ctx", true, "N", "context size in tokens (default: min(training context, 4096))", false, 'c'},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
         {"api-key-env", true, "VAR", "endpoints: environment variable with the API key (default VERDICT_API_KEY)"},
         {"db", true, "PATH", "results database for --vote (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
-    };
+    });
     auto args = Args::parse(argv, specs);
     if (!args) return fail("compare", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -86,17 +106,8 @@ int runCompare(const std::vector<std::string>& argv) {
     }
     if (args->positionals().size() != 2) return fail("compare", "expected two models A and B (see --help)", kExitUsage);
     if (!args->has("prompt")) return fail("compare", "missing -p/--prompt TEXT", kExitUsage);
-    auto seed = args->integer("seed", 0);
-    auto maxTokens = args->integer("max-tokens", 256);
-    auto threads = args->integer("threads", 0);
-    auto ctx = args->integer("ctx", 0);
-    for (const Result<long long>* r : {&seed, &maxTokens, &threads, &ctx})
-        if (!*r) return fail("compare", r->error().message, kExitUsage);
-    auto temp = args->number("temp", 0.0);
-    if (!temp) return fail("compare", temp.error().message, kExitUsage);
-    if (*maxTokens < 1 || *maxTokens > 1'000'000) return fail("compare", "--max-tokens must be between 1 and 1000000", kExitUsage);
-    if (*ctx < 0) return fail("compare", "--ctx must be positive", kExitUsage);
-    if (*seed < 0) return fail("compare", "--seed must not be negative", kExitUsage);
+    CompareSettings settings;
+    if (auto e = applyOptions(compareOptionTable(), *args, settings)) return fail("compare", *e, kExitUsage);
     std::optional<core::VoteWinner> vote;
     if (auto v = args->value("vote")) {
         vote = core::parseVoteWinner(*v);
@@ -104,8 +115,6 @@ int runCompare(const std::vector<std::string>& argv) {
     }
     const bool json = args->has("json");
     const std::string prompt = *args->value("prompt");
-    const std::string system = args->value("system").value_or("");
-    const bool chatTemplate = !args->has("no-chat-template");
     const bool anyLocal = !core::isEndpointRef(args->positionals()[0]) || !core::isEndpointRef(args->positionals()[1]);
     std::string device;
     if (int rc = readDeviceOption("compare", *args, &device, anyLocal); rc != kExitOk) return rc;
@@ -120,23 +129,14 @@ int runCompare(const std::vector<std::string>& argv) {
         db.emplace(std::move(*opened));
     }
 
-    core::BackendOpenOptions bo;
-    bo.threads = static_cast<int>(*threads);
-    bo.nCtx = *ctx;
+    core::BackendOpenOptions& bo = settings.backend;
     bo.device = device;
     bo.gpuLayers = gpuLayers;
     bo.engineVersion = core::toolVersion();
     if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
 
-    core::Prompt p;
-    if (!system.empty()) p.messages.push_back({"system", system});
-    p.messages.push_back({"user", prompt});
-    p.text = system.empty() ? prompt : system + "\n\n" + prompt;
-    p.useChatTemplate = chatTemplate;
-    core::GenerationParams gp;
-    gp.maxTokens = static_cast<int32_t>(*maxTokens);
-    gp.temperature = *temp;
-    gp.seed = static_cast<uint64_t>(*seed);
+    const core::Prompt p = core::comparePrompt(settings, {}, prompt);
+    const core::GenerationParams& gp = settings.generation;
 
     Side sides[2];
     const char* label[2] = {"A", "B"};
@@ -172,10 +172,7 @@ int runCompare(const std::vector<std::string>& argv) {
         r.answerB = sides[1].gen.text;
         r.winner = *vote;
         r.blind = false;
-        r.settings = {{"system", system},           {"temperature", *temp}, {"seed", *seed},
-                      {"max_tokens", *maxTokens},   {"chat_template", chatTemplate},
-                      {"ctx", *ctx},                {"source", "cli"},
-                      {"a", sideStats(sides[0])},   {"b", sideStats(sides[1])}};
+        r.settings = core::compareVoteSettings(settings, settings, "cli", sideStats(sides[0]), sideStats(sides[1]));
         auto id = core::VoteRepository(*db).add(r);
         if (!id) return fail("compare", id.error().message, kExitRuntime);
         voteId = *id;
@@ -183,8 +180,9 @@ int runCompare(const std::vector<std::string>& argv) {
 
     if (json) {
         nlohmann::json j = {{"prompt", prompt},
-                            {"system", system},
-                            {"settings", {{"temperature", *temp}, {"seed", *seed}, {"max_tokens", *maxTokens}, {"chat_template", chatTemplate}}},
+                            {"system", settings.system},
+                            {"settings", {{"temperature", gp.temperature}, {"seed", gp.seed}, {"max_tokens", gp.maxTokens},
+                                          {"chat_template", settings.useChatTemplate}}},
                             {"a", sideJson(sides[0])},
                             {"b", sideJson(sides[1])},
                             {"vote", voteId ? nlohmann::json{{"id", *voteId}, {"winner", std::string(core::voteWinnerName(*vote))}}

@@ -2,6 +2,7 @@
 
 #include "core/models/model_card_json.h"
 #include "core/run/backend_factory.h"
+#include "core/services/compare.h"
 #include "core/store/vote_repository.h"
 #include "core/version.h"
 #include "widgets/device_combo.h"
@@ -53,17 +54,6 @@ QString memoryText(const Workbench& wb, const QString& ref) {
     return QObject::tr("≈ %1 (weights + KV at %2 tokens)")
         .arg(QString::fromStdString(core::formatBytes(m.totalBytes())))
         .arg(m.ctx);
-}
-
-// The prompt for a backend without a chat template: the conversation as plain text.
-std::string plainConversation(const std::vector<core::ChatTurn>& turns) {
-    if (turns.size() == 1) return turns[0].content;
-    std::string text;
-    for (const auto& t : turns) {
-        if (t.role == "system") text += t.content + "\n\n";
-        else text += (t.role == "user" ? "User: " : "Assistant: ") + t.content + "\n";
-    }
-    return text + "Assistant:";
 }
 
 }  // namespace
@@ -188,16 +178,27 @@ CompareView::CompareView(Workbench& workbench, QWidget* parent) : QWidget(parent
         newChat();
         refreshWinRate();
     });
-    // Last choices.
+    // Last choices; the first time, the compare service's defaults (the same as `verdict compare`).
     QSettings st;
-    m_shared.temperature->setValue(st.value("compare/temperature", 0.0).toDouble());
-    m_shared.maxTokens->setValue(st.value("compare/maxTokens", 128).toInt());
-    m_shared.seed->setValue(st.value("compare/seed", 1).toInt());
-    m_shared.chatTemplate->setChecked(st.value("compare/chatTemplate", true).toBool());
+    const core::CompareSettings defaults;
+    m_shared.temperature->setValue(st.value("compare/temperature", defaults.generation.temperature).toDouble());
+    m_shared.maxTokens->setValue(st.value("compare/maxTokens", defaults.generation.maxTokens).toInt());
+    m_shared.seed->setValue(st.value("compare/seed", static_cast<qulonglong>(defaults.generation.seed)).toInt());
+    m_shared.chatTemplate->setChecked(st.value("compare/chatTemplate", defaults.useChatTemplate).toBool());
     m_system->setText(st.value("compare/system").toString());
     refreshModels();
     refreshWinRate();
     updateButtons();
+}
+
+core::CompareSettings CompareView::compareSettingsOf(const Settings& w) const {
+    core::CompareSettings s;
+    s.system = m_system->text().trimmed().toStdString();
+    s.useChatTemplate = w.chatTemplate->isChecked();
+    s.generation.temperature = w.temperature->value();
+    s.generation.maxTokens = w.maxTokens->value();
+    s.generation.seed = static_cast<uint64_t>(w.seed->value());
+    return s;
 }
 
 CompareView::~CompareView() {
@@ -207,19 +208,20 @@ CompareView::~CompareView() {
 
 QWidget* CompareView::buildSettings(Settings& s, const QString& title) {
     auto* box = new QGroupBox(title);
+    const core::CompareSettings defaults;
     s.temperature = new QDoubleSpinBox;
     s.temperature->setRange(0, 2);
     s.temperature->setSingleStep(0.1);
-    s.temperature->setValue(0);
+    s.temperature->setValue(defaults.generation.temperature);
     s.temperature->setToolTip(tr("0 = greedy (deterministic)"));
     s.maxTokens = new QSpinBox;
     s.maxTokens->setRange(1, 32768);
-    s.maxTokens->setValue(128);
+    s.maxTokens->setValue(defaults.generation.maxTokens);
     s.seed = new QSpinBox;
     s.seed->setRange(0, 1 << 30);
-    s.seed->setValue(1);
+    s.seed->setValue(static_cast<int>(defaults.generation.seed));
     s.chatTemplate = new QCheckBox(tr("Use the model's chat template"));
-    s.chatTemplate->setChecked(true);
+    s.chatTemplate->setChecked(defaults.useChatTemplate);
     auto* l = new QHBoxLayout(box);
     l->addWidget(new QLabel(tr("Temperature")));
     l->addWidget(s.temperature);
@@ -320,18 +322,9 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
     else side.output->clear();
     side.stats->setText(tr("loading…"));
 
-    std::vector<core::ChatTurn> turns;
-    if (!m_system->text().trimmed().isEmpty()) turns.push_back({"system", m_system->text().trimmed().toStdString()});
-    turns.insert(turns.end(), side.history.begin(), side.history.end());
-    turns.push_back({"user", prompt.toStdString()});
-    core::Prompt p;
-    p.messages = turns;
-    p.text = plainConversation(turns);
-    p.useChatTemplate = settings.chatTemplate->isChecked();
-    core::GenerationParams gp;
-    gp.maxTokens = settings.maxTokens->value();
-    gp.temperature = settings.temperature->value();
-    gp.seed = static_cast<uint64_t>(settings.seed->value());
+    const core::CompareSettings cs = compareSettingsOf(settings);
+    const core::Prompt p = core::comparePrompt(cs, side.history, prompt.toStdString());
+    const core::GenerationParams gp = cs.generation;
 
     // Both sides decode at once: each gets half the cores so neither starves the other.
     const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
@@ -475,11 +468,7 @@ bool CompareView::vote(int side) {
     v.winner = winner;
     v.blind = m_blind->isChecked();
     const Settings& sb = m_perSide->isChecked() ? m_sideB : m_shared;
-    v.settings = nlohmann::json{{"system", m_system->text().toStdString()},
-                                {"a", {{"temperature", m_shared.temperature->value()}, {"max_tokens", m_shared.maxTokens->value()},
-                                       {"seed", m_shared.seed->value()}, {"chat_template", m_shared.chatTemplate->isChecked()}}},
-                                {"b", {{"temperature", sb.temperature->value()}, {"max_tokens", sb.maxTokens->value()},
-                                       {"seed", sb.seed->value()}, {"chat_template", sb.chatTemplate->isChecked()}}}};
+    v.settings = core::compareVoteSettings(compareSettingsOf(m_shared), compareSettingsOf(sb), "window");
     auto db = m_wb.openDb();
     if (!db) {
         showError(this, tr("The vote could not be stored."), QString::fromStdString(db.error().message));

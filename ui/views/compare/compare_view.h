@@ -4,6 +4,7 @@
 // picks the better answer, the vote is stored, and the win rate is shown with its interval.
 #pragma once
 
+#include "core/services/compare.h"
 #include "core/suite/suite_item.h"
 
 #include <QWidget>
@@ -71,6 +72,8 @@ private:
     };
 
     QWidget* buildSettings(Settings& s, const QString& title);
+    // The compare service's settings for these controls and the system message.
+    core::CompareSettings compareSettingsOf(const Settings& w) const;
     void buildSide(Side& side);
     void startSide(Side& side, const QString& ref, const Settings& settings, const QString& prompt);
     void refreshModels();
