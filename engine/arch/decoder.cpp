@@ -19,40 +19,49 @@ namespace {
 std::string blk(int64_t layer, const char* what) { return "blk." + std::to_string(layer) + "." + what; }
 }  // namespace
 
+void bindDecoderEnds(const ArchConfig& c, TensorBinder& b, DecoderWeights& w) {
+    const int64_t E = c.nEmbd, V = c.nVocab;
+    b.matrix(w.tokEmbd, "token_embd.weight", {E, V});
+    b.vector(w.outputNorm, "output_norm.weight", E);
+    // Untied models have output.weight; without it the embedding matrix is reused (tied).
+    if (b.has("output.weight")) {
+        b.matrix(w.output, "output.weight", {E, V});
+    } else {
+        w.output = w.tokEmbd;
+        w.tiedOutput = true;
+    }
+    b.vector(w.ropeFreqs, "rope_freqs.weight", c.nRot / 2, Need::Optional);
+}
+
+void bindDecoderAttention(const ArchConfig& c, TensorBinder& b, int64_t il, DecoderLayerWeights& L,
+                          const DecoderTensorRules& rules) {
+    const int64_t E = c.nEmbd;
+    const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK;
+    const int64_t vDim = c.nHeadKv * c.headDimV, oDim = c.nHead * c.headDimV;
+    b.vector(L.attnNorm, blk(il, "attn_norm.weight"), E);
+    b.matrix(L.wq, blk(il, "attn_q.weight"), {E, qDim});
+    b.matrix(L.wk, blk(il, "attn_k.weight"), {E, kDim});
+    b.matrix(L.wv, blk(il, "attn_v.weight"), {E, vDim});
+    b.matrix(L.wo, blk(il, "attn_output.weight"), {oDim, E});
+    b.vector(L.bq, blk(il, "attn_q.bias"), qDim, rules.qkvBias);
+    b.vector(L.bk, blk(il, "attn_k.bias"), kDim, rules.qkvBias);
+    b.vector(L.bv, blk(il, "attn_v.bias"), vDim, rules.qkvBias);
+    b.vector(L.bo, blk(il, "attn_output.bias"), E, rules.outputBias);
+    if (rules.qkNorm) {
+        b.vector(L.qNorm, blk(il, "attn_q_norm.weight"), c.headDimK, rules.qkNormNeed);
+        b.vector(L.kNorm, blk(il, "attn_k_norm.weight"), c.headDimK, rules.qkNormNeed);
+    }
+}
+
 Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& c, TensorBinder& b,
                                                         const DecoderTensorRules& rules) {
     auto w = std::make_unique<DecoderWeights>();
-    const int64_t E = c.nEmbd, V = c.nVocab;
-    const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK;
-    const int64_t vDim = c.nHeadKv * c.headDimV, oDim = c.nHead * c.headDimV;
-
-    b.matrix(w->tokEmbd, "token_embd.weight", {E, V});
-    b.vector(w->outputNorm, "output_norm.weight", E);
-    // Untied models have output.weight; without it the embedding matrix is reused (tied).
-    if (b.has("output.weight")) {
-        b.matrix(w->output, "output.weight", {E, V});
-    } else {
-        w->output = w->tokEmbd;
-        w->tiedOutput = true;
-    }
-    b.vector(w->ropeFreqs, "rope_freqs.weight", c.nRot / 2, Need::Optional);
-
+    const int64_t E = c.nEmbd;
+    bindDecoderEnds(c, b, *w);
     w->layers.resize(static_cast<size_t>(c.nLayer));
     for (int64_t il = 0; il < c.nLayer; ++il) {
         DecoderLayerWeights& L = w->layers[static_cast<size_t>(il)];
-        b.vector(L.attnNorm, blk(il, "attn_norm.weight"), E);
-        b.matrix(L.wq, blk(il, "attn_q.weight"), {E, qDim});
-        b.matrix(L.wk, blk(il, "attn_k.weight"), {E, kDim});
-        b.matrix(L.wv, blk(il, "attn_v.weight"), {E, vDim});
-        b.matrix(L.wo, blk(il, "attn_output.weight"), {oDim, E});
-        b.vector(L.bq, blk(il, "attn_q.bias"), qDim, rules.qkvBias);
-        b.vector(L.bk, blk(il, "attn_k.bias"), kDim, rules.qkvBias);
-        b.vector(L.bv, blk(il, "attn_v.bias"), vDim, rules.qkvBias);
-        b.vector(L.bo, blk(il, "attn_output.bias"), E, Need::Optional);
-        if (rules.qkNorm) {
-            b.vector(L.qNorm, blk(il, "attn_q_norm.weight"), c.headDimK);
-            b.vector(L.kNorm, blk(il, "attn_k_norm.weight"), c.headDimK);
-        }
+        bindDecoderAttention(c, b, il, L, rules);
         b.vector(L.ffnNorm, blk(il, "ffn_norm.weight"), E);
         if (c.nExpert == 0) {
             b.matrix(L.ffnGate, blk(il, "ffn_gate.weight"), {E, c.nFf});
@@ -283,17 +292,8 @@ void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderS
         cpu::softmaxRow(probs, X, 1.0f);
         int32_t* sel = s.selected.data() + t * U;
         float* wts = s.expertWeights.data() + t * U;
-        // Partial selection sort, highest probability first, lowest id wins ties.
-        for (int64_t slot = 0; slot < U; ++slot) {
-            int32_t best = -1;
-            for (int32_t e = 0; e < X; ++e) {
-                bool taken = false;
-                for (int64_t j = 0; j < slot; ++j) taken |= sel[j] == e;
-                if (!taken && (best < 0 || probs[e] > probs[best])) best = e;
-            }
-            sel[slot] = best;
-            wts[slot] = probs[best];
-        }
+        topKIndices(probs, X, U, sel);  // highest probability first, lowest id wins ties
+        for (int64_t slot = 0; slot < U; ++slot) wts[slot] = probs[sel[slot]];
         double sum = 0.0;
         for (int64_t slot = 0; slot < U; ++slot) sum += wts[slot];
         const float fsum = static_cast<float>(sum);
@@ -304,6 +304,18 @@ void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderS
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
                ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
                out, kNone, kNone, kNone, nullptr);
+}
+
+void topKIndices(const float* v, int64_t n, int64_t k, int32_t* out) {
+    for (int64_t slot = 0; slot < k; ++slot) {
+        int32_t best = -1;
+        for (int32_t e = 0; e < n; ++e) {
+            bool taken = false;
+            for (int64_t j = 0; j < slot; ++j) taken |= out[j] == e;
+            if (!taken && (best < 0 || v[e] > v[best])) best = e;
+        }
+        out[slot] = best;
+    }
 }
 
 void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight& upExps, const Weight& downExps,
@@ -408,9 +420,8 @@ const VecWeight* plainRopeFactors(const ArchWeights& w, const ArchConfig&, int64
     return f.present() ? &f : nullptr;
 }
 
-void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
-    const auto& w = static_cast<const DecoderWeights&>(weights);
-    auto& s = static_cast<DecoderScratch&>(scratch);
+void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardContext& ctx, const ForwardBatch& b,
+                    const FfnStep& ffn) {
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd;
 
@@ -435,15 +446,27 @@ void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const Forw
         dump(ctx, "ffn_inp", il, ffnInp, rows, E);
         cpu::rmsNormRows(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
-        if (c.nExpert > 0)
-            moeSwiGlu(ctx, L, s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
-        else
-            denseSwiGlu(ctx, L, s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
+        ffn(il, r0, rows);
         dump(ctx, "ffn_out", il, s.ffnOut.data() + off, rows, E);
         addRows(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
     if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
+}
+
+void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
+    const auto& w = static_cast<const DecoderWeights&>(weights);
+    auto& s = static_cast<DecoderScratch&>(scratch);
+    const int64_t E = ctx.cfg.nEmbd;
+    preNormForward(w, s, ctx, b, [&](int il, int64_t r0, int64_t rows) {
+        const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
+        float* h = s.cur.data() + r0 * E;
+        float* out = s.ffnOut.data() + r0 * E;
+        if (ctx.cfg.nExpert > 0)
+            moeSwiGlu(ctx, L, s, h, rows, out, il);
+        else
+            denseSwiGlu(ctx, L, s, h, rows, out, il);
+    });
 }
 
 }  // namespace verdict::arch

@@ -10,6 +10,7 @@
 #include "arch/weight.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -48,9 +49,18 @@ struct DecoderWeights : ArchWeights {
 
 // What a llama-family file must provide beyond the common tensors.
 struct DecoderTensorRules {
-    Need qkvBias = Need::Optional;  // qwen2: required
-    bool qkNorm = false;            // qwen3, qwen3moe: attn_q_norm / attn_k_norm required
+    Need qkvBias = Need::Optional;  // qwen2, gpt-oss, glm4moe: required
+    Need outputBias = Need::Optional;  // gpt-oss: required
+    bool qkNorm = false;            // attn_q_norm / attn_k_norm read at all (qwen3, gemma3, glm4moe)
+    Need qkNormNeed = Need::Required;  // ... and whether a file must have them (glm4moe: optional)
 };
+
+// The parts every llama-family file has, for architectures that bind the rest themselves
+// (gpt-oss, glm4moe): token_embd, output_norm, output (token_embd when absent: tied), rope_freqs;
+// and one layer's attention (attn_norm, attn_q/k/v/output, their biases and Q/K norms per rules).
+void bindDecoderEnds(const ArchConfig& c, TensorBinder& b, DecoderWeights& w);
+void bindDecoderAttention(const ArchConfig& c, TensorBinder& b, int64_t layer, DecoderLayerWeights& L,
+                          const DecoderTensorRules& rules);
 
 // Declares every tensor of a llama-family decoder (dense or MoE from cfg.nExpert).
 Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& cfg, TensorBinder& b,
@@ -159,6 +169,19 @@ struct ExpertBuffers {
 // [E, F, X] (gate, up) and [F, E, X] (down). When shGate is present, sharedOut[t] =
 // shDown(silu(shGate x_t) * shUp x_t) too. All products of a stage run as one matmulGroup: the
 // gate and up projections of every expert (x quantized once per token), then every down.
+// The llama family's pre-norm loop (decoderForward), with the FFN step given: per layer
+//   x += attention(n1(x)); h = rmsnorm(x) * ffnNorm -> s.cur; ffn -> s.ffnOut; x += s.ffnOut
+// for rows [r0, r0 + rows) of the batch (ffn(layer, r0, rows) reads s.cur and writes s.ffnOut at
+// row r0; s.attnOut is free to use by then). Embedding (or ForwardBatch::hidden), RoPE tables and
+// the output head as decoderForward. gpt-oss and glm4moe give their MoE here.
+using FfnStep = std::function<void(int layer, int64_t r0, int64_t rows)>;
+void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardContext& ctx, const ForwardBatch& b,
+                    const FfnStep& ffn);
+
+// Indices of the k largest of v[0..n), best first, lowest index first among equals (every MoE
+// router's top-k).
+void topKIndices(const float* v, int64_t n, int64_t k, int32_t* out);
+
 // What some MoE FFNs add (gpt-oss): per-expert biases of the gate, up ([F, X]) and down ([E, X])
 // projections, each added to its expert's output before the activation (gate, up) or the
 // routing weight (down), and the clamped swiglu_oai activation (cpu::swigluOaiInPlace).

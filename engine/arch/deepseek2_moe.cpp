@@ -22,33 +22,20 @@ void swigluRows(cpu::ThreadPool& pool, float* gate, const float* up, int64_t n) 
     pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { cpu::swigluInPlace(gate + b, up + b, e - b); });
 }
 
-// Indices of the k largest of v[0..n), best first, lowest index first among equals.
-void topK(const float* v, int64_t n, int64_t k, int32_t* out) {
-    for (int64_t slot = 0; slot < k; ++slot) {
-        int32_t best = -1;
-        for (int32_t e = 0; e < n; ++e) {
-            bool taken = false;
-            for (int64_t j = 0; j < slot; ++j) taken |= out[j] == e;
-            if (!taken && (best < 0 || v[e] > v[best])) best = e;
-        }
-        out[slot] = best;
-    }
-}
-
 // Sets the selection scores of experts outside the best nUsed groups to -inf.
 void maskGroups(float* sel, int64_t nExpert, int64_t nGroups, int64_t nUsed) {
     const int64_t per = nExpert / nGroups;
-    float groupScore[256];
-    int32_t keep[256];
+    float groupScore[256] = {};
+    int32_t keep[256] = {};
     const int64_t G = std::min<int64_t>(nGroups, 256);
     for (int64_t g = 0; g < G; ++g) {
         int32_t best2[2] = {0, 0};
         const int64_t k = std::min<int64_t>(2, per);
-        topK(sel + g * per, per, k, best2);
+        topKIndices(sel + g * per, per, k, best2);
         groupScore[g] = 0.0f;
         for (int64_t j = 0; j < k; ++j) groupScore[g] += sel[g * per + best2[j]];
     }
-    topK(groupScore, G, std::min(nUsed, G), keep);
+    topKIndices(groupScore, G, std::min(nUsed, G), keep);
     for (int64_t g = 0; g < G; ++g) {
         bool kept = false;
         for (int64_t j = 0; j < std::min(nUsed, G); ++j) kept |= keep[j] == g;
@@ -76,7 +63,7 @@ void routeDeepseekToken(const ArchConfig& c, float* probs, const float* selectio
     }
     for (int64_t e = 0; e < X; ++e) sel[e] = probs[e] + (selectionBias ? selectionBias[e] : 0.0f);
     if (c.nExpertGroups > 1) maskGroups(sel, X, c.nExpertGroups, c.nExpertGroupsUsed);
-    topK(sel, X, U, chosen);
+    topKIndices(sel, X, U, chosen);
     for (int64_t slot = 0; slot < U; ++slot) wts[slot] = probs[chosen[slot]];
     if (c.expertWeightsNorm) {
         double sum = 0.0;  // ggml_sum_rows accumulates in double

@@ -18,7 +18,6 @@
 #include "arch/decoder.h"
 #include "arch/deepseek2.h"
 #include "arch/hparams.h"
-#include "backend/cpu/ops_norm.h"
 
 #include <algorithm>
 #include <string>
@@ -59,32 +58,18 @@ Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
 // Step 2: tensors.
 Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBinder& b) {
     auto w = std::make_unique<Glm4MoeWeights>();
-    const int64_t E = c.nEmbd, V = c.nVocab, F = c.nFfExp, X = c.nExpert, S = c.nFfExp * c.nExpertShared;
-    const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK;
-    const int64_t vDim = c.nHeadKv * c.headDimV, oDim = c.nHead * c.headDimV;
-    b.matrix(w->tokEmbd, "token_embd.weight", {E, V});
-    b.vector(w->outputNorm, "output_norm.weight", E);
-    if (b.has("output.weight")) {
-        b.matrix(w->output, "output.weight", {E, V});
-    } else {
-        w->output = w->tokEmbd;
-        w->tiedOutput = true;
-    }
+    const int64_t E = c.nEmbd, F = c.nFfExp, X = c.nExpert, S = c.nFfExp * c.nExpertShared;
+    bindDecoderEnds(c, b, *w);
+    DecoderTensorRules rules;
+    rules.qkvBias = Need::Required;
+    rules.qkNorm = true;  // GLM-4.5's use_qk_norm: when the file has them
+    rules.qkNormNeed = Need::Optional;
     w->layers.resize(static_cast<size_t>(c.nLayer));
     w->extras.resize(static_cast<size_t>(c.nLayer));
     for (int64_t il = 0; il < c.nLayer; ++il) {
         DecoderLayerWeights& L = w->layers[static_cast<size_t>(il)];
         Glm4MoeExtras& M = w->extras[static_cast<size_t>(il)];
-        b.vector(L.attnNorm, blk(il, "attn_norm.weight"), E);
-        b.matrix(L.wq, blk(il, "attn_q.weight"), {E, qDim});
-        b.matrix(L.wk, blk(il, "attn_k.weight"), {E, kDim});
-        b.matrix(L.wv, blk(il, "attn_v.weight"), {E, vDim});
-        b.matrix(L.wo, blk(il, "attn_output.weight"), {oDim, E});
-        b.vector(L.bq, blk(il, "attn_q.bias"), qDim);
-        b.vector(L.bk, blk(il, "attn_k.bias"), kDim);
-        b.vector(L.bv, blk(il, "attn_v.bias"), vDim);
-        b.vector(L.qNorm, blk(il, "attn_q_norm.weight"), c.headDimK, Need::Optional);
-        b.vector(L.kNorm, blk(il, "attn_k_norm.weight"), c.headDimK, Need::Optional);
+        bindDecoderAttention(c, b, il, L, rules);
         b.vector(L.ffnNorm, blk(il, "post_attention_norm.weight"), E);
         if (il < c.nLayerDenseLead) {
             b.matrix(L.ffnGate, blk(il, "ffn_gate.weight"), {E, c.nFf});
@@ -131,39 +116,22 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeE
     if (M.gateShexp.present()) addRows(out, sharedOut, out, nTok * E);
 }
 
-// Step 3: the forward pass.
+// Step 3: the forward pass: the llama family's loop (post_attention_norm bound as ffnNorm) with a
+// dense SwiGLU in the leading layers and the MoE after them; s.attnOut, free by then, takes the
+// shared experts' output.
 void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
     const auto& w = static_cast<const Glm4MoeWeights&>(weights);
     auto& s = static_cast<DecoderScratch&>(scratch);
-    const ArchConfig& c = ctx.cfg;
-    const int64_t n = b.nTok, E = c.nEmbd;
-    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
-    dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
-    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
-
-    int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+    const int64_t E = ctx.cfg.nEmbd;
+    preNormForward(w, s, ctx, b, [&](int il, int64_t r0, int64_t rows) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
-        if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
-        attentionBlock(ctx, L, s, il, b, r0);
-        if (r0 >= n) break;
-        const int64_t rows = n - r0, off = r0 * E;
-        float* ffnInp = s.ffnInp.data() + off;
-        addRows(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
-        dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        float* h = s.cur.data() + off;
-        cpu::rmsNormRows(ffnInp, L.ffnNorm.data, h, rows, E, c.rmsEps);
-        dump(ctx, "attn_post_norm", il, h, rows, E);
-        float* ffnOut = s.ffnOut.data() + off;
-        if (il < c.nLayerDenseLead)
-            denseSwiGlu(ctx, L, s, h, rows, ffnOut, il);
-        else  // attnOut is free once ffn_inp is formed: it takes the shared experts' output
-            moe(ctx, L, w.extras[static_cast<size_t>(il)], s, h, rows, ffnOut, s.attnOut.data() + off, il);
-        dump(ctx, "ffn_out", il, ffnOut, rows, E);
-        addRows(ffnOut, ffnInp, s.inpL.data() + off, rows * E);
-        dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
-    }
-    if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
+        float* h = s.cur.data() + r0 * E;
+        float* out = s.ffnOut.data() + r0 * E;
+        if (il < ctx.cfg.nLayerDenseLead)
+            denseSwiGlu(ctx, L, s, h, rows, out, il);
+        else
+            moe(ctx, L, w.extras[static_cast<size_t>(il)], s, h, rows, out, s.attnOut.data() + r0 * E, il);
+    });
 }
 
 }  // namespace

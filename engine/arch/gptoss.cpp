@@ -17,7 +17,6 @@
 #include "arch/decoder.h"
 #include "arch/hparams.h"
 #include "backend/cpu/ops_attention.h"
-#include "backend/cpu/ops_norm.h"
 
 #include <algorithm>
 #include <string>
@@ -62,31 +61,17 @@ Result<ArchConfig> readConfig(const gguf::GgufFile& file) {
 // Step 2: tensors.
 Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBinder& b) {
     auto w = std::make_unique<GptOssWeights>();
-    const int64_t E = c.nEmbd, V = c.nVocab, F = c.nFfExp, X = c.nExpert;
-    const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK;
-    const int64_t vDim = c.nHeadKv * c.headDimV, oDim = c.nHead * c.headDimV;
-    b.matrix(w->tokEmbd, "token_embd.weight", {E, V});
-    b.vector(w->outputNorm, "output_norm.weight", E);
-    if (b.has("output.weight")) {
-        b.matrix(w->output, "output.weight", {E, V});
-    } else {
-        w->output = w->tokEmbd;
-        w->tiedOutput = true;
-    }
+    const int64_t E = c.nEmbd, F = c.nFfExp, X = c.nExpert;
+    bindDecoderEnds(c, b, *w);
+    DecoderTensorRules rules;
+    rules.qkvBias = Need::Required;
+    rules.outputBias = Need::Required;
     w->layers.resize(static_cast<size_t>(c.nLayer));
     w->experts.resize(static_cast<size_t>(c.nLayer));
     for (int64_t il = 0; il < c.nLayer; ++il) {
         DecoderLayerWeights& L = w->layers[static_cast<size_t>(il)];
         GptOssExperts& M = w->experts[static_cast<size_t>(il)];
-        b.vector(L.attnNorm, blk(il, "attn_norm.weight"), E);
-        b.matrix(L.wq, blk(il, "attn_q.weight"), {E, qDim});
-        b.matrix(L.wk, blk(il, "attn_k.weight"), {E, kDim});
-        b.matrix(L.wv, blk(il, "attn_v.weight"), {E, vDim});
-        b.matrix(L.wo, blk(il, "attn_output.weight"), {oDim, E});
-        b.vector(L.bq, blk(il, "attn_q.bias"), qDim);
-        b.vector(L.bk, blk(il, "attn_k.bias"), kDim);
-        b.vector(L.bv, blk(il, "attn_v.bias"), vDim);
-        b.vector(L.bo, blk(il, "attn_output.bias"), E);
+        bindDecoderAttention(c, b, il, L, rules);
         b.vector(L.sinks, blk(il, "attn_sinks.weight"), c.nHead);
         b.vector(L.ffnNorm, blk(il, "post_attention_norm.weight"), E);
         b.matrix(L.ffnGateInp, blk(il, "ffn_gate_inp.weight"), {E, X});
@@ -117,16 +102,8 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const GptOssEx
         const float* logits = s.routerLogits.data() + t * X;
         int32_t* sel = s.selected.data() + t * U;
         float* wts = s.expertWeights.data() + t * U;
-        for (int64_t slot = 0; slot < U; ++slot) {
-            int32_t best = -1;
-            for (int32_t e = 0; e < X; ++e) {
-                bool taken = false;
-                for (int64_t j = 0; j < slot; ++j) taken |= sel[j] == e;
-                if (!taken && (best < 0 || logits[e] > logits[best])) best = e;
-            }
-            sel[slot] = best;
-            wts[slot] = logits[best];
-        }
+        topKIndices(logits, X, U, sel);
+        for (int64_t slot = 0; slot < U; ++slot) wts[slot] = logits[sel[slot]];
         cpu::softmaxRow(wts, U, 1.0f);
     }
     static const Weight kNone;
@@ -142,34 +119,16 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const GptOssEx
                out, kNone, kNone, kNone, nullptr, extras);
 }
 
-// Step 3: the forward pass.
+// Step 3: the forward pass: the llama family's loop with this MoE as the FFN (post_attention_norm
+// bound as ffnNorm).
 void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
     const auto& w = static_cast<const GptOssWeights&>(weights);
     auto& s = static_cast<DecoderScratch&>(scratch);
-    const ArchConfig& c = ctx.cfg;
-    const int64_t n = b.nTok, E = c.nEmbd;
-    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
-    dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
-    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
-
-    int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
-        const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
-        if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
-        attentionBlock(ctx, L, s, il, b, r0);  // biases, sinks, the sliding window of even layers
-        if (r0 >= n) break;
-        const int64_t rows = n - r0, off = r0 * E;
-        float* ffnInp = s.ffnInp.data() + off;
-        addRows(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
-        dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        cpu::rmsNormRows(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
-        dump(ctx, "attn_post_norm", il, s.cur.data() + off, rows, E);
-        moe(ctx, L, w.experts[static_cast<size_t>(il)], s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
-        dump(ctx, "ffn_moe_out", il, s.ffnOut.data() + off, rows, E);
-        addRows(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
-        dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
-    }
-    if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
+    const int64_t E = ctx.cfg.nEmbd;
+    preNormForward(w, s, ctx, b, [&](int il, int64_t r0, int64_t rows) {
+        moe(ctx, w.layers[static_cast<size_t>(il)], w.experts[static_cast<size_t>(il)], s, s.cur.data() + r0 * E, rows,
+            s.ffnOut.data() + r0 * E, il);
+    });
 }
 
 }  // namespace
