@@ -121,7 +121,15 @@ struct DecQ8_0 {
 
 // The non-linear 4-bit formats: each nibble picks a signed level from a 16-entry table
 // (vpshufb), then the signed path of Q8_0. Levels are within +-127, so |w| * a fits vpmaddubsw.
-static inline __m256i levels(__m256i table, __m256i nibbles) { return _mm256_shuffle_epi8(table, nibbles); }
+// qs: the 16 nibble bytes of the first block; the second block's are kBlock bytes on.
+template <size_t Block>
+static inline void decodeLevels(const int8_t* levels, const uint8_t* qs, Half& h) {
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(levels)));
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i q = load2x16(qs, Block);
+    h.lo = _mm256_shuffle_epi8(table, _mm256_and_si256(q, m4));
+    h.hi = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+}
 
 struct DecIQ4_NL {
     static constexpr size_t kBlock = 18;
@@ -129,11 +137,7 @@ struct DecIQ4_NL {
     static constexpr bool kMin = false, kSigned = true;
     using Group = ActGroup;
     static inline void decode(const uint8_t* p, Half& h) {
-        const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tensor::kIQ4NLValues)));
-        const __m256i m4 = _mm256_set1_epi8(0x0F);
-        const __m256i q = load2x16(p + 2, kBlock);
-        h.lo = levels(table, _mm256_and_si256(q, m4));
-        h.hi = levels(table, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+        decodeLevels<kBlock>(tensor::kIQ4NLValues, p + 2, h);
         h.d = load2Scales(p, kBlock);
     }
 };
@@ -143,11 +147,7 @@ struct DecMXFP4 {
     static constexpr bool kMin = false, kSigned = true;
     using Group = ActGroup;
     static inline void decode(const uint8_t* p, Half& h) {
-        const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tensor::kMXFP4Values)));
-        const __m256i m4 = _mm256_set1_epi8(0x0F);
-        const __m256i q = load2x16(p + 1, kBlock);
-        h.lo = levels(table, _mm256_and_si256(q, m4));
-        h.hi = levels(table, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+        decodeLevels<kBlock>(tensor::kMXFP4Values, p + 1, h);
         const float d0 = tensor::mxfp4HalfScale(p[0]), d1 = tensor::mxfp4HalfScale(p[kBlock]);
         h.d = _mm256_setr_ps(d0, d0, d0, d0, d1, d1, d1, d1);
     }

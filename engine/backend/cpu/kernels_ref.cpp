@@ -105,16 +105,18 @@ float dotQ8_0(const void* w, const void* a, int64_t K) {
 
 // Non-linear 4-bit formats against Q8_0 activations (llama.cpp pairs IQ4_NL and MXFP4 with Q8_0):
 // an integer dot of the levels per block, times both scales.
+int nibbleLevelDot(const int8_t* levels, const uint8_t* qs, const int8_t* a) {
+    int s = 0;
+    for (int j = 0; j < 16; ++j) s += levels[qs[j] & 0xF] * a[j] + levels[qs[j] >> 4] * a[j + 16];
+    return s;
+}
+
 float dotIQ4_NL(const void* w, const void* a, int64_t K) {
     const auto* x = static_cast<const BlockIQ4_NL*>(w);
     const auto* y = static_cast<const BlockQ8_0*>(a);
     float sum = 0;
-    for (int64_t b = 0; b < K / 32; ++b) {
-        int s = 0;
-        for (int j = 0; j < 16; ++j)
-            s += kIQ4NLValues[x[b].qs[j] & 0xF] * y[b].qs[j] + kIQ4NLValues[x[b].qs[j] >> 4] * y[b].qs[j + 16];
-        sum += static_cast<float>(s) * fp16ToFp32(x[b].d) * fp16ToFp32(y[b].d);
-    }
+    for (int64_t b = 0; b < K / 32; ++b)
+        sum += static_cast<float>(nibbleLevelDot(kIQ4NLValues, x[b].qs, y[b].qs)) * fp16ToFp32(x[b].d) * fp16ToFp32(y[b].d);
     return sum;
 }
 
@@ -122,12 +124,8 @@ float dotMXFP4(const void* w, const void* a, int64_t K) {
     const auto* x = static_cast<const BlockMXFP4*>(w);
     const auto* y = static_cast<const BlockQ8_0*>(a);
     float sum = 0;
-    for (int64_t b = 0; b < K / 32; ++b) {
-        int s = 0;
-        for (int j = 0; j < 16; ++j)
-            s += kMXFP4Values[x[b].qs[j] & 0xF] * y[b].qs[j] + kMXFP4Values[x[b].qs[j] >> 4] * y[b].qs[j + 16];
-        sum += static_cast<float>(s) * mxfp4HalfScale(x[b].e) * fp16ToFp32(y[b].d);
-    }
+    for (int64_t b = 0; b < K / 32; ++b)
+        sum += static_cast<float>(nibbleLevelDot(kMXFP4Values, x[b].qs, y[b].qs)) * mxfp4HalfScale(x[b].e) * fp16ToFp32(y[b].d);
     return sum;
 }
 
@@ -141,11 +139,7 @@ float dotIQ4_XS(const void* w, const void* a, int64_t K) {
     for (int64_t b = 0; b < K / 256; ++b) {
         int isum = 0;
         for (int i = 0; i < 8; ++i) {
-            const uint8_t* q = x[b].qs + 16 * i;
-            const int8_t* v = y[b].qs + 32 * i;
-            int s = 0;
-            for (int j = 0; j < 16; ++j) s += kIQ4NLValues[q[j] & 0xF] * v[j] + kIQ4NLValues[q[j] >> 4] * v[j + 16];
-            isum += (iq4xsScale(x[b], i) - 32) * s;
+            isum += (iq4xsScale(x[b], i) - 32) * nibbleLevelDot(kIQ4NLValues, x[b].qs + 16 * i, y[b].qs + 32 * i);
         }
         sum += y[b].d * fp16ToFp32(x[b].d) * static_cast<float>(isum);
     }
