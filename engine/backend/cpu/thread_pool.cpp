@@ -56,7 +56,10 @@ ThreadPool::ThreadPool(int nThreads, int spinMicros)
 ThreadPool::~ThreadPool() {
     m_stop.store(true, std::memory_order_seq_cst);
     m_seq.fetch_add(2, std::memory_order_seq_cst);
-    m_seq.notify_all();
+    {
+        std::lock_guard lock(m_wakeMutex);
+        m_wake.notify_all();
+    }
     for (auto& w : m_workers) w.join();
 }
 
@@ -92,16 +95,21 @@ void ThreadPool::runRaw(int nTasks, TaskFn fn, void* ctx) {
     m_done.store(0, std::memory_order_relaxed);
     m_claim.store(static_cast<uint64_t>(seq) << 32, std::memory_order_relaxed);
     m_seq.store(seq, std::memory_order_seq_cst);
-    if (m_sleepers.load(std::memory_order_seq_cst) > 0) m_seq.notify_all();
+    // A worker counts itself asleep before it checks m_seq under m_wakeMutex: seeing no sleepers
+    // here means every worker will see the new sequence without being woken.
+    if (m_sleepers.load(std::memory_order_seq_cst) > 0) {
+        std::lock_guard lock(m_wakeMutex);
+        m_wake.notify_all();
+    }
 
     work(0, seq, fn, ctx, nTasks);
 
     auto done = [&] { return m_done.load(std::memory_order_acquire) == nTasks; };
     if (!spinFor(m_spinMicros, done)) {
         // A task is still running on a worker (long task, or the worker was descheduled).
+        std::unique_lock lock(m_doneMutex);
         m_callerWaiting.store(true, std::memory_order_seq_cst);
-        int v;
-        while ((v = m_done.load(std::memory_order_seq_cst)) != nTasks) m_done.wait(v);
+        m_doneCv.wait(lock, [&] { return m_done.load(std::memory_order_seq_cst) == nTasks; });
         m_callerWaiting.store(false, std::memory_order_relaxed);
     }
 }
@@ -114,8 +122,10 @@ void ThreadPool::work(int thread, uint32_t seq, TaskFn fn, void* ctx, int nTasks
         if (!m_claim.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) continue;
         fn(ctx, static_cast<int>(static_cast<uint32_t>(v)), thread);
         if (m_done.fetch_add(1, std::memory_order_seq_cst) + 1 == nTasks &&
-            m_callerWaiting.load(std::memory_order_seq_cst))
-            m_done.notify_all();
+            m_callerWaiting.load(std::memory_order_seq_cst)) {
+            std::lock_guard lock(m_doneMutex);
+            m_doneCv.notify_all();
+        }
         v = m_claim.load(std::memory_order_relaxed);
     }
     t_thread = -1;
@@ -126,8 +136,9 @@ void ThreadPool::workerLoop(int thread) {
     for (;;) {
         auto changed = [&] { return m_seq.load(std::memory_order_acquire) != seen; };
         if (!spinFor(m_spinMicros, changed)) {
+            std::unique_lock lock(m_wakeMutex);
             m_sleepers.fetch_add(1, std::memory_order_seq_cst);
-            while (m_seq.load(std::memory_order_seq_cst) == seen) m_seq.wait(seen);
+            m_wake.wait(lock, [&] { return m_seq.load(std::memory_order_seq_cst) != seen; });
             m_sleepers.fetch_sub(1, std::memory_order_seq_cst);
         }
         if (m_stop.load(std::memory_order_acquire)) return;

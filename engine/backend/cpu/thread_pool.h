@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -101,8 +102,16 @@ private:
     alignas(64) std::atomic<uint64_t> m_claim{0};
     alignas(64) std::atomic<int> m_done{0};
     std::atomic<bool> m_callerWaiting{false};
-    alignas(64) std::atomic<int> m_sleepers{0};  // workers blocked in m_seq.wait()
+    alignas(64) std::atomic<int> m_sleepers{0};  // workers asleep on m_wake
     std::atomic<bool> m_stop{false};
+    // The slow paths sleep on condition variables, not std::atomic::wait: with libstdc++ 12 a
+    // worker once slept through the destructor's notify_all and the join hung (test_phi3_longrope,
+    // a 300 s timeout). A predicate checked under the mutex cannot miss a change published
+    // before the notifier takes the same mutex.
+    std::mutex m_wakeMutex;
+    std::condition_variable m_wake;      // workers: m_seq changed (a job, or stop)
+    std::mutex m_doneMutex;
+    std::condition_variable m_doneCv;    // the caller: m_done reached nTasks
 };
 
 }  // namespace verdict::cpu
