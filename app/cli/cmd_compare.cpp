@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/endpoint_options.h"
 #include "cli/options.h"
 #include "core/run/backend_factory.h"
 #include "core/services/compare.h"
@@ -90,11 +91,11 @@ int runCompare(const std::vector<std::string>& argv) {
         {"vote", true, "a|b|tie", "store which answer was better (verdict votes)"},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
-        {"api-key-env", true, "VAR", "endpoints: environment variable with the API key (default VERDICT_API_KEY)"},
         {"db", true, "PATH", "results database for --vote (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
     });
+    for (const OptionSpec& o : endpointOptionSpecs("endpoints")) specs.push_back(o);
     auto args = Args::parse(argv, specs);
     if (!args) return fail("compare", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -133,7 +134,11 @@ int runCompare(const std::vector<std::string>& argv) {
     bo.device = device;
     bo.gpuLayers = gpuLayers;
     bo.engineVersion = core::toolVersion();
-    if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
+    EndpointAccess access;
+    if (int rc = readEndpointOptions("compare", *args, &access); rc != kExitOk) return rc;
+    bo.apiKey = access.apiKey;
+    bo.caFile = access.caFile;
+    bo.insecure = access.insecure;
 
     const core::Prompt p = core::comparePrompt(settings, {}, prompt);
     const core::GenerationParams& gp = settings.generation;

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/endpoint_options.h"
 #include "cli/signal_stop.h"
 #include "core/judge/judge_runner.h"
 #include "core/run/backend_factory.h"
@@ -133,7 +134,7 @@ int humanWalkthrough(core::Database& db, int64_t runA, int64_t runB, const std::
 }  // namespace
 
 int runJudge(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
+    std::vector<OptionSpec> specs = {
         {"judge", true, "MODEL|URL", "the judge: a GGUF file or an OpenAI-compatible endpoint (\"URL MODEL\")"},
         {"mode", true, "MODE", "pairwise (default: both orders per item), rubric (each answer 1-10), reference (rubric + the item's reference)"},
         {"prompt", true, "FILE", "judge prompt template ({question} {answer_a} {answer_b} / {answer} {rubric} {reference}); default: built in"},
@@ -146,11 +147,11 @@ int runJudge(const std::vector<std::string>& argv) {
         {"ctx", true, "N", "local judge: context tokens (default: min(training context, 4096))", false, 'c'},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
-        {"api-key-env", true, "VAR", "endpoint judge: environment variable with the API key (default VERDICT_API_KEY)"},
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
     };
+    for (const OptionSpec& o : endpointOptionSpecs("endpoint judge")) specs.push_back(o);
     auto args = Args::parse(argv, specs);
     if (!args) return fail("judge", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -236,7 +237,11 @@ int runJudge(const std::vector<std::string>& argv) {
         bo.gpuLayers = gpuLayers;
         bo.engineVersion = core::toolVersion();
         bo.cancelLoad = signals.cancelFlag();
-        if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) bo.apiKey = k;
+        EndpointAccess access;
+        if (int rc = readEndpointOptions("judge", *args, &access); rc != kExitOk) return rc;
+        bo.apiKey = access.apiKey;
+        bo.caFile = access.caFile;
+        bo.insecure = access.insecure;
         const core::JudgeOpener open = [&]() { return core::openModelBackend(o.judgeRef, bo); };
         auto r = core::judgeRuns(*db, runs[0], runs[1], o, open,
                                  [json](const core::JudgeRunProgress& p) {

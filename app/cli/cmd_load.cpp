@@ -5,6 +5,7 @@
 // (--api-key-env, default VERDICT_API_KEY) and is never stored. Shapes: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/endpoint_options.h"
 #include "cli/signal_stop.h"
 #include "core/perf/load_runner.h"
 #include "core/store/store.h"
@@ -37,9 +38,9 @@ Result<double> parseDuration(const std::string& text, const char* option) {
 }  // namespace
 
 int runLoad(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
+    std::vector<OptionSpec> specs = endpointOptionSpecs("the endpoint");
+    specs.insert(specs.end(), {
         {"model", true, "NAME", "model name (default: the first of GET /v1/models)", false, 'm'},
-        {"api-key-env", true, "VAR", "environment variable holding the API key (default VERDICT_API_KEY)"},
         {"header", true, "K:V", "extra request header (repeatable)", true},
         {"concurrency", true, "N,N", "closed-loop levels: concurrent clients (default 1,8 unless --rate)", false, 'c'},
         {"rate", true, "R,R", "open-loop levels: requests/s with Poisson arrivals"},
@@ -58,7 +59,7 @@ int runLoad(const std::vector<std::string>& argv) {
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
-    };
+    });
     auto args = Args::parse(argv, specs);
     if (!args) return fail("load", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -72,8 +73,11 @@ int runLoad(const std::vector<std::string>& argv) {
     core::EndpointConfig ep;
     ep.baseUrl = args->positionals()[0];
     ep.model = args->value("model").value_or("");
-    const std::string keyVar = args->value("api-key-env").value_or("VERDICT_API_KEY");
-    if (const char* k = std::getenv(keyVar.c_str())) ep.apiKey = k;
+    EndpointAccess access;
+    if (int rc = readEndpointOptions("load", *args, &access); rc != kExitOk) return rc;
+    ep.apiKey = access.apiKey;
+    ep.caFile = access.caFile;
+    ep.insecure = access.insecure;
     for (const std::string& h : args->values("header")) {
         const size_t colon = h.find(':');
         if (colon == std::string::npos || colon == 0) return fail("load", "--header '" + h + "' is not K:V", kExitUsage);

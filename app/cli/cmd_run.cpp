@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/endpoint_options.h"
 #include "cli/options.h"
 #include "cli/signal_stop.h"
 #include "core/run/backend_factory.h"
@@ -99,8 +100,8 @@ const OptionTable<SuiteRunSettings>& runOptionTable() {
 
 int runRun(const std::vector<std::string>& argv) {
     std::vector<OptionSpec> specs = specsOf(runOptionTable(), SuiteRunSettings{});
+    for (const OptionSpec& o : endpointOptionSpecs("endpoint runs")) specs.push_back(o);
     specs.insert(specs.end(), {
-        {"api-key-env", true, "VAR", "endpoint runs: environment variable with the API key (default VERDICT_API_KEY)"},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
@@ -153,7 +154,11 @@ int runRun(const std::vector<std::string>& argv) {
     settings.backend.gpuLayers = gpuLayers;
     settings.backend.engineVersion = core::toolVersion();
     settings.backend.cancelLoad = signals.cancelFlag();
-    if (const char* k = std::getenv(args->value("api-key-env").value_or("VERDICT_API_KEY").c_str())) settings.backend.apiKey = k;
+    EndpointAccess access;
+    if (int rc = readEndpointOptions("run", *args, &access); rc != kExitOk) return rc;
+    settings.backend.apiKey = access.apiKey;
+    settings.backend.caFile = access.caFile;
+    settings.backend.insecure = access.insecure;
 
     core::SuiteRunEvents events;
     events.prepared = [&](const core::PreparedRun& p) {

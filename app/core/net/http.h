@@ -1,7 +1,10 @@
-// A small HTTP/1.1 server and client over POSIX sockets, enough for an OpenAI-compatible API:
-// requests with Content-Length bodies, responses with a length or streamed until the connection
-// closes (Server-Sent Events), chunked responses read by the client. Plain http only (no TLS).
-// The server keeps connections alive between requests with a length (pipelined requests are
+// HTTP for the OpenAI-compatible API. The client (http_client.cpp) is libcurl: http and https
+// (TLS verified against the system CA store, or a given CA file), HTTP/2 where the server offers
+// it over TLS, keep-alive with connections reused per thread, proxies from the environment
+// (http_proxy, https_proxy, no_proxy), timeouts for connecting, for the first byte and for an idle
+// stream. The server is a small HTTP/1.1 server over POSIX sockets, plain http: requests with
+// Content-Length bodies, responses with a length or streamed until the connection closes
+// (Server-Sent Events). The server keeps connections alive between requests with a length (pipelined requests are
 // answered in order); a stream closes its connection. Limits guard against hostile peers: header
 // size, body size, a deadline for the whole request head and for the whole body (a client that
 // trickles bytes is cut off, not just an idle one), connections in all and per client address,
@@ -84,10 +87,11 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// "http://host:port/base" -> parts. https is refused with a clear error.
+// "http://host:port/base" or "https://..." -> parts; anything else is refused with a clear error.
 struct HttpUrl {
+    bool tls = false;  // https
     std::string host;
-    int port = 80;
+    int port = 80;     // 443 for https without a port
     std::string path;  // "/base" or "/"
 };
 Result<HttpUrl> parseHttpUrl(const std::string& url);
@@ -98,16 +102,28 @@ struct HttpResponse {
     std::string body;                            // empty when streamed to onData
 };
 
+// How https is checked. The default verifies the server's certificate and name against the system
+// CA store (/etc/ssl/certs); caFile replaces that store with one PEM file (a private CA, a
+// self-signed server); insecure skips verification altogether (results say so: see
+// EndpointConfig::insecure).
+struct TlsOptions {
+    std::string caFile;
+    bool insecure = false;
+};
+
 struct HttpClientOptions {
-    int connectTimeoutMs = 10000;
-    int readTimeoutMs = 60000;                   // per read: a stalled stream fails
+    int connectTimeoutMs = 10000;                // TCP connect and TLS handshake
+    int readTimeoutMs = 60000;                   // no byte for this long (before the first one too): the request fails
     size_t maxBodyBytes = 64 * 1024 * 1024;
-    const std::atomic<bool>* cancel = nullptr;   // checked between reads
+    const std::atomic<bool>* cancel = nullptr;   // checked at least every 100 ms
+    TlsOptions tls;
 };
 
 // One request. onData, when set, receives the body as it arrives (after de-chunking) and may
-// return false to stop reading. Errors: connection refused / timeout / malformed response, each
-// with the URL; an HTTP error status is a response, not an Error.
+// return false to stop reading (the connection is then closed, so a streaming server sees the
+// client leave). Errors: cannot resolve / cannot connect / timed out / TLS / malformed response /
+// cancelled, each with the URL; an HTTP error status is a response, not an Error. Safe to call
+// from any number of threads at once; each thread keeps its own connections alive between calls.
 Result<HttpResponse> httpRequest(const std::string& method, const std::string& url,
                                  const std::map<std::string, std::string>& headers, std::string_view body,
                                  const HttpClientOptions& options = {},

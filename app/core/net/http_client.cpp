@@ -1,80 +1,167 @@
+// The HTTP client on libcurl (see http.h). One easy handle and one multi handle per thread,
+// reused between requests so that a kept-alive connection (and its TLS session) serves the next
+// request to the same host. The multi interface is used even for one transfer so that the loop
+// wakes every 100 ms to see a cancel flag and to enforce the idle timeout in milliseconds (libcurl's
+// own low-speed limit counts whole seconds).
 #include "core/net/http.h"
 
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <curl/curl.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
+#include <mutex>
 
 namespace verdict::core::net {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 
-struct Fd {
-    int fd = -1;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
+void initCurlOnce() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });  // never cleaned up: threads may outlive main
+}
+
+// This thread's handles. Destroyed when the thread ends, closing its pooled connections.
+struct CurlThreadState {
+    CURLM* multi = nullptr;
+    CURL* easy = nullptr;
+    CurlThreadState() {
+        initCurlOnce();
+        multi = curl_multi_init();
+        easy = curl_easy_init();
+        if (multi) curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 16L);
+    }
+    ~CurlThreadState() {
+        if (easy) curl_easy_cleanup(easy);
+        if (multi) curl_multi_cleanup(multi);
+    }
+    CurlThreadState(const CurlThreadState&) = delete;
+    CurlThreadState& operator=(const CurlThreadState&) = delete;
+};
+
+CurlThreadState& threadState() {
+    thread_local CurlThreadState state;
+    return state;
+}
+
+// What the callbacks share with the request loop.
+struct Transfer {
+    HttpResponse* resp = nullptr;
+    const std::function<bool(std::string_view)>* onData = nullptr;
+    size_t maxBodyBytes = 0;
+    size_t total = 0;
+    bool stopped = false;      // onData asked to stop: not an error
+    bool overLimit = false;
+    Clock::time_point lastActivity;
+};
+
+size_t onHeader(char* data, size_t size, size_t n, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const size_t len = size * n;
+    t->lastActivity = Clock::now();
+    std::string_view line(data, len);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.rfind("HTTP/", 0) == 0) {  // a new response head (after a 100 Continue, say): start over
+        t->resp->headers.clear();
+        return len;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return len;
+    std::string_view v = line.substr(colon + 1);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    t->resp->headers[lower(std::string(line.substr(0, colon)))] = std::string(v);
+    return len;
+}
+
+size_t onBody(char* data, size_t size, size_t n, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const size_t len = size * n;
+    t->lastActivity = Clock::now();
+    t->total += len;
+    if (t->total > t->maxBodyBytes) {
+        t->overLimit = true;
+        return 0;  // CURLE_WRITE_ERROR
+    }
+    if (*t->onData) {
+        if (!(*t->onData)(std::string_view(data, len))) {
+            t->stopped = true;
+            return 0;
+        }
+    } else {
+        t->resp->body.append(data, len);
+    }
+    return len;
+}
+
+struct HeaderList {
+    curl_slist* list = nullptr;
+    ~HeaderList() { curl_slist_free_all(list); }
+    void add(const std::string& h) {
+        if (curl_slist* l = curl_slist_append(list, h.c_str())) list = l;
     }
 };
 
-// Connects with a timeout (non-blocking connect + poll).
-Result<int> connectTo(const HttpUrl& u, int timeoutMs, const std::string& url) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* res = nullptr;
-    if (const int rc = ::getaddrinfo(u.host.c_str(), std::to_string(u.port).c_str(), &hints, &res); rc != 0)
-        return Error{url + ": cannot resolve " + u.host + ": " + gai_strerror(rc)};
-    std::string last = "no address";
-    for (addrinfo* a = res; a; a = a->ai_next) {
-        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) continue;
-        int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
-        if (rc < 0 && errno == EINPROGRESS) {
-            pollfd p{fd, POLLOUT, 0};
-            rc = ::poll(&p, 1, timeoutMs);
-            if (rc == 0) {
-                last = "connection timed out after " + std::to_string(timeoutMs) + " ms";
-                ::close(fd);
-                continue;
-            }
-            int err = 0;
-            socklen_t len = sizeof err;
-            ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-            rc = err == 0 ? 0 : -1;
-            errno = err;
-        }
-        if (rc == 0) {
-            const int one = 1;
-            ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            ::freeaddrinfo(res);
-            return fd;
-        }
-        last = std::strerror(errno);
-        ::close(fd);
+std::string hostPortOf(const HttpUrl& u) { return u.host + ":" + std::to_string(u.port); }
+
+std::string describeFailure(CURLcode rc, const char* errbuf, const HttpUrl& u, const HttpClientOptions& o) {
+    const std::string detail = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(rc));
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        return "cannot resolve " + u.host + ": " + detail;
+    case CURLE_COULDNT_CONNECT:
+        return "cannot connect to " + hostPortOf(u) + ": " + detail;
+    case CURLE_OPERATION_TIMEDOUT:
+        return "connection to " + hostPortOf(u) + " timed out after " + std::to_string(o.connectTimeoutMs) + " ms";
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+        return "TLS with " + hostPortOf(u) + " failed: " + detail +
+               (o.tls.caFile.empty() ? " (a private or self-signed certificate: --ca-file FILE.pem)"
+                                     : " (CA file " + o.tls.caFile + ")");
+    case CURLE_GOT_NOTHING:
+        return "the server closed the connection before answering";
+    case CURLE_PARTIAL_FILE:
+        return "the body ended early: " + detail;
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+        return "connection lost: " + detail;
+    case CURLE_FILESIZE_EXCEEDED:
+        return "response body larger than " + std::to_string(o.maxBodyBytes) + " bytes";
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+        return "malformed URL: " + detail;
+    default:
+        return "malformed or failed response: " + detail;
     }
-    ::freeaddrinfo(res);
-    return Error{url + ": cannot connect to " + u.host + ":" + std::to_string(u.port) + ": " + last};
 }
 
 }  // namespace
 
 Result<HttpUrl> parseHttpUrl(const std::string& url) {
-    if (url.rfind("https://", 0) == 0)
-        return Error{url + ": https is not supported yet; put a plain-http proxy in front (e.g. on localhost)"};
-    if (url.rfind("http://", 0) != 0) return Error{url + ": not an http:// URL"};
     HttpUrl u;
-    std::string rest = url.substr(7);
+    std::string rest;
+    if (url.rfind("https://", 0) == 0) {
+        u.tls = true;
+        rest = url.substr(8);
+    } else if (url.rfind("http://", 0) == 0) {
+        rest = url.substr(7);
+    } else {
+        return Error{url + ": not an http:// or https:// URL"};
+    }
+    const std::string defaultPort = u.tls ? "443" : "80";
     const size_t slash = rest.find('/');
     std::string hostPort = rest.substr(0, slash);
     u.path = slash == std::string::npos ? "/" : rest.substr(slash);
@@ -86,11 +173,11 @@ Result<HttpUrl> parseHttpUrl(const std::string& url) {
         hostPort = hostPort.substr(close + 1);
         if (!hostPort.empty() && hostPort.front() != ':') return Error{url + ": malformed host"};
         if (!hostPort.empty()) hostPort = hostPort.substr(1);
-        else hostPort = "80";
+        else hostPort = defaultPort;
     } else {
         const size_t colon = hostPort.rfind(':');
         u.host = hostPort.substr(0, colon);
-        hostPort = colon == std::string::npos ? "80" : hostPort.substr(colon + 1);
+        hostPort = colon == std::string::npos ? defaultPort : hostPort.substr(colon + 1);
     }
     int port = 0;
     auto [end, ec] = std::from_chars(hostPort.data(), hostPort.data() + hostPort.size(), port);
@@ -105,148 +192,86 @@ Result<HttpResponse> httpRequest(const std::string& method, const std::string& u
                                  const HttpClientOptions& o, const std::function<bool(std::string_view)>& onData) {
     auto u = parseHttpUrl(url);
     if (!u) return u.error();
-    auto fdr = connectTo(*u, o.connectTimeoutMs, url);
-    if (!fdr) return fdr.error();
-    Fd fd{*fdr};
-
-    std::string req = method + " " + u->path + " HTTP/1.1\r\nHost: " + u->host + ":" + std::to_string(u->port) +
-                      "\r\nConnection: close\r\n";
-    for (const auto& [k, v] : headers) req += k + ": " + v + "\r\n";
-    if (!body.empty() || method == "POST") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-    req += "\r\n";
-    req += body;
-    std::string_view out = req;
-    while (!out.empty()) {
-        pollfd p{fd.fd, POLLOUT, 0};
-        if (::poll(&p, 1, o.readTimeoutMs) <= 0) return Error{url + ": timed out sending the request"};
-        const ssize_t n = ::send(fd.fd, out.data(), out.size(), MSG_NOSIGNAL);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-        if (n <= 0) return Error{url + ": connection lost while sending: " + std::strerror(errno)};
-        out.remove_prefix(static_cast<size_t>(n));
-    }
-
-    std::string buf;
-    bool eof = false;
-    char chunk[16384];
-    int waited = 0;  // ms without data, counted in 200 ms slices so that cancel is seen promptly
-    auto readMore = [&]() -> Result<void> {
-        for (;;) {
-            if (o.cancel && o.cancel->load()) return Error{url + ": cancelled"};
-            pollfd p{fd.fd, POLLIN, 0};
-            const int pr = ::poll(&p, 1, std::min(o.readTimeoutMs, 200));
-            if (pr == 0) {
-                waited += 200;
-                if (waited >= o.readTimeoutMs)
-                    return Error{url + ": no data for " + std::to_string(o.readTimeoutMs) + " ms (read timeout)"};
-                continue;
-            }
-            waited = 0;
-            if (pr < 0 && errno == EINTR) continue;
-            const ssize_t n = ::recv(fd.fd, chunk, sizeof chunk, 0);
-            if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-            if (n < 0) return Error{url + ": connection lost: " + std::strerror(errno)};
-            if (n == 0) eof = true;
-            else buf.append(chunk, static_cast<size_t>(n));
-            return {};
-        }
-    };
+    CurlThreadState& st = threadState();
+    if (!st.multi || !st.easy) return Error{url + ": cannot initialise libcurl"};
+    CURL* h = st.easy;
+    curl_easy_reset(h);  // keeps the pooled connections, TLS sessions and DNS cache
 
     HttpResponse resp;
-    size_t headerEnd = std::string::npos;
-    while ((headerEnd = buf.find("\r\n\r\n")) == std::string::npos) {
-        if (eof) return Error{url + ": the server closed the connection before answering"};
-        if (buf.size() > 256 * 1024) return Error{url + ": response headers too large"};
-        if (auto r = readMore(); !r) return r.error();
-    }
-    {
-        std::string_view head(buf.data(), headerEnd);
-        const size_t le = head.find("\r\n");
-        const std::string_view status = head.substr(0, le);
-        if (status.rfind("HTTP/1.", 0) != 0 || status.size() < 12) return Error{url + ": malformed status line"};
-        auto [e, ec] = std::from_chars(status.data() + 9, status.data() + 12, resp.status);
-        if (ec != std::errc()) return Error{url + ": malformed status code"};
-        std::string_view rest = le == std::string_view::npos ? std::string_view() : head.substr(le + 2);
-        while (!rest.empty()) {
-            const size_t e2 = rest.find("\r\n");
-            std::string_view h = rest.substr(0, e2);
-            rest = e2 == std::string_view::npos ? std::string_view() : rest.substr(e2 + 2);
-            const size_t colon = h.find(':');
-            if (colon == std::string_view::npos) continue;
-            std::string_view v = h.substr(colon + 1);
-            while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-            resp.headers[lower(std::string(h.substr(0, colon)))] = std::string(v);
-        }
-    }
-    buf.erase(0, headerEnd + 4);
+    Transfer t;
+    t.resp = &resp;
+    t.onData = &onData;
+    t.maxBodyBytes = o.maxBodyBytes;
+    char errbuf[CURL_ERROR_SIZE] = {};
 
-    size_t total = 0;
-    bool stopped = false;
-    auto deliver = [&](std::string_view data) -> Result<void> {
-        total += data.size();
-        if (total > o.maxBodyBytes) return Error{url + ": response body larger than " + std::to_string(o.maxBodyBytes) + " bytes"};
-        if (onData) {
-            if (!onData(data)) stopped = true;
-        } else {
-            resp.body.append(data);
-        }
-        return {};
-    };
+    HeaderList hl;
+    for (const auto& [k, v] : headers) hl.add(k + ": " + v);
+    hl.add("Expect:");  // no 100-continue round trip before a JSON body
 
-    const bool chunked = lower(resp.headers["transfer-encoding"]).find("chunked") != std::string::npos;
-    const auto cl = resp.headers.find("content-length");
-    if (chunked) {
-        for (;;) {
-            size_t le;
-            while ((le = buf.find("\r\n")) == std::string::npos) {
-                if (eof) return Error{url + ": truncated chunked body"};
-                if (auto r = readMore(); !r) return r.error();
-            }
-            size_t size = 0;
-            auto [e, ec] = std::from_chars(buf.data(), buf.data() + le, size, 16);
-            if (ec != std::errc()) return Error{url + ": malformed chunk size"};
-            (void)e;
-            buf.erase(0, le + 2);
-            if (size == 0) break;
-            // Before waiting for it: a chunk past the body limit (or near SIZE_MAX, where size + 2
-            // wraps and the chunk would be read beyond the buffer) is refused here.
-            if (size > o.maxBodyBytes - std::min(total, o.maxBodyBytes))
-                return Error{url + ": response body larger than " + std::to_string(o.maxBodyBytes) + " bytes"};
-            while (buf.size() < size + 2) {
-                if (eof) return Error{url + ": truncated chunk"};
-                if (auto r = readMore(); !r) return r.error();
-            }
-            if (auto r = deliver(std::string_view(buf.data(), size)); !r) return r.error();
-            buf.erase(0, size + 2);
-            if (stopped) break;
-        }
-    } else if (cl != resp.headers.end()) {
-        size_t want = 0;
-        auto [e, ec] = std::from_chars(cl->second.data(), cl->second.data() + cl->second.size(), want);
-        if (ec != std::errc()) return Error{url + ": malformed Content-Length"};
-        (void)e;
-        if (want > o.maxBodyBytes) return Error{url + ": response body larger than " + std::to_string(o.maxBodyBytes) + " bytes"};
-        size_t got = 0;
-        for (;;) {
-            const size_t take = std::min(buf.size(), want - got);
-            if (take > 0) {
-                if (auto r = deliver(std::string_view(buf.data(), take)); !r) return r.error();
-                got += take;
-                buf.erase(0, take);
-            }
-            if (got >= want || stopped) break;
-            if (eof) return Error{url + ": the body ended after " + std::to_string(got) + " of " + std::to_string(want) + " bytes"};
-            if (auto r = readMore(); !r) return r.error();
-        }
-    } else {  // until the connection closes
-        for (;;) {
-            if (!buf.empty()) {
-                if (auto r = deliver(buf); !r) return r.error();
-                buf.clear();
-            }
-            if (eof || stopped) break;
-            if (auto r = readMore(); !r) return r.error();
+    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl.list);
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::max(1, o.connectTimeoutMs)));
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(std::min<size_t>(o.maxBodyBytes, INT64_MAX)));
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, onHeader);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, onBody);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    if (u->tls) {
+        if (!o.tls.caFile.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, o.tls.caFile.c_str());
+        if (o.tls.insecure) {
+            curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+            curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
         }
     }
+    if (method == "GET") {
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    } else {
+        if (method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+    }
+
+    if (curl_multi_add_handle(st.multi, h) != CURLM_OK) return Error{url + ": cannot start the request (libcurl)"};
+    struct Detach {
+        CURLM* m;
+        CURL* e;
+        ~Detach() { curl_multi_remove_handle(m, e); }
+    } detach{st.multi, h};
+
+    t.lastActivity = Clock::now();
+    CURLcode done = CURLE_OK;
+    bool finished = false;
+    while (!finished) {
+        int running = 0;
+        if (const CURLMcode mc = curl_multi_perform(st.multi, &running); mc != CURLM_OK)
+            return Error{url + ": " + curl_multi_strerror(mc)};
+        int left = 0;
+        while (CURLMsg* m = curl_multi_info_read(st.multi, &left)) {
+            if (m->msg == CURLMSG_DONE && m->easy_handle == h) {
+                done = m->data.result;
+                finished = true;
+            }
+        }
+        if (finished) break;
+        if (o.cancel && o.cancel->load()) return Error{url + ": cancelled"};
+        const auto idleMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t.lastActivity).count();
+        if (idleMs >= o.readTimeoutMs)
+            return Error{url + ": no data for " + std::to_string(o.readTimeoutMs) + " ms (read timeout)"};
+        curl_multi_poll(st.multi, nullptr, 0, static_cast<int>(std::min<long long>(100, o.readTimeoutMs - idleMs)), nullptr);
+    }
+    if (done != CURLE_OK && !(done == CURLE_WRITE_ERROR && t.stopped)) {
+        if (done == CURLE_WRITE_ERROR && t.overLimit)
+            return Error{url + ": response body larger than " + std::to_string(o.maxBodyBytes) + " bytes"};
+        return Error{url + ": " + describeFailure(done, errbuf, *u, o)};
+    }
+    long status = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    resp.status = static_cast<int>(status);
     return resp;
 }
 

@@ -34,7 +34,10 @@ std::optional<int64_t> tokenCount(const json& usage, const char* key) {
 std::optional<OpenAiUsage> usageOf(const json& j) {
     const json* u = member(j, "usage");
     if (!u || !u->is_object()) return std::nullopt;
-    return OpenAiUsage{tokenCount(*u, "prompt_tokens"), tokenCount(*u, "completion_tokens")};
+    OpenAiUsage out{tokenCount(*u, "prompt_tokens"), tokenCount(*u, "completion_tokens"), std::nullopt};
+    if (const json* d = member(*u, "completion_tokens_details"); d && d->is_object()) out.reasoningTokens = tokenCount(*d, "reasoning_tokens");
+    if (!out.reasoningTokens) out.reasoningTokens = tokenCount(*u, "reasoning_tokens");
+    return out;
 }
 
 // choices[0] when "choices" is a non-empty array, else nullptr.
@@ -47,6 +50,15 @@ const json* firstChoice(const json& j) {
 const std::string* stringMember(const json& obj, const char* key) {
     const json* v = member(obj, key);
     return v && v->is_string() ? &v->get_ref<const std::string&>() : nullptr;
+}
+
+// The reasoning text of a delta or message: "reasoning_content" (DeepSeek, vLLM's reasoning
+// parsers), else "reasoning" (OpenRouter, newer vLLM); "" when neither is a string.
+std::string reasoningOf(const json* obj) {
+    if (!obj || !obj->is_object()) return {};
+    if (const std::string* r = stringMember(*obj, "reasoning_content")) return *r;
+    if (const std::string* r = stringMember(*obj, "reasoning")) return *r;
+    return {};
 }
 
 // A text_offset entry: a byte offset, or nullopt when it is not a number that converts to one
@@ -83,6 +95,7 @@ OpenAiStreamChunk parseOpenAiStreamChunk(std::string_view data) {
     const std::string* content = delta && delta->is_object() ? stringMember(*delta, "content") : nullptr;
     if (content) out.piece = *content;
     else if (const std::string* text = stringMember(*c, "text")) out.piece = *text;
+    out.reasoningPiece = reasoningOf(delta);
     if (const std::string* f = stringMember(*c, "finish_reason")) out.finishReason = *f;
     return out;
 }
@@ -95,6 +108,7 @@ Result<OpenAiCompletion> parseOpenAiCompletion(std::string_view body) {
     const json* message = member(*c, "message");
     const std::string* text = message && message->is_object() ? stringMember(*message, "content") : stringMember(*c, "text");
     if (text) out.text = *text;
+    out.reasoning = reasoningOf(message);
     out.usage = usageOf(j);
     return out;
 }

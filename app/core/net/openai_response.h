@@ -20,7 +20,8 @@ namespace verdict::core::net {
 // Token counts of a "usage" object; each is nullopt when missing or not a number.
 struct OpenAiUsage {
     std::optional<int64_t> promptTokens;
-    std::optional<int64_t> completionTokens;
+    std::optional<int64_t> completionTokens;   // includes reasoning tokens (OpenAI, DeepSeek)
+    std::optional<int64_t> reasoningTokens;    // completion_tokens_details.reasoning_tokens, else reasoning_tokens
 };
 
 // One `data:` payload of a streamed /v1/completions or /v1/chat/completions response.
@@ -32,6 +33,7 @@ struct OpenAiStreamChunk {
     std::optional<OpenAiUsage> usage;  // set when "usage" is an object
     bool hasChoice = false;           // "choices" is a non-empty array
     std::string piece;                // choices[0].delta.content (chat), else choices[0].text
+    std::string reasoningPiece;       // choices[0].delta.reasoning_content (DeepSeek, vLLM), else .reasoning (OpenRouter, newer vLLM)
     std::optional<std::string> finishReason;  // choices[0].finish_reason when a string
 };
 OpenAiStreamChunk parseOpenAiStreamChunk(std::string_view data);
@@ -41,6 +43,7 @@ OpenAiStreamChunk parseOpenAiStreamChunk(std::string_view data);
 // non-empty "choices" array.
 struct OpenAiCompletion {
     std::string text;
+    std::string reasoning;            // message.reasoning_content, else message.reasoning
     std::optional<OpenAiUsage> usage;
 };
 Result<OpenAiCompletion> parseOpenAiCompletion(std::string_view body);

@@ -89,6 +89,8 @@ nlohmann::json toJson(const RequestTiming& r) {
     nlohmann::json j = {{"prompt_tokens", r.promptTokens}, {"output_tokens", r.outputTokens},
                         {"start_ms", r.startMs},           {"ttft_ms", r.ttftMs},
                         {"e2e_ms", r.e2eMs},               {"itl_ms", r.itlMs}};
+    if (r.ttfaMs > 0) j["ttfa_ms"] = r.ttfaMs;
+    if (r.reasoningTokens > 0) j["reasoning_tokens"] = r.reasoningTokens;
     if (!r.error.empty()) j["error"] = r.error;
     return j;
 }
@@ -102,6 +104,8 @@ RequestTiming requestTimingFromJson(const nlohmann::json& j) {
     r.startMs = num("start_ms");
     r.ttftMs = num("ttft_ms");
     r.e2eMs = num("e2e_ms");
+    r.ttfaMs = num("ttfa_ms");
+    r.reasoningTokens = static_cast<int64_t>(num("reasoning_tokens"));
     if (j.contains("itl_ms") && j["itl_ms"].is_array())
         for (const auto& v : j["itl_ms"])
             if (v.is_number()) r.itlMs.push_back(v.get<double>());

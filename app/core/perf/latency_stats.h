@@ -28,6 +28,8 @@ struct RequestTiming {
     double e2eMs = 0;
     std::vector<double> itlMs;  // outputTokens - 1 gaps when the tokens were seen one by one
     std::string error;          // non-empty: the request failed (its timings are not used)
+    double ttfaMs = 0;          // first answer token when reasoning came first (reasoning_content); 0: none seen
+    int64_t reasoningTokens = 0; // the server's count (usage), part of outputTokens
 };
 
 struct Distribution {

@@ -33,33 +33,36 @@ std::string randomPrompt(std::mt19937_64& rng, int words) {
 }
 
 bool retryable(const std::string& kind) {
-    return kind == "http_429" || kind == "http_5xx" || kind == "timeout" || kind == "connect";
+    return kind == "http_429" || kind == "http_5xx" || kind == "timeout" || kind == "connect" || kind == "dropped";
 }
 
 std::string errorKindOf(const std::string& message) {
     if (message.find("timed out") != std::string::npos || message.find("timeout") != std::string::npos) return "timeout";
     if (message.find("cannot connect") != std::string::npos || message.find("cannot resolve") != std::string::npos)
         return "connect";
+    if (message.find("TLS with") != std::string::npos) return "tls";
     if (message.find("cancelled") != std::string::npos) return "cancelled";
+    if (message.find("connection lost") != std::string::npos || message.find("body ended early") != std::string::npos ||
+        message.find("closed the connection") != std::string::npos)
+        return "dropped";
     return "protocol";
 }
 
 // One attempt. Fills timing (relative to `start`), text, and the error kind ("" on success).
 void attempt(const EndpointConfig& e, const std::string& prompt, int maxTokens, bool ignoreEos, Clock::time_point start,
-             RequestTiming& t, std::string& text, std::string& kind, const std::atomic<bool>* cancel) {
+             RequestTiming& t, std::string& text, std::string& kind, const std::atomic<bool>* cancel,
+             double* retryAfterMs = nullptr) {
     json body = {{"model", e.model}, {"max_tokens", maxTokens}, {"temperature", 0}, {"stream", e.stream}};
     if (ignoreEos) body["ignore_eos"] = true;
     if (e.stream) body["stream_options"] = {{"include_usage", true}};
     if (e.chat) body["messages"] = json::array({{{"role", "user"}, {"content", prompt}}});
     else body["prompt"] = prompt;
     const std::string url = endpointApiRoot(e.baseUrl) + (e.chat ? "/v1/chat/completions" : "/v1/completions");
-    net::HttpClientOptions o;
-    o.connectTimeoutMs = std::min(e.timeoutMs, 10000);
-    o.readTimeoutMs = e.timeoutMs;
-    o.cancel = cancel;
+    const net::HttpClientOptions o = endpointClientOptions(e, 0, cancel);
     std::vector<double> arrivals;
     int64_t usagePrompt = -1, usageCompletion = -1;
     std::string protocolError;
+    bool sawReasoning = false;
     net::SseParser sse;
     std::string raw;
     auto onEvent = [&](const std::string& data) {
@@ -76,9 +79,17 @@ void attempt(const EndpointConfig& e, const std::string& prompt, int maxTokens, 
         if (c.usage) {
             usagePrompt = c.usage->promptTokens.value_or(-1);
             usageCompletion = c.usage->completionTokens.value_or(-1);
+            t.reasoningTokens = c.usage->reasoningTokens.value_or(0);
         }
-        if (c.piece.empty()) return;  // role-only or empty chunks carry no token (AIPerf ignores them too)
+        // Role-only or empty chunks carry no token (AIPerf ignores them too); a reasoning piece is a
+        // token (TTFT counts it), and the first answer piece after reasoning sets TTFA.
+        if (c.piece.empty() && c.reasoningPiece.empty()) return;
         arrivals.push_back(msBetween(start, Clock::now()));
+        if (c.piece.empty()) {
+            sawReasoning = true;
+            return;
+        }
+        if (sawReasoning && t.ttfaMs == 0) t.ttfaMs = arrivals.back();
         text += c.piece;
     };
     auto resp = net::httpRequest("POST", url, endpointHeaders(e), body.dump(), o, [&](std::string_view d) {
@@ -94,6 +105,7 @@ void attempt(const EndpointConfig& e, const std::string& prompt, int maxTokens, 
     }
     if (resp->status != 200) {
         kind = resp->status == 429 ? "http_429" : resp->status >= 500 ? "http_5xx" : "http_4xx";
+        if (retryAfterMs) *retryAfterMs = retryAfterMsOf(*resp);
         t.error = "HTTP " + std::to_string(resp->status) + ": " + (e.stream ? std::string() : raw.substr(0, 300));
         return;
     }
@@ -139,6 +151,40 @@ std::string endpointApiRoot(const std::string& url) {
     return b;
 }
 
+net::HttpClientOptions endpointClientOptions(const EndpointConfig& e, int readTimeoutMs, const std::atomic<bool>* cancel) {
+    net::HttpClientOptions o;
+    o.connectTimeoutMs = std::min(e.timeoutMs, 10000);
+    o.readTimeoutMs = readTimeoutMs > 0 ? readTimeoutMs : e.timeoutMs;
+    o.cancel = cancel;
+    o.tls.caFile = e.caFile;
+    o.tls.insecure = e.insecure;
+    return o;
+}
+
+double retryAfterMsOf(const net::HttpResponse& r) {
+    const auto it = r.headers.find("retry-after");
+    if (it == r.headers.end()) return 0;
+    char* end = nullptr;
+    const double s = std::strtod(it->second.c_str(), &end);
+    if (end == it->second.c_str() || !(s >= 0)) return 0;  // an HTTP-date: the backoff alone decides
+    return std::min(s, 600.0) * 1000;
+}
+
+double retryDelayMs(int attempt, double backoffMs, double retryAfterMs, std::mt19937_64& rng) {
+    const double exp = backoffMs * std::pow(2.0, std::min(attempt, 16));
+    const double jittered = exp * std::uniform_real_distribution<double>(0.5, 1.0)(rng);
+    return std::min(std::max(jittered, retryAfterMs), 600000.0);
+}
+
+std::string endpointTlsMode(const EndpointConfig& e) {
+    if (e.baseUrl.rfind("https://", 0) != 0) return "none";
+    return e.insecure ? "unverified" : "verified";
+}
+
+std::string endpointDeviceLabel(const EndpointConfig& e) {
+    return endpointTlsMode(e) == "unverified" ? "endpoint (TLS NOT VERIFIED: --insecure)" : "endpoint";
+}
+
 std::map<std::string, std::string> endpointHeaders(const EndpointConfig& e) {
     std::map<std::string, std::string> h = e.headers;
     h["Content-Type"] = "application/json";
@@ -171,9 +217,7 @@ Result<void> parseSlo(const std::string& text, LoadSpec& spec) {
 Result<EndpointConfig> resolveEndpoint(EndpointConfig e) {
     auto base = net::parseHttpUrl(endpointApiRoot(e.baseUrl));
     if (!base) return base.error();
-    net::HttpClientOptions o;
-    o.connectTimeoutMs = std::min(e.timeoutMs, 10000);
-    o.readTimeoutMs = std::min(e.timeoutMs, 30000);
+    const net::HttpClientOptions o = endpointClientOptions(e, std::min(e.timeoutMs, 30000));
     const std::string url = endpointApiRoot(e.baseUrl) + "/v1/models";
     auto resp = net::httpRequest("GET", url, endpointHeaders(e), "", o);
     if (!resp) return resp.error();
@@ -254,10 +298,14 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const Load
             int64_t tries = 0;
             for (int a = 0;; ++a) {
                 t = RequestTiming{};
-                attempt(e, prompt, spec.maxTokens, spec.ignoreEos, start, t, text, kind, cancel);
+                double retryAfterMs = 0;
+                attempt(e, prompt, spec.maxTokens, spec.ignoreEos, start, t, text, kind, cancel, &retryAfterMs);
                 if (kind.empty() || !retryable(kind) || a >= spec.maxRetries || (cancel && cancel->load())) break;
                 ++tries;
-                std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec.backoffMs * std::pow(2.0, a)));
+                const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(
+                                                      retryDelayMs(a, spec.backoffMs, retryAfterMs, rng)));
+                while (Clock::now() < until && !(cancel && cancel->load()))
+                    std::this_thread::sleep_until(std::min(until, Clock::now() + std::chrono::milliseconds(100)));
             }
             t.startMs = msBetween(t0, start);
             if (!kind.empty() && t.error.empty()) t.error = kind;
@@ -365,10 +413,11 @@ Result<SweepRecord> storeLoadResults(Database& db, const EndpointConfig& ep, con
               {"api", ep.chat ? "chat" : "completions"},
               {"stream", ep.stream},
               {"slo", {{"ttft_ms", spec.sloTtftMs}, {"tpot_ms", spec.sloTpotMs}}},
-              {"seed", spec.seed}};
+              {"seed", spec.seed},
+              {"tls", endpointTlsMode(ep)}};
     s.backend = "endpoint";
     s.modelPath = ep.baseUrl + " " + ep.model;
-    s.device = "endpoint";
+    s.device = endpointDeviceLabel(ep);
     s.engineVersion = engineVersion;
     auto created = repo.create(s);
     if (!created) return created.error();

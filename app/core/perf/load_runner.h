@@ -7,6 +7,7 @@
 // series of completions and latencies. Metric definitions: docs/metrics.md.
 #pragma once
 
+#include "core/net/http.h"
 #include "core/perf/latency_stats.h"
 #include "core/store/database.h"
 #include "core/store/sweep_record.h"
@@ -15,6 +16,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,8 @@ struct EndpointConfig {
     bool chat = true;                            // /v1/chat/completions, else /v1/completions
     bool stream = true;
     int timeoutMs = 60000;
+    std::string caFile;                          // https: trust this PEM file instead of the system CA store
+    bool insecure = false;                       // https: no certificate check (recorded with results, warned about)
 };
 
 struct LoadSpec {
@@ -72,6 +76,22 @@ struct LoadProgress {
 
 // "http://host:port/v1/" -> "http://host:port" (the routes are appended to it).
 std::string endpointApiRoot(const std::string& baseUrl);
+// The client options every request to this endpoint uses: its TLS settings, connect timeout
+// min(timeoutMs, 10 s), read timeout readTimeoutMs (<= 0: timeoutMs), the cancel flag.
+net::HttpClientOptions endpointClientOptions(const EndpointConfig& endpoint, int readTimeoutMs = 0,
+                                             const std::atomic<bool>* cancel = nullptr);
+// Retries (load tests and suite runs on an endpoint): the Retry-After of a 429 / 503 answer in ms
+// (delta-seconds, capped at 10 min; 0 when absent or an HTTP-date), and the wait before retry
+// number attempt + 1: exponential backoff backoffMs * 2^attempt with jitter (a uniform factor in
+// [0.5, 1), so that clients refused together do not return together), never shorter than the
+// server's Retry-After.
+double retryAfterMsOf(const net::HttpResponse& response);
+double retryDelayMs(int attempt, double backoffMs, double retryAfterMs, std::mt19937_64& rng);
+// What results record as the device of an endpoint: "endpoint", or, loudly, "endpoint (TLS NOT
+// VERIFIED: --insecure)" when https ran without a certificate check.
+std::string endpointDeviceLabel(const EndpointConfig& endpoint);
+// "none" (http), "verified" (https) or "unverified" (https with --insecure).
+std::string endpointTlsMode(const EndpointConfig& endpoint);
 // Content-Type, the Bearer token when there is a key, and the extra headers.
 std::map<std::string, std::string> endpointHeaders(const EndpointConfig& endpoint);
 

@@ -34,6 +34,8 @@ Result<std::unique_ptr<ModelBackend>> openModelBackend(const std::string& modelR
         ep.baseUrl = ref.url;
         ep.model = options.endpointModel.empty() ? ref.model : options.endpointModel;
         ep.apiKey = options.apiKey;
+        ep.caFile = options.caFile;
+        ep.insecure = options.insecure;
         auto eb = EndpointBackend::open(ep, options.engineVersion, options.parallel);
         if (!eb) return eb.error();
         return std::unique_ptr<ModelBackend>(std::move(*eb));

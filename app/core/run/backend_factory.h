@@ -27,6 +27,8 @@ struct BackendOpenOptions {
     const std::atomic<bool>* cancelLoad = nullptr;  // engine: stops loading and template renders when set (Ctrl-C, a Cancel button)
     std::string endpointModel;       // endpoint: served model name; non-empty overrides the ref's " MODEL"
     std::string apiKey;              // endpoint: Bearer token (memory only, never stored)
+    std::string caFile;              // endpoint over https: trust this PEM file (EndpointConfig::caFile)
+    bool insecure = false;           // endpoint over https: no certificate check (recorded as the device)
     int parallel = 1;                // calls served at once (ModelBackend::maxConcurrentCalls); 0: the backend chooses
 };
 

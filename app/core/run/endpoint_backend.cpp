@@ -5,6 +5,8 @@
 #include "util/sha256.h"
 
 #include <chrono>
+#include <random>
+#include <thread>
 
 namespace verdict::core {
 namespace {
@@ -35,7 +37,7 @@ BackendInfo EndpointBackend::info() const {
     // No file to hash: the identity is the URL and the model name.
     i.modelSha256 = util::sha256Hex(i.modelPath);
     i.engineVersion = m_engineVersion;
-    i.device = "endpoint";
+    i.device = endpointDeviceLabel(m_endpoint);
     return i;
 }
 
@@ -61,41 +63,67 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
         g.prompt = {plainText(prompt), "raw", ""};
     }
     const std::string url = endpointApiRoot(m_endpoint.baseUrl) + (chat ? "/v1/chat/completions" : "/v1/completions");
-    net::HttpClientOptions o;
-    o.readTimeoutMs = m_endpoint.timeoutMs;
-    const auto t0 = Clock::now();
-    Clock::time_point first{}, last{};
+    const net::HttpClientOptions o = endpointClientOptions(m_endpoint);
+    // 429 / 5xx answers and failed connections are retried (up to kMaxRetries times, waiting as
+    // retryDelayMs says, Retry-After included) while no token has reached the caller yet.
+    constexpr int kMaxRetries = 3;
+    std::mt19937_64 rng(std::hash<std::string>{}(body.dump()));
+    Clock::time_point t0, first{}, last{}, firstAnswer{};
     int64_t chunks = 0;
-    std::string finish, streamError;
+    std::string finish, streamError, raw;
     bool stopped = false;
-    net::SseParser sse;
-    std::string raw;
-    auto resp = net::httpRequest("POST", url, endpointHeaders(m_endpoint), body.dump(), o, [&](std::string_view d) {
-        raw.append(d.substr(0, raw.size() < 4096 ? 4096 - raw.size() : 0));
-        sse.feed(d, [&](const std::string& data) {
-            if (stopped) return;
-            net::OpenAiStreamChunk c = net::parseOpenAiStreamChunk(data);
-            if (c.error) streamError = *c.error;
-            if (c.usage) {
-                g.tokensIn = c.usage->promptTokens.value_or(0);
-                g.tokensOut = c.usage->completionTokens.value_or(0);
-            }
-            if (!c.hasChoice) return;
-            if (c.finishReason) finish = *c.finishReason;
-            if (c.piece.empty()) return;
-            last = Clock::now();
-            if (chunks++ == 0) first = last;
-            g.text += c.piece;
-            if (onToken && !onToken(c.piece)) stopped = true;
+    for (int attempt = 0;; ++attempt) {
+        t0 = Clock::now();
+        chunks = 0;
+        finish.clear();
+        streamError.clear();
+        raw.clear();
+        g.text.clear();
+        g.reasoning.clear();
+        g.reasoningTokens.reset();
+        g.tokensIn = g.tokensOut = 0;
+        firstAnswer = Clock::time_point{};
+        net::SseParser sse;
+        auto resp = net::httpRequest("POST", url, endpointHeaders(m_endpoint), body.dump(), o, [&](std::string_view d) {
+            raw.append(d.substr(0, raw.size() < 4096 ? 4096 - raw.size() : 0));
+            sse.feed(d, [&](const std::string& data) {
+                if (stopped) return;
+                net::OpenAiStreamChunk c = net::parseOpenAiStreamChunk(data);
+                if (c.error) streamError = *c.error;
+                if (c.usage) {
+                    g.tokensIn = c.usage->promptTokens.value_or(0);
+                    g.tokensOut = c.usage->completionTokens.value_or(0);
+                    if (c.usage->reasoningTokens) g.reasoningTokens = *c.usage->reasoningTokens;
+                }
+                if (!c.hasChoice) return;
+                if (c.finishReason) finish = *c.finishReason;
+                if (c.piece.empty() && c.reasoningPiece.empty()) return;
+                last = Clock::now();
+                if (chunks++ == 0) first = last;
+                g.reasoning += c.reasoningPiece;
+                if (c.piece.empty()) return;
+                if (firstAnswer == Clock::time_point{}) firstAnswer = last;
+                g.text += c.piece;
+                if (onToken && !onToken(c.piece)) stopped = true;
+            });
+            return !stopped;
         });
-        return !stopped;
-    });
-    if (!resp) return resp.error();
-    if (resp->status != 200) return Error{url + ": HTTP " + std::to_string(resp->status) + ": " + raw.substr(0, 300)};
+        const bool delivered = firstAnswer != Clock::time_point{};
+        const bool transient = !resp || resp->status == 429 || resp->status >= 500;
+        if (!transient || delivered || stopped || attempt >= kMaxRetries) {
+            if (!resp) return resp.error();
+            if (resp->status != 200) return Error{url + ": HTTP " + std::to_string(resp->status) + ": " + raw.substr(0, 300)};
+            break;
+        }
+        if (!resp && resp.error().message.find("TLS with") != std::string::npos) return resp.error();  // a retry cannot fix a certificate
+        const double waitMs = retryDelayMs(attempt, 500, resp ? retryAfterMsOf(*resp) : 0, rng);
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(waitMs));
+    }
     if (!streamError.empty()) return Error{url + ": the server reported " + streamError.substr(0, 300)};
     if (g.tokensOut == 0) g.tokensOut = chunks;
     if (chunks > 0) {
         g.ttftMs = std::chrono::duration<double, std::milli>(first - t0).count();
+        if (firstAnswer != Clock::time_point{}) g.ttfaMs = std::chrono::duration<double, std::milli>(firstAnswer - t0).count();
         const double decodeMs = std::chrono::duration<double, std::milli>(last - first).count();
         if (g.tokensOut > 1 && decodeMs > 0) g.decodeTps = 1000.0 * static_cast<double>(g.tokensOut - 1) / decodeMs;
     }
@@ -109,8 +137,7 @@ Result<ContinuationScore> EndpointBackend::logprobs(const Prompt& context, const
     const std::string url = endpointApiRoot(m_endpoint.baseUrl) + "/v1/completions";
     const json body = {{"model", m_endpoint.model}, {"prompt", ctx + continuation}, {"max_tokens", 1},
                        {"temperature", 0},          {"echo", true},                 {"logprobs", 1}};
-    net::HttpClientOptions o;
-    o.readTimeoutMs = m_endpoint.timeoutMs;
+    const net::HttpClientOptions o = endpointClientOptions(m_endpoint);
     auto resp = net::httpRequest("POST", url, endpointHeaders(m_endpoint), body.dump(), o);
     if (!resp) return resp.error();
     if (resp->status != 200)

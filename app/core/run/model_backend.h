@@ -52,9 +52,12 @@ struct Generation {
     std::string text;                 // generated text (cut before a stop string)
     int64_t tokensIn = 0;             // prompt tokens
     int64_t tokensOut = 0;            // generated tokens
-    std::optional<double> ttftMs;
+    std::optional<double> ttftMs;     // first token of any kind (reasoning included)
+    std::optional<double> ttfaMs;     // first answer token, when the backend tells reasoning apart (endpoints)
     std::optional<double> decodeTps;
     std::string stopReason;           // "max_tokens", "eos", "stop_string", "callback", "context_full"
+    std::string reasoning;            // reasoning the server sent apart from the answer (reasoning_content)
+    std::optional<int64_t> reasoningTokens;  // the server's count of them (usage), part of tokensOut
 };
 
 struct ContinuationScore {

@@ -462,6 +462,9 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
         const size_t first = part->find_first_not_of(" \t\r\n");
         answer = first == std::string_view::npos ? std::string() : std::string(part->substr(first));
     }
+    if (!g->reasoning.empty()) r.details["reasoning"] = g->reasoning;  // sent apart (reasoning_content)
+    if (g->reasoningTokens) r.details["reasoning_tokens"] = *g->reasoningTokens;
+    if (g->ttfaMs) r.details["ttfa_ms"] = *g->ttfaMs;
     r.output = answer;
     r.tokensIn = turns.empty() ? g->tokensIn : tokensIn;
     r.tokensOut = turns.empty() ? g->tokensOut : tokensOut;

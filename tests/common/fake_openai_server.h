@@ -1,0 +1,252 @@
+// A local OpenAI-compatible fake server for tests and benchmarks, on cpp-httplib (Debian
+// libcpp-httplib-dev, built with OpenSSL): plain http or TLS with a self-signed certificate made
+// in the test (EC P-256, subjectAltName IP:127.0.0.1 and DNS:localhost, written as PEM for
+// --ca-file). It speaks the quirks real providers have: a role-only first chunk, `usage` only in
+// a last chunk without choices, `reasoning_content` deltas before the answer (DeepSeek, vLLM
+// reasoning parsers), 429 with Retry-After, a slow first byte, a connection dropped mid-stream,
+// keep-alive; it requires a Bearer key when given one and counts what it received.
+#pragma once
+
+#include <httplib.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace verdict::test {
+
+struct FakeOpenAiOptions {
+    bool tls = false;
+    std::string apiKey;                // non-empty: requests without "Authorization: Bearer KEY" get 401
+    std::string model = "fake-model";
+    std::string answer = "A";          // the answer, streamed in pieces of up to 4 bytes
+    std::string reasoning;             // streamed as reasoning_content before the answer
+    bool exactTokens = false;          // stream max_tokens pieces " t" instead of the answer (load tests)
+    int rejectFirst = 0;               // the first N completion requests: 429 with Retry-After
+    int retryAfterS = 1;
+    int firstByteDelayMs = 0;
+    int interTokenDelayMs = 0;
+    int dropFirstAfterChunks = -1;     // >= 0: the first completion stream is cut after this many chunks
+    size_t threads = 16;               // concurrent connections served
+};
+
+class FakeOpenAiServer {
+public:
+    explicit FakeOpenAiServer(FakeOpenAiOptions o) : m_o(std::move(o)) {
+        if (m_o.tls) {
+            if (!makeCertificate()) return;
+            m_server = std::make_unique<httplib::SSLServer>(m_cert, m_key);
+        } else {
+            m_server = std::make_unique<httplib::Server>();
+        }
+        if (!m_server->is_valid()) {
+            m_error = "the server could not be created";
+            return;
+        }
+        const size_t threads = m_o.threads;
+        m_server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+        m_server->set_keep_alive_max_count(1000);
+        m_server->set_keep_alive_timeout(2);  // seconds; stop() waits for idle kept-alive connections this long
+        routes();
+        m_port = m_server->bind_to_any_port("127.0.0.1");
+        if (m_port <= 0) {
+            m_error = "cannot bind 127.0.0.1";
+            return;
+        }
+        m_thread = std::thread([this] { m_server->listen_after_bind(); });
+        for (int i = 0; i < 500 && !m_server->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ~FakeOpenAiServer() {
+        if (m_server) m_server->stop();
+        if (m_thread.joinable()) m_thread.join();
+        if (m_cert) X509_free(m_cert);
+        if (m_key) EVP_PKEY_free(m_key);
+        if (!m_certFile.empty()) std::remove(m_certFile.c_str());
+    }
+    FakeOpenAiServer(const FakeOpenAiServer&) = delete;
+    FakeOpenAiServer& operator=(const FakeOpenAiServer&) = delete;
+
+    bool ok() const { return m_error.empty() && m_port > 0; }
+    const std::string& error() const { return m_error; }
+    int port() const { return m_port; }
+    std::string root() const { return std::string(m_o.tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(m_port); }
+    std::string baseUrl() const { return root() + "/v1"; }
+    const std::string& certFile() const { return m_certFile; }  // the PEM certificate (tls)
+
+    int64_t requests() const { return m_requests.load(); }          // every request, any route
+    int64_t completions() const { return m_completions.load(); }    // completion requests answered 200
+    int64_t rejected() const { return m_rejected.load(); }          // 429s sent
+    int64_t unauthorized() const { return m_unauthorized.load(); }  // 401s sent
+    int64_t connections() const {                                   // distinct client connections seen
+        std::lock_guard lock(m_mu);
+        return static_cast<int64_t>(m_peers.size());
+    }
+    // Every header value and body received, for tests that look for a planted secret.
+    std::string received() const {
+        std::lock_guard lock(m_mu);
+        return m_received;
+    }
+
+private:
+    bool makeCertificate() {
+        m_key = EVP_EC_gen("P-256");
+        m_cert = X509_new();
+        if (!m_key || !m_cert) return fail("cannot make a key");
+        X509_set_version(m_cert, 2);
+        ASN1_INTEGER_set(X509_get_serialNumber(m_cert), static_cast<long>(std::chrono::system_clock::now().time_since_epoch().count() & 0x7fffffff));
+        X509_gmtime_adj(X509_getm_notBefore(m_cert), -3600);
+        X509_gmtime_adj(X509_getm_notAfter(m_cert), 7 * 86400);
+        X509_set_pubkey(m_cert, m_key);
+        X509_NAME* name = X509_get_subject_name(m_cert);
+        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("verdict test server"), -1, -1, 0);
+        X509_set_issuer_name(m_cert, name);
+        X509V3_CTX ctx;
+        X509V3_set_ctx_nodb(&ctx);
+        X509V3_set_ctx(&ctx, m_cert, m_cert, nullptr, nullptr, 0);
+        for (auto [nid, value] : {std::pair{NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost"},
+                                  std::pair{NID_basic_constraints, "critical,CA:TRUE"},
+                                  std::pair{NID_subject_key_identifier, "hash"}}) {
+            X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
+            if (!ext) return fail("cannot add a certificate extension");
+            X509_add_ext(m_cert, ext, -1);
+            X509_EXTENSION_free(ext);
+        }
+        if (X509_sign(m_cert, m_key, EVP_sha256()) == 0) return fail("cannot sign the certificate");
+        char path[] = "/tmp/verdict-test-cert-XXXXXX";
+        const int fd = mkstemp(path);
+        if (fd < 0) return fail("cannot create the certificate file");
+        FILE* f = fdopen(fd, "w");
+        const bool written = f && PEM_write_X509(f, m_cert) == 1;
+        if (f) std::fclose(f);
+        m_certFile = path;
+        return written || fail("cannot write the certificate");
+    }
+    bool fail(const std::string& why) {
+        m_error = why;
+        return false;
+    }
+
+    bool authorized(const httplib::Request& req, httplib::Response& res) {
+        ++m_requests;
+        {
+            std::lock_guard lock(m_mu);
+            m_peers.insert(req.remote_addr + ":" + std::to_string(req.remote_port));
+            for (const auto& [k, v] : req.headers) m_received += k + ": " + v + "\n";
+            m_received += req.body + "\n";
+        }
+        if (m_o.apiKey.empty() || req.get_header_value("Authorization") == "Bearer " + m_o.apiKey) return true;
+        ++m_unauthorized;
+        res.status = 401;
+        res.set_content(R"({"error":{"message":"invalid api key","type":"invalid_request_error"}})", "application/json");
+        return false;
+    }
+
+    void routes() {
+        m_server->Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) {
+            if (!authorized(req, res)) return;
+            res.set_content(nlohmann::json{{"object", "list"}, {"data", {{{"id", m_o.model}, {"object", "model"}}}}}.dump(),
+                            "application/json");
+        });
+        auto completion = [this](const httplib::Request& req, httplib::Response& res, bool chat) {
+            if (!authorized(req, res)) return;
+            if (m_rejectedSoFar.fetch_add(1) < m_o.rejectFirst) {
+                ++m_rejected;
+                res.status = 429;
+                res.set_header("Retry-After", std::to_string(m_o.retryAfterS));
+                res.set_content(R"({"error":{"message":"rate limited","type":"rate_limit_error"}})", "application/json");
+                return;
+            }
+            const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+            if (!body.is_object()) {
+                res.status = 400;
+                res.set_content(R"({"error":{"message":"the body is not JSON"}})", "application/json");
+                return;
+            }
+            const int maxTokens = body.value("max_tokens", 16);
+            std::vector<std::pair<std::string, std::string>> pieces;  // (field, text)
+            for (size_t i = 0; i < m_o.reasoning.size(); i += 4) pieces.emplace_back("reasoning_content", m_o.reasoning.substr(i, 4));
+            if (m_o.exactTokens) {
+                for (int i = 0; i < maxTokens; ++i) pieces.emplace_back("content", " t");
+            } else {
+                for (size_t i = 0; i < m_o.answer.size(); i += 4) pieces.emplace_back("content", m_o.answer.substr(i, 4));
+            }
+            const int64_t promptTokens = static_cast<int64_t>(req.body.size() / 4);
+            const int64_t completionTokens = static_cast<int64_t>(pieces.size());
+            const nlohmann::json usage = {{"prompt_tokens", promptTokens},
+                                          {"completion_tokens", completionTokens},
+                                          {"total_tokens", promptTokens + completionTokens}};
+            ++m_completions;
+            if (!body.value("stream", false)) {
+                std::string content, reasoning;
+                for (const auto& [field, text] : pieces) (field == "content" ? content : reasoning) += text;
+                nlohmann::json choice = {{"index", 0}, {"finish_reason", "length"}};
+                if (chat) {
+                    choice["message"] = {{"role", "assistant"}, {"content", content}};
+                    if (!reasoning.empty()) choice["message"]["reasoning_content"] = reasoning;
+                } else {
+                    choice["text"] = content;
+                }
+                if (m_o.firstByteDelayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_o.firstByteDelayMs));
+                res.set_content(nlohmann::json{{"id", "cmpl-1"}, {"model", m_o.model}, {"choices", {choice}}, {"usage", usage}}.dump(),
+                                "application/json");
+                return;
+            }
+            const bool drop = m_o.dropFirstAfterChunks >= 0 && m_dropped.fetch_add(1) == 0;
+            const bool withUsage = body.contains("stream_options") && body["stream_options"].value("include_usage", false);
+            auto events = std::make_shared<std::vector<std::string>>();
+            auto event = [](const nlohmann::json& j) { return "data: " + j.dump() + "\n\n"; };
+            if (chat) events->push_back(event({{"choices", {{{"index", 0}, {"delta", {{"role", "assistant"}}}}}}}));
+            for (const auto& [field, text] : pieces) {
+                nlohmann::json choice = {{"index", 0}};
+                if (chat) choice["delta"] = {{field, text}};
+                else choice["text"] = field == "content" ? text : "";
+                events->push_back(event({{"choices", {choice}}}));
+            }
+            events->push_back(event({{"choices", {{{"index", 0}, {"delta", nlohmann::json::object()}, {"finish_reason", "length"}}}}}));
+            if (withUsage) events->push_back(event({{"choices", nlohmann::json::array()}, {"usage", usage}}));
+            events->push_back("data: [DONE]\n\n");
+            const int dropAt = drop ? m_o.dropFirstAfterChunks : -1;
+            const int firstDelay = m_o.firstByteDelayMs, gap = m_o.interTokenDelayMs;
+            res.set_chunked_content_provider("text/event-stream", [events, dropAt, firstDelay, gap](size_t, httplib::DataSink& sink) {
+                if (firstDelay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(firstDelay));
+                for (size_t i = 0; i < events->size(); ++i) {
+                    if (static_cast<int>(i) == dropAt) return false;  // closes the connection mid-stream
+                    if (i > 0 && gap > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap));
+                    if (!sink.write((*events)[i].data(), (*events)[i].size())) return false;
+                }
+                sink.done();
+                return true;
+            });
+        };
+        m_server->Post("/v1/chat/completions", [completion](const httplib::Request& req, httplib::Response& res) { completion(req, res, true); });
+        m_server->Post("/v1/completions", [completion](const httplib::Request& req, httplib::Response& res) { completion(req, res, false); });
+    }
+
+    FakeOpenAiOptions m_o;
+    std::unique_ptr<httplib::Server> m_server;
+    std::thread m_thread;
+    int m_port = 0;
+    std::string m_error;
+    X509* m_cert = nullptr;
+    EVP_PKEY* m_key = nullptr;
+    std::string m_certFile;
+    std::atomic<int64_t> m_requests{0}, m_completions{0}, m_rejected{0}, m_unauthorized{0};
+    std::atomic<int> m_rejectedSoFar{0}, m_dropped{0};
+    mutable std::mutex m_mu;
+    std::set<std::string> m_peers;
+    std::string m_received;
+};
+
+}  // namespace verdict::test
