@@ -9,7 +9,12 @@
 #include "verdict/engine/devices.h"
 #include "workers/job.h"
 
+#include "keyring/keyring.h"
+
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSettings>
 
 #include <algorithm>
@@ -47,14 +52,22 @@ bool Workbench::addModelFile(const QString& path, const QString& source, QString
     return true;
 }
 
-bool Workbench::addEndpoint(const QString& url, const QString& model, QString* error) {
+bool Workbench::addEndpoint(const QString& url, const QString& model, const EndpointAccess& access, QString* error) {
     const QString u = url.trimmed();
-    if (!u.startsWith("http://")) {
-        if (error)
-            *error = u.startsWith("https://") ? tr("https endpoints are not supported yet; use http:// (a local proxy or "
-                                                   "the server's plain port)")
-                                              : tr("an endpoint URL starts with http://, e.g. http://127.0.0.1:8080");
+    if (!u.startsWith("http://") && !u.startsWith("https://")) {
+        if (error) *error = tr("an endpoint URL starts with http:// or https://, e.g. http://127.0.0.1:8080");
         return false;
+    }
+    if (!access.caFile.isEmpty()) {
+        if (access.insecure) {
+            if (error) *error = tr("a CA file and \"do not verify\" contradict each other; choose one");
+            return false;
+        }
+        QFile ca(access.caFile);
+        if (!ca.open(QIODevice::ReadOnly) || !ca.read(1 << 20).contains("-----BEGIN CERTIFICATE-----")) {
+            if (error) *error = tr("%1: not a readable PEM certificate file (-----BEGIN CERTIFICATE-----)").arg(access.caFile);
+            return false;
+        }
     }
     if (u.contains(' ')) {
         if (error) *error = tr("the URL must not contain spaces");
@@ -64,12 +77,51 @@ bool Workbench::addEndpoint(const QString& url, const QString& model, QString* e
     e.ref = model.trimmed().isEmpty() ? u : u + " " + model.trimmed();
     e.source = "endpoint";
     e.name = model.trimmed().isEmpty() ? u : model.trimmed() + " @ " + u;
+    e.access = access;
     m_models->upsert(std::move(e));
     emit modelsChanged();
     return true;
 }
 
+bool Workbench::applyEndpointAccess(const QString& ref, core::BackendOpenOptions& o, QString* error) const {
+    if (!core::isEndpointRef(ref.toStdString())) return true;
+    const int row = m_models->rowOf(ref);
+    const EndpointAccess access = row >= 0 ? m_models->entries()[static_cast<size_t>(row)].access : EndpointAccess{};
+    o.caFile = access.caFile.toStdString();
+    o.insecure = access.insecure;
+    o.apiKey.clear();
+    const QString url = ref.section(' ', 0, 0);
+    if (access.keyInKeyring) {
+        QString why;
+        auto key = readEndpointKey(url, &why);
+        if (!key) {
+            if (error) *error = tr("The API key of %1 is not in the keyring: %2. Add the endpoint again with the key in an "
+                                   "environment variable.").arg(url, why);
+            return false;
+        }
+        o.apiKey = std::move(*key);
+    } else if (!access.keyEnv.isEmpty()) {
+        const QByteArray v = qgetenv(access.keyEnv.toUtf8().constData());
+        if (v.isEmpty()) {
+            if (error) *error = tr("The API key of %1 should come from $%2, which is not set.").arg(url, access.keyEnv);
+            return false;
+        }
+        o.apiKey = v.toStdString();
+    } else {
+        o.apiKey = qgetenv("VERDICT_API_KEY").toStdString();
+    }
+    return true;
+}
+
 void Workbench::removeModel(const QString& ref) {
+    // An endpoint's key leaves the keyring with the last entry of its URL that used it.
+    if (const int row = m_models->rowOf(ref); row >= 0 && m_models->entries()[static_cast<size_t>(row)].access.keyInKeyring) {
+        const QString url = ref.section(' ', 0, 0);
+        bool shared = false;
+        for (const auto& e : m_models->entries())
+            shared = shared || (e.ref != ref && e.access.keyInKeyring && e.ref.section(' ', 0, 0) == url);
+        if (!shared) deleteEndpointKey(url, nullptr);
+    }
     m_models->removeRow(m_models->rowOf(ref));
     if (m_modelA == ref) m_modelA.clear();
     if (m_modelB == ref) m_modelB.clear();
@@ -219,7 +271,15 @@ bool Workbench::prepareDemoWorkspace(QString* error) {
 void Workbench::saveState() const {
     QSettings s;
     QStringList list;
-    for (const auto& e : m_models->entries()) list << e.source + "\t" + e.ref;
+    for (const auto& e : m_models->entries()) {
+        QString line = e.source + "\t" + e.ref;
+        if (e.isEndpoint()) {  // how to reach it, never the key
+            QJsonObject a{{"key_env", e.access.keyEnv}, {"key_in_keyring", e.access.keyInKeyring},
+                          {"ca_file", e.access.caFile}, {"insecure", e.access.insecure}};
+            line += "\t" + QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact));
+        }
+        list << line;
+    }
     s.setValue("workspace/models", list);
     s.setValue("workspace/modelA", m_modelA);
     s.setValue("workspace/modelB", m_modelB);
@@ -237,10 +297,16 @@ void Workbench::restoreState() {
     setRunDevice(s.value("workspace/runDevice", "cpu").toString());
     setRunGpuLayers(s.value("workspace/runGpuLayers", -1).toInt());
     for (const QString& line : s.value("workspace/models").toStringList()) {
-        const QString source = line.section('\t', 0, 0), ref = line.section('\t', 1);
+        const QString source = line.section('\t', 0, 0), ref = line.section('\t', 1, 1);
         if (source == "endpoint") {
             const QString url = ref.section(' ', 0, 0), model = ref.section(' ', 1);
-            addEndpoint(url, model, nullptr);
+            const QJsonObject a = QJsonDocument::fromJson(line.section('\t', 2).toUtf8()).object();
+            EndpointAccess access;
+            access.keyEnv = a.value("key_env").toString();
+            access.keyInKeyring = a.value("key_in_keyring").toBool();
+            access.caFile = a.value("ca_file").toString();
+            access.insecure = a.value("insecure").toBool();
+            addEndpoint(url, model, access, nullptr);
         } else {
             addModelFile(ref, source, nullptr);  // a file deleted since then is dropped
         }

@@ -4,6 +4,7 @@
 // them all). Screens talk to each other only through its signals.
 #pragma once
 
+#include "core/run/backend_factory.h"
 #include "core/store/database.h"
 #include "models/model_list_model.h"
 
@@ -31,8 +32,15 @@ public:
     ModelListModel* models() const { return m_models; }
     // Adds a GGUF file; false with the reason (file, key) when it cannot be read.
     bool addModelFile(const QString& path, const QString& source, QString* error);
-    // Adds an OpenAI-compatible endpoint ("http://host:port", optional served model name).
-    bool addEndpoint(const QString& url, const QString& model, QString* error);
+    // Adds an OpenAI-compatible endpoint ("http://host:port" or "https://…", optional served model
+    // name) and how to reach it; false with the reason for a URL that is none, a CA file that
+    // cannot be read, or a CA file together with insecure.
+    bool addEndpoint(const QString& url, const QString& model, QString* error) { return addEndpoint(url, model, {}, error); }
+    bool addEndpoint(const QString& url, const QString& model, const EndpointAccess& access, QString* error);
+    // Fills the key and TLS fields of `o` for an endpoint ref (a file ref is left alone). Reads the
+    // keyring, so call it on the GUI thread, before a job starts. False with the reason when the
+    // key cannot be had (a variable that is not set, a keyring that does not answer).
+    bool applyEndpointAccess(const QString& ref, core::BackendOpenOptions& o, QString* error) const;
     void removeModel(const QString& ref);
     QString displayName(const QString& ref) const;
 

@@ -18,6 +18,7 @@
 #include "views/suites/suites_view.h"
 #include "dialogs/import_suite_dialog.h"
 #include "dialogs/judge_dialog.h"
+#include "fake_openai_server.h"
 #include "scripted_judge.h"
 #include "workbench.h"
 #include "core/report/report_data.h"
@@ -496,7 +497,7 @@ private slots:
         QVERIFY2(url.startsWith("http://127.0.0.1:"), line.constData());
         QString why;
         QVERIFY2(m_wb->addEndpoint(url, "", &why), qPrintable(why));
-        QVERIFY(!m_wb->addEndpoint("https://example.com", "", &why));  // said, not crashed
+        QVERIFY(!m_wb->addEndpoint("ftp://example.com", "", &why));  // said, not crashed
         const QString a = m_wb->modelA();
         m_wb->setModels(url, small);
 
@@ -521,6 +522,61 @@ private slots:
         m_wb->setModels(a, small);
         server.terminate();
         QVERIFY(server.waitForFinished(20000));
+    }
+
+    // An https endpoint behind a key (the fake OpenAI server, TLS with a certificate made here): added
+    // with its CA file and the key's environment variable, compared with a local model; the key is
+    // in neither the saved settings nor the database. A key said to be in the keyring that is not
+    // there (CI has no keyring service) is a clear error, not a hang or a crash.
+    void endpointOverTlsWithKey() {
+        const char* key = "sk-window-planted-5d1c90ab";
+        verdict::test::FakeOpenAiServer server({.tls = true, .apiKey = key, .answer = "42"});
+        QVERIFY2(server.ok(), server.error().c_str());
+        qputenv("VERDICT_WINDOW_TEST_KEY", key);
+        const QString url = QString::fromStdString(server.baseUrl());
+        EndpointAccess access;
+        access.keyEnv = "VERDICT_WINDOW_TEST_KEY";
+        access.caFile = QString::fromStdString(server.certFile());
+        QString why;
+        QVERIFY2(m_wb->addEndpoint(url, "", access, &why), qPrintable(why));
+        EndpointAccess both = access;
+        both.insecure = true;
+        QVERIFY(!m_wb->addEndpoint(url, "", both, &why));  // a CA file and "do not verify": said, not added
+        const QString a = m_wb->modelA(), small = m_wb->modelB();
+        m_wb->setModels(url, small);
+        CompareView* cv = m_window->compareView();
+        QSignalSpy done(cv, &CompareView::bothFinished);
+        QVERIFY(cv->send("What is 6 x 7?"));
+        QVERIFY(done.wait(120000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        QVERIFY2(cv->statsText(0).contains("TTFT"), qPrintable(cv->statsText(0)));
+        QVERIFY(server.completions() >= 1);
+
+        // the same URL with the key "in the keyring", where there is none
+        const QString other = url + "/";
+        EndpointAccess keyring;
+        keyring.keyInKeyring = true;
+        keyring.caFile = access.caFile;
+        QVERIFY2(m_wb->addEndpoint(other, "", keyring, &why), qPrintable(why));
+        m_wb->setModels(other, small);
+        verdict::core::BackendOpenOptions o;
+        const bool got = m_wb->applyEndpointAccess(other, o, &why);
+        qInfo("keyring: %s", got ? "answered" : qPrintable(why));
+        if (!got) QVERIFY2(why.contains("keyring"), qPrintable(why));  // CI: no keyring service
+
+        m_wb->removeModel(other);
+        m_wb->setModels(a, small);
+        m_wb->saveState();
+        QSettings().sync();
+        QFile settings(QSettings().fileName());
+        QVERIFY(settings.open(QIODevice::ReadOnly));
+        const QByteArray saved = settings.readAll();
+        QVERIFY2(saved.contains("VERDICT_WINDOW_TEST_KEY") && !saved.contains(key), saved.constData());
+        QFile db(m_wb->dbPath());
+        QVERIFY(db.open(QIODevice::ReadOnly));
+        QVERIFY(!db.readAll().contains(key));
+        m_wb->removeModel(url);
+        qunsetenv("VERDICT_WINDOW_TEST_KEY");
     }
 
     void closeDuringRun() {

@@ -353,7 +353,10 @@ bool JudgeDialog::judgeWithModel(const QString& judgeRef, core::JudgeMode mode, 
     bo.engineVersion = core::toolVersion();
     bo.device = m_wb.runDevice().toStdString();
     bo.gpuLayers = m_wb.runGpuLayers();
-    if (const char* k = std::getenv("VERDICT_API_KEY")) bo.apiKey = k;
+    if (QString why; !m_wb.applyEndpointAccess(QString::fromStdString(o.judgeRef), bo, &why)) {
+        showError(this, tr("The judge endpoint cannot be reached."), why);
+        return false;
+    }
     Workbench* wb = &m_wb;
     const int64_t a = m_runA, b = m_runB;
     m_progress->setValue(0);

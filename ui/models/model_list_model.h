@@ -13,6 +13,16 @@
 
 namespace verdict::ui {
 
+// How the window reaches an endpoint: where its API key comes from and how https is checked
+// (the CLI's --api-key-env / --ca-file / --insecure). Saved with the workspace; the key itself
+// never is: it lives in the environment or in the desktop keyring (ui/keyring).
+struct EndpointAccess {
+    QString keyEnv;             // environment variable holding the key; "" : $VERDICT_API_KEY when set
+    bool keyInKeyring = false;  // the key is in the desktop keyring under the endpoint's URL
+    QString caFile;             // https: trust this PEM file instead of the system CA store
+    bool insecure = false;      // https: no certificate check (runs record it as their device)
+};
+
 struct ModelEntry {
     QString ref;       // a GGUF path, or "http://host:port MODEL" for an endpoint
     QString source;    // "demo", "file", "folder", "lmstudio", "ollama", "huggingface", "gpt4all", "endpoint"
@@ -21,6 +31,7 @@ struct ModelEntry {
     QString error;     // why the card is missing (files only)
     QString fit;       // "fits", "tight", "won't fit" or "" (unknown / endpoint)
     QString fitReason; // one sentence
+    EndpointAccess access;  // endpoints only
     bool isEndpoint() const { return ref.startsWith("http://") || ref.startsWith("https://"); }
 };
 

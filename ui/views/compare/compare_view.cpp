@@ -331,9 +331,16 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
     const QString memory = memoryText(m_wb, ref).isEmpty() ? QString() : " · " + memoryText(m_wb, ref);
     const QString device = m_wb.runDevice();
     const int gpuLayers = m_wb.runGpuLayers();
+    core::BackendOpenOptions access;  // an endpoint's key and TLS settings, read here (the keyring wants this thread)
+    if (QString why; !m_wb.applyEndpointAccess(ref, access, &why)) {
+        side.failed = side.done = true;
+        side.stats->setText(tr("failed"));
+        showError(this, tr("The model could not be reached."), why);
+        return;
+    }
     auto holder = side.backend;
     Side* sp = &side;
-    side.job->start([holder, ref, device, gpuLayers, p, gp, threads, memory, sp](JobControl& c) -> JobResult {
+    side.job->start([holder, ref, device, gpuLayers, p, gp, threads, memory, sp, access](JobControl& c) -> JobResult {
         if (!holder->backend || holder->ref != ref || holder->device != device ||
             holder->gpuLayers != gpuLayers) {
             holder->backend.reset();
@@ -343,6 +350,9 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
             o.gpuLayers = gpuLayers;
             o.engineVersion = core::toolVersion();
             o.cancelLoad = c.cancelFlag();
+            o.apiKey = access.apiKey;
+            o.caFile = access.caFile;
+            o.insecure = access.insecure;
             auto b = core::openModelBackend(ref.toStdString(), o);
             if (!b) {
                 if (c.cancelled()) return {};

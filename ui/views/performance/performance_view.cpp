@@ -281,6 +281,12 @@ bool PerformanceView::runSweeps() {
             showError(this, tr("Choose models A and B first (Models screen)."));
             return false;
         }
+    core::BackendOpenOptions access[2];  // endpoints' keys and TLS settings, read here (the keyring wants this thread)
+    for (int side = 0; side < 2; ++side)
+        if (QString why; !m_wb.applyEndpointAccess(refs[side], access[side], &why)) {
+            showError(this, tr("Model %1 cannot be reached.").arg(side == 0 ? "A" : "B"), why);
+            return false;
+        }
     auto ids = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
     const std::string version = core::toolVersion();
     const std::string device = m_wb.runDevice().toStdString();
@@ -302,7 +308,9 @@ bool PerformanceView::runSweeps() {
                 core::EndpointConfig ep;
                 ep.baseUrl = er.url;
                 ep.model = er.model;
-                if (const char* key = std::getenv("VERDICT_API_KEY")) ep.apiKey = key;
+                ep.apiKey = access[side].apiKey;
+                ep.caFile = access[side].caFile;
+                ep.insecure = access[side].insecure;
                 c.report(side / 2.0, tr("%1: asking %2 for its model…").arg(side == 0 ? "A" : "B", names[side]));
                 auto resolved = core::resolveEndpoint(ep);
                 if (!resolved)

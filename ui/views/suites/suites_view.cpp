@@ -289,6 +289,13 @@ bool SuitesView::runBoth(int64_t limit) {
     settings.backend.engineVersion = core::toolVersion();
     settings.backend.device = m_wb.runDevice().toStdString();
     settings.backend.gpuLayers = m_wb.runGpuLayers();
+    core::BackendOpenOptions sideBackend[2] = {settings.backend, settings.backend};  // endpoint keys and TLS per side
+    for (int side = 0; side < 2; ++side) {
+        if (QString why; !m_wb.applyEndpointAccess(side == 0 ? a : b, sideBackend[side], &why)) {
+            showError(this, tr("Model %1 cannot be reached.").arg(side == 0 ? "A" : "B"), why);
+            return false;
+        }
+    }
     auto runIds = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
     for (QProgressBar* bar : {m_barA, m_barB}) bar->setValue(0);
     m_textA->setText(tr("waiting"));
@@ -305,6 +312,7 @@ bool SuitesView::runBoth(int64_t limit) {
             QLabel* text = texts[side];
             QProgressBar* bar = bars[side];
             core::SuiteRunSettings s = settings;
+            s.backend = sideBackend[side];
             s.modelRef = refs[side].toStdString();
             s.backend.cancelLoad = c.cancelFlag();
             core::SuiteRunEvents events;
