@@ -44,6 +44,9 @@ int runLoad(const std::vector<std::string>& argv) {
         {"header", true, "K:V", "extra request header (repeatable)", true},
         {"concurrency", true, "N,N", "closed-loop levels: concurrent clients (default 1,8 unless --rate)", false, 'c'},
         {"rate", true, "R,R", "open-loop levels: requests/s with Poisson arrivals"},
+        {"burstiness", true, "B", "open loop: gamma shape of the gaps between arrivals (default 1 = Poisson; < 1 burstier)"},
+        {"ramp-up", true, "T", "clients start spread over T; rates rise linearly from 0 over T (default 0)"},
+        {"trace", true, "FILE", "one more level replaying a JSONL trace of {timestamp (ms), input_length, output_length}"},
         {"duration", true, "T", "per level: 60s, 2m, 500ms (default 60s)", false, 'd'},
         {"requests", true, "N", "per level: this many requests instead of a duration", false, 'n'},
         {"prompt-words", true, "N", "prompt length in words (default 64)"},
@@ -105,7 +108,23 @@ int runLoad(const std::vector<std::string>& argv) {
             pos = comma + 1;
         }
     }
-    if (spec.concurrency.empty() && spec.rates.empty()) spec.concurrency = {1, 8};
+    if (auto b = args->value("burstiness")) {
+        char* end = nullptr;
+        spec.burstiness = std::strtod(b->c_str(), &end);
+        if (b->empty() || *end != '\0' || !(spec.burstiness > 0) || spec.burstiness > 1000)
+            return fail("load", "--burstiness must be a number in (0, 1000] (got '" + *b + "')", kExitUsage);
+    }
+    if (auto r = args->value("ramp-up")) {
+        auto ramp = parseDuration(*r, "ramp-up");
+        if (!ramp) return fail("load", ramp.error().message, kExitUsage);
+        spec.rampUpS = *ramp;
+    }
+    if (auto t = args->value("trace")) {
+        auto rows = core::loadTrace(*t);
+        if (!rows) return fail("load", rows.error().message, kExitBadInput);
+        spec.trace = std::move(*rows);
+    }
+    if (spec.concurrency.empty() && spec.rates.empty() && spec.trace.empty()) spec.concurrency = {1, 8};
     auto duration = parseDuration(args->value("duration").value_or("60s"), "duration");
     if (!duration) return fail("load", duration.error().message, kExitUsage);
     spec.durationS = *duration;
@@ -150,6 +169,12 @@ int runLoad(const std::vector<std::string>& argv) {
     }, signals.cancelFlag());
     if (tty) std::fprintf(stderr, "\n");
     if (!results) return fail("load", results.error().message, kExitUsage);
+    for (const auto& r : *results)
+        if (r.behindSchedule)
+            std::fprintf(stderr,
+                         "verdict load: WARNING: %s %g: the client fell behind its schedule (scheduling delay p99 %.1f ms, "
+                         "max %.1f ms): the load it sent is lower than asked, and this machine, not the server, set the pace\n",
+                         r.mode.c_str(), r.level, r.scheduleDelay.p99, r.scheduleDelay.max);
 
     // Not one request answered: nothing was measured. Say why (the error kinds and the first
     // error) and exit non-zero, storing nothing, instead of a table of zeros.
@@ -197,7 +222,7 @@ int runLoad(const std::vector<std::string>& argv) {
             std::string errs;
             for (const auto& [k, n] : r.errors) errs += (errs.empty() ? "" : ",") + k + "=" + std::to_string(n);
             char level[32];
-            std::snprintf(level, sizeof level, "%s %g", r.mode == "rate" ? "rate" : "conc", r.level);
+            std::snprintf(level, sizeof level, "%s %g", r.mode == "rate" ? "rate" : r.mode == "trace" ? "trace" : "conc", r.level);
             std::printf("%-12s %6lld %6lld | %6.0fms %6.0fms | %6.1fms %6.1fms | %6.0fms %6.0fms | %9.1f %7.2f | %s\n", level,
                         static_cast<long long>(m.requests), static_cast<long long>(m.failed), m.ttftMs.p50, m.ttftMs.p99,
                         m.itlMs.p50, m.itlMs.p99, m.e2eMs.p50, m.e2eMs.p99, m.outputTokPerS, r.goodputPerS,

@@ -1,15 +1,13 @@
-// The HTTP client on libcurl (see http.h). One easy handle and one multi handle per thread,
-// reused between requests so that a kept-alive connection (and its TLS session) serves the next
-// request to the same host. The multi interface is used even for one transfer so that the loop
-// wakes every 100 ms to see a cancel flag and to enforce the idle timeout in milliseconds (libcurl's
-// own low-speed limit counts whole seconds).
-#include "core/net/http.h"
-
-#include <curl/curl.h>
+// The HTTP client on libcurl (see http.h and curl_request.h). Each request has its own easy
+// handle; each thread has one multi handle, kept between requests, which owns the pool of
+// kept-alive connections (and TLS sessions) so that the next request to the same host reuses one.
+// The multi interface is used even for one transfer so that the loop wakes every 100 ms to see a
+// cancel flag and to enforce the idle timeout in milliseconds (libcurl's own low-speed limit
+// counts whole seconds).
+#include "core/net/curl_request.h"
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -23,90 +21,25 @@ std::string lower(std::string s) {
     return s;
 }
 
-void initCurlOnce() {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });  // never cleaned up: threads may outlive main
-}
-
-// This thread's handles. Destroyed when the thread ends, closing its pooled connections.
+// This thread's multi handle. Destroyed when the thread ends, closing its pooled connections.
 struct CurlThreadState {
     CURLM* multi = nullptr;
-    CURL* easy = nullptr;
     CurlThreadState() {
-        initCurlOnce();
+        CurlRequest::initGlobal();
         multi = curl_multi_init();
-        easy = curl_easy_init();
         if (multi) curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 16L);
     }
     ~CurlThreadState() {
-        if (easy) curl_easy_cleanup(easy);
         if (multi) curl_multi_cleanup(multi);
     }
     CurlThreadState(const CurlThreadState&) = delete;
     CurlThreadState& operator=(const CurlThreadState&) = delete;
 };
 
-CurlThreadState& threadState() {
+CURLM* threadMulti() {
     thread_local CurlThreadState state;
-    return state;
+    return state.multi;
 }
-
-// What the callbacks share with the request loop.
-struct Transfer {
-    HttpResponse* resp = nullptr;
-    const std::function<bool(std::string_view)>* onData = nullptr;
-    size_t maxBodyBytes = 0;
-    size_t total = 0;
-    bool stopped = false;      // onData asked to stop: not an error
-    bool overLimit = false;
-    Clock::time_point lastActivity;
-};
-
-size_t onHeader(char* data, size_t size, size_t n, void* user) {
-    auto* t = static_cast<Transfer*>(user);
-    const size_t len = size * n;
-    t->lastActivity = Clock::now();
-    std::string_view line(data, len);
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-    if (line.rfind("HTTP/", 0) == 0) {  // a new response head (after a 100 Continue, say): start over
-        t->resp->headers.clear();
-        return len;
-    }
-    const size_t colon = line.find(':');
-    if (colon == std::string_view::npos) return len;
-    std::string_view v = line.substr(colon + 1);
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    t->resp->headers[lower(std::string(line.substr(0, colon)))] = std::string(v);
-    return len;
-}
-
-size_t onBody(char* data, size_t size, size_t n, void* user) {
-    auto* t = static_cast<Transfer*>(user);
-    const size_t len = size * n;
-    t->lastActivity = Clock::now();
-    t->total += len;
-    if (t->total > t->maxBodyBytes) {
-        t->overLimit = true;
-        return 0;  // CURLE_WRITE_ERROR
-    }
-    if (*t->onData) {
-        if (!(*t->onData)(std::string_view(data, len))) {
-            t->stopped = true;
-            return 0;
-        }
-    } else {
-        t->resp->body.append(data, len);
-    }
-    return len;
-}
-
-struct HeaderList {
-    curl_slist* list = nullptr;
-    ~HeaderList() { curl_slist_free_all(list); }
-    void add(const std::string& h) {
-        if (curl_slist* l = curl_slist_append(list, h.c_str())) list = l;
-    }
-};
 
 std::string hostPortOf(const HttpUrl& u) { return u.host + ":" + std::to_string(u.port); }
 
@@ -150,6 +83,118 @@ std::string describeFailure(CURLcode rc, const char* errbuf, const HttpUrl& u, c
 
 }  // namespace
 
+void CurlRequest::initGlobal() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });  // never cleaned up: threads may outlive main
+}
+
+size_t CurlRequest::onHeader(char* data, size_t size, size_t n, void* self) {
+    auto* r = static_cast<CurlRequest*>(self);
+    const size_t len = size * n;
+    r->m_lastActivity = Clock::now();
+    std::string_view line(data, len);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.rfind("HTTP/", 0) == 0) {  // a new response head (after a 100 Continue, say): start over
+        r->m_resp.headers.clear();
+        return len;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return len;
+    std::string_view v = line.substr(colon + 1);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    r->m_resp.headers[lower(std::string(line.substr(0, colon)))] = std::string(v);
+    return len;
+}
+
+size_t CurlRequest::onBody(char* data, size_t size, size_t n, void* self) {
+    auto* r = static_cast<CurlRequest*>(self);
+    const size_t len = size * n;
+    r->m_lastActivity = Clock::now();
+    r->m_total += len;
+    if (r->m_total > r->m_options.maxBodyBytes) {
+        r->m_overLimit = true;
+        return 0;  // CURLE_WRITE_ERROR
+    }
+    if (r->m_onData) {
+        if (!r->m_onData(std::string_view(data, len))) {
+            r->m_stopped = true;
+            return 0;
+        }
+    } else {
+        r->m_resp.body.append(data, len);
+    }
+    return len;
+}
+
+Result<std::unique_ptr<CurlRequest>> CurlRequest::make(const std::string& method, const std::string& url,
+                                                       const std::map<std::string, std::string>& headers,
+                                                       std::string_view body, const HttpClientOptions& o,
+                                                       std::function<bool(std::string_view)> onData) {
+    auto u = parseHttpUrl(url);
+    if (!u) return u.error();
+    initGlobal();
+    std::unique_ptr<CurlRequest> r(new CurlRequest);
+    r->m_easy = curl_easy_init();
+    if (!r->m_easy) return Error{url + ": cannot initialise libcurl"};
+    r->m_url = url;
+    r->m_parsed = *u;
+    r->m_options = o;
+    r->m_body = body;
+    r->m_onData = std::move(onData);
+    r->m_lastActivity = Clock::now();
+    for (const auto& [k, v] : headers)
+        if (curl_slist* l = curl_slist_append(r->m_headers, (k + ": " + v).c_str())) r->m_headers = l;
+    if (curl_slist* l = curl_slist_append(r->m_headers, "Expect:")) r->m_headers = l;  // no 100-continue round trip
+
+    CURL* h = r->m_easy;
+    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, r->m_errbuf);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, r->m_headers);
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::max(1, o.connectTimeoutMs)));
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(std::min<size_t>(o.maxBodyBytes, INT64_MAX)));
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &CurlRequest::onHeader);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, r.get());
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &CurlRequest::onBody);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, r.get());
+    curl_easy_setopt(h, CURLOPT_PRIVATE, r.get());
+    if (u->tls) {
+        if (!o.tls.caFile.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, r->m_options.tls.caFile.c_str());
+        if (o.tls.insecure) {
+            curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+            curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+        }
+    }
+    if (method == "GET") {
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    } else {
+        if (method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r->m_body.size()));
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->m_body.data());
+    }
+    return r;
+}
+
+CurlRequest::~CurlRequest() {
+    if (m_easy) curl_easy_cleanup(m_easy);
+    curl_slist_free_all(m_headers);
+}
+
+Result<HttpResponse> CurlRequest::finish(CURLcode done) {
+    if (done != CURLE_OK && !(done == CURLE_WRITE_ERROR && m_stopped)) {
+        if (done == CURLE_WRITE_ERROR && m_overLimit)
+            return Error{m_url + ": response body larger than " + std::to_string(m_options.maxBodyBytes) + " bytes"};
+        return Error{m_url + ": " + describeFailure(done, m_errbuf, m_parsed, m_options)};
+    }
+    long status = 0;
+    curl_easy_getinfo(m_easy, CURLINFO_RESPONSE_CODE, &status);
+    m_resp.status = static_cast<int>(status);
+    return std::move(m_resp);
+}
+
 Result<HttpUrl> parseHttpUrl(const std::string& url) {
     HttpUrl u;
     std::string rest;
@@ -190,89 +235,30 @@ Result<HttpUrl> parseHttpUrl(const std::string& url) {
 Result<HttpResponse> httpRequest(const std::string& method, const std::string& url,
                                  const std::map<std::string, std::string>& headers, std::string_view body,
                                  const HttpClientOptions& o, const std::function<bool(std::string_view)>& onData) {
-    auto u = parseHttpUrl(url);
-    if (!u) return u.error();
-    CurlThreadState& st = threadState();
-    if (!st.multi || !st.easy) return Error{url + ": cannot initialise libcurl"};
-    CURL* h = st.easy;
-    curl_easy_reset(h);  // keeps the pooled connections, TLS sessions and DNS cache
-
-    HttpResponse resp;
-    Transfer t;
-    t.resp = &resp;
-    t.onData = &onData;
-    t.maxBodyBytes = o.maxBodyBytes;
-    char errbuf[CURL_ERROR_SIZE] = {};
-
-    HeaderList hl;
-    for (const auto& [k, v] : headers) hl.add(k + ": " + v);
-    hl.add("Expect:");  // no 100-continue round trip before a JSON body
-
-    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl.list);
-    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::max(1, o.connectTimeoutMs)));
-    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(std::min<size_t>(o.maxBodyBytes, INT64_MAX)));
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, onHeader);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, onBody);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-    if (u->tls) {
-        if (!o.tls.caFile.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, o.tls.caFile.c_str());
-        if (o.tls.insecure) {
-            curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-            curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-        }
-    }
-    if (method == "GET") {
-        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    } else {
-        if (method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
-    }
-
-    if (curl_multi_add_handle(st.multi, h) != CURLM_OK) return Error{url + ": cannot start the request (libcurl)"};
-    struct Detach {
+    auto made = CurlRequest::make(method, url, headers, body, o, onData);
+    if (!made) return made.error();
+    CurlRequest& r = **made;
+    CURLM* multi = threadMulti();
+    if (!multi || curl_multi_add_handle(multi, r.easy()) != CURLM_OK) return Error{url + ": cannot start the request (libcurl)"};
+    struct Detach {  // before the request is destroyed (declared after it)
         CURLM* m;
         CURL* e;
         ~Detach() { curl_multi_remove_handle(m, e); }
-    } detach{st.multi, h};
+    } detach{multi, r.easy()};
 
-    t.lastActivity = Clock::now();
-    CURLcode done = CURLE_OK;
-    bool finished = false;
-    while (!finished) {
+    for (;;) {
         int running = 0;
-        if (const CURLMcode mc = curl_multi_perform(st.multi, &running); mc != CURLM_OK)
+        if (const CURLMcode mc = curl_multi_perform(multi, &running); mc != CURLM_OK)
             return Error{url + ": " + curl_multi_strerror(mc)};
         int left = 0;
-        while (CURLMsg* m = curl_multi_info_read(st.multi, &left)) {
-            if (m->msg == CURLMSG_DONE && m->easy_handle == h) {
-                done = m->data.result;
-                finished = true;
-            }
-        }
-        if (finished) break;
+        while (CURLMsg* m = curl_multi_info_read(multi, &left))
+            if (m->msg == CURLMSG_DONE && m->easy_handle == r.easy()) return r.finish(m->data.result);
         if (o.cancel && o.cancel->load()) return Error{url + ": cancelled"};
-        const auto idleMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t.lastActivity).count();
+        const auto idleMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - r.lastActivity()).count();
         if (idleMs >= o.readTimeoutMs)
             return Error{url + ": no data for " + std::to_string(o.readTimeoutMs) + " ms (read timeout)"};
-        curl_multi_poll(st.multi, nullptr, 0, static_cast<int>(std::min<long long>(100, o.readTimeoutMs - idleMs)), nullptr);
+        curl_multi_poll(multi, nullptr, 0, static_cast<int>(std::min<long long>(100, o.readTimeoutMs - idleMs)), nullptr);
     }
-    if (done != CURLE_OK && !(done == CURLE_WRITE_ERROR && t.stopped)) {
-        if (done == CURLE_WRITE_ERROR && t.overLimit)
-            return Error{url + ": response body larger than " + std::to_string(o.maxBodyBytes) + " bytes"};
-        return Error{url + ": " + describeFailure(done, errbuf, *u, o)};
-    }
-    long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    resp.status = static_cast<int>(status);
-    return resp;
 }
 
 void SseParser::feed(std::string_view bytes, const std::function<void(const std::string& data)>& onEvent) {

@@ -91,6 +91,7 @@ nlohmann::json toJson(const RequestTiming& r) {
                         {"e2e_ms", r.e2eMs},               {"itl_ms", r.itlMs}};
     if (r.ttfaMs > 0) j["ttfa_ms"] = r.ttfaMs;
     if (r.reasoningTokens > 0) j["reasoning_tokens"] = r.reasoningTokens;
+    if (r.scheduleDelayMs > 0) j["schedule_delay_ms"] = r.scheduleDelayMs;
     if (!r.error.empty()) j["error"] = r.error;
     return j;
 }
@@ -106,6 +107,7 @@ RequestTiming requestTimingFromJson(const nlohmann::json& j) {
     r.e2eMs = num("e2e_ms");
     r.ttfaMs = num("ttfa_ms");
     r.reasoningTokens = static_cast<int64_t>(num("reasoning_tokens"));
+    r.scheduleDelayMs = num("schedule_delay_ms");
     if (j.contains("itl_ms") && j["itl_ms"].is_array())
         for (const auto& v : j["itl_ms"])
             if (v.is_number()) r.itlMs.push_back(v.get<double>());

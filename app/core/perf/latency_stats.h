@@ -30,6 +30,7 @@ struct RequestTiming {
     std::string error;          // non-empty: the request failed (its timings are not used)
     double ttfaMs = 0;          // first answer token when reasoning came first (reasoning_content); 0: none seen
     int64_t reasoningTokens = 0; // the server's count (usage), part of outputTokens
+    double scheduleDelayMs = 0; // load tests: how late the request left against its schedule
 };
 
 struct Distribution {

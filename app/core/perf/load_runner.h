@@ -36,6 +36,14 @@ struct EndpointConfig {
     bool insecure = false;                       // https: no certificate check (recorded with results, warned about)
 };
 
+// One row of a replayed trace (the Mooncake trace format AIPerf replays: JSONL rows
+// {"timestamp": ms, "input_length": N, "output_length": M}); the prompt is N random words.
+struct TraceEntry {
+    double timestampMs = 0;
+    int inputWords = 0;
+    int outputTokens = 0;
+};
+
 struct LoadSpec {
     std::vector<int> concurrency;   // closed-loop levels
     std::vector<double> rates;      // open-loop levels (requests/s); both lists may be given
@@ -49,21 +57,32 @@ struct LoadSpec {
     double sloTtftMs = 0;           // goodput: TTFT <= this (0: no bound)
     double sloTpotMs = 0;           // goodput: TPOT <= this (0: no bound)
     int maxInFlight = 1024;         // open loop: arrivals beyond this count as client_overload errors
+    double burstiness = 1;          // open loop: gamma shape of the gaps (1: Poisson; < 1 burstier; vLLM's --burstiness)
+    double rampUpS = 0;             // closed loop: clients start spread over this; open loop: the rate rises linearly over it
+    std::vector<TraceEntry> trace;  // non-empty: one more level that replays these arrivals (budget: the whole trace)
     uint64_t seed = 1;
 };
+
+// Reads a trace file (JSONL, one {"timestamp", "input_length", "output_length"} per line; extra
+// fields ignored). Errors name the file and line.
+Result<std::vector<TraceEntry>> loadTrace(const std::string& path);
 
 // Parses "ttft=500ms,tpot=50ms" (units ms or s) into the spec's SLO fields.
 Result<void> parseSlo(const std::string& text, LoadSpec& spec);
 
 struct LoadLevelResult {
-    std::string mode;                      // "concurrency" or "rate"
-    double level = 0;                      // the concurrency or the rate
+    std::string mode;                      // "concurrency", "rate" or "trace"
+    double level = 0;                      // the concurrency, the rate, or the trace's row count
     std::vector<RequestTiming> requests;   // every request, failed ones with their error
     std::map<std::string, int64_t> errors; // kind -> count: connect, timeout, http_429, http_4xx, http_5xx, protocol, client_overload
     int64_t retries = 0;
     LoadMetrics metrics;
     int64_t goodRequests = 0;              // completed within the SLO
     double goodputPerS = 0;
+    Distribution scheduleDelay;            // how late requests left against their schedule (ms)
+    bool behindSchedule = false;           // scheduleDelay.p99 > 10 ms: the client set the pace
+    double clientCpuMs = 0;                // CPU time of the load generator's thread over the level
+    double windowS = 0;                    // the level's wall time
     nlohmann::json series = nlohmann::json::array();  // per second: {t, completed, errors, output_tokens, ttft_p50, e2e_p50, e2e_p99}
 };
 
