@@ -34,7 +34,7 @@ jinja)
            engine/tokenizer/jinja_format.cpp)
   max_len=4096 ;;  # 10M executions in under an hour; templates over 4 KiB enter truncated
 sse)
-  sources=(app/core/net/http_client.cpp app/core/net/openai_response.cpp)
+  sources=(app/core/net/sse.cpp app/core/net/openai_response.cpp)
   max_len=8192 ignore=0 ;;  # here nlohmann's parser is what turns bytes into chunks: keep its coverage
 http_request)
   sources=(app/core/net/http_server.cpp)
