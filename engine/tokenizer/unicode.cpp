@@ -1,6 +1,7 @@
 #include "tokenizer/unicode.h"
 
 #include "tokenizer/unicode_tables.h"
+#include "verdict/engine/unicode_case.h"
 
 #include <algorithm>
 #include <array>
@@ -244,3 +245,7 @@ int alphabetCpToByte(uint32_t cp) {
 }
 
 }  // namespace verdict::tok
+
+namespace verdict {
+char32_t lowercaseCodePoint(char32_t cp) { return static_cast<char32_t>(tok::cpToLower(static_cast<uint32_t>(cp))); }
+}  // namespace verdict

@@ -48,6 +48,11 @@ private slots:
             {"exact articles", "exact", R"({"articles": true})", {"the Eiffel Tower"}, "Eiffel tower", true, "eiffel tower"},
             {"exact value param", "exact", R"({"value": "42"})", {}, "42", true, "42"},
             {"exact Greek case", "exact", "{}", {"ΑΘΗΝΑ"}, "αθηνα", true, "αθηνα"},
+            // Case folding is the engine's full table (the tokenizers' one): Greek with tonos,
+            // Armenian, Latin Extended-B and Cherokee were missed by the old partial table.
+            {"exact Greek tonos case", "exact", "{}", {"ΆΛΦΑ"}, "άλφα", true, "άλφα"},
+            {"exact Armenian case", "exact", "{}", {"ՀԱՅԵՐԵՆ"}, "հայերեն", true, "հայերեն"},
+            {"icontains Latin Extended-B", "contains", R"({"value": "ǆ", "ignore_case": true})", {}, "Ǆ", true, "ǆ"},
             {"contains", "contains", R"({"value": "Paris"})", {}, "It is Paris, of course", true, "Paris"},
             {"contains is case-sensitive", "contains", R"({"value": "paris"})", {}, "It is Paris", false, ""},
             {"icontains", "contains", R"({"value": "paris", "ignore_case": true})", {}, "It is PARIS", true, "paris"},

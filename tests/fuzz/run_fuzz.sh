@@ -24,7 +24,8 @@ suite_import)
   sources=(app/core/suite/suite_importer.cpp app/core/suite/byte_source.cpp app/core/suite/record_reader.cpp
            app/core/suite/json_parse.cpp app/core/suite/utf8_text.cpp app/core/suite/field_mapping.cpp
            app/core/suite/suite_shape.cpp app/core/suite/record_fields.cpp app/core/suite/item_mapper.cpp
-           app/core/suite/item_mapper_mc.cpp app/core/suite/promptfoo_mapper.cpp engine/util/sha256.cpp)
+           app/core/suite/item_mapper_mc.cpp app/core/suite/promptfoo_mapper.cpp engine/util/sha256.cpp
+           engine/tokenizer/unicode.cpp engine/tokenizer/unicode_tables.cpp)
   libs=(-lz) max_len=2048 ;;
 jinja)
   sources=(engine/tokenizer/chat_template.cpp engine/tokenizer/jinja_lexer.cpp engine/tokenizer/jinja_parser.cpp
@@ -40,7 +41,8 @@ http_request)
   sources=(app/core/net/http_server.cpp)
   max_len=4096 ;;
 judge_verdict)
-  sources=(app/core/judge/judge_verdict.cpp app/core/suite/utf8_text.cpp engine/util/quote.cpp)
+  sources=(app/core/judge/judge_verdict.cpp app/core/suite/utf8_text.cpp engine/util/quote.cpp
+           engine/tokenizer/unicode.cpp engine/tokenizer/unicode_tables.cpp)
   max_len=8192 ;;
 *) echo "run_fuzz.sh: unknown target '$target' (gguf, suite_import, jinja, sse, http_request, judge_verdict)"; exit 2 ;;
 esac

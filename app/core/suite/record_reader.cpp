@@ -285,10 +285,7 @@ Result<bool> RecordReader::enterTopLevelObject() {
             if (!ws) return ws.error();
             c = peekByte();
             if (!c) return c.error();
-            if (*c == '{') {
-                m_arrayKey = key;
-                return true;
-            }
+            if (*c == '{') return true;
             nlohmann::json kept = nlohmann::json::array();  // not records: read it element by element
             for (;;) {
                 if (*c == ']') {

@@ -60,10 +60,6 @@ public:
     Result<bool> next(RawRecord& out);
 
     RecordFormat format() const { return m_format; }
-    bool csvHasHeader() const { return m_csvHasHeader; }
-    const std::vector<std::string>& csvHeader() const { return m_header; }  // as written (trimmed)
-    // For a top-level JSON object: the key whose array was read ("" otherwise).
-    const std::string& jsonArrayKey() const { return m_arrayKey; }
     // For a top-level JSON object: its other members read before the records (each under 1 MiB),
     // e.g. promptfoo's "prompts" and "description".
     const nlohmann::json& topLevelValues() const { return m_topLevel; }
@@ -104,7 +100,6 @@ private:
     // JSON array state
     bool m_arrayDone = false;
     bool m_firstElement = true;
-    std::string m_arrayKey;
     nlohmann::json m_topLevel = nlohmann::json::object();
 
     // CSV state

@@ -52,10 +52,6 @@ std::optional<SuiteShape> shapeFromName(std::string_view name) {
     return std::nullopt;
 }
 
-bool isMultipleChoiceShape(SuiteShape s) {
-    return s == SuiteShape::MultipleChoice || s == SuiteShape::Arc || s == SuiteShape::Aqua || s == SuiteShape::Mmlu;
-}
-
 SuiteShape classifyRecord(const nlohmann::json& r) {
     if (!r.is_object()) return SuiteShape::Unknown;
     const auto* vars = fields::find(r, "vars");

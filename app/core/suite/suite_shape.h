@@ -40,8 +40,6 @@ SuiteShape classifyRecord(const nlohmann::json& record);
 // earlier record), Unknown when no record fits any shape.
 SuiteShape detectShape(const std::vector<nlohmann::json>& firstRecords);
 
-bool isMultipleChoiceShape(SuiteShape s);
-
 // Scorers an item gets when the file names none: mc -> mc_loglik + mc_letter, gsm8k -> numeric,
 // code -> code_exec (runs only when execution is enabled), prompt with references -> exact with
 // normalisation, inspect/openai evals -> by what the item carries; promptfoo items carry their own.

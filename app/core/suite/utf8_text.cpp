@@ -1,5 +1,7 @@
 #include "core/suite/utf8_text.h"
 
+#include "verdict/engine/unicode_case.h"
+
 #include <cstdint>
 
 namespace verdict::core::utf8 {
@@ -79,20 +81,6 @@ void append(std::string& out, char32_t cp) {
     }
 }
 
-std::vector<char32_t> toCodePoints(std::string_view s) {
-    std::vector<char32_t> out;
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size();) out.push_back(decodeNext(s, i));
-    return out;
-}
-
-std::string fromCodePoints(const std::vector<char32_t>& cps) {
-    std::string out;
-    out.reserve(cps.size());
-    for (char32_t cp : cps) append(out, cp);
-    return out;
-}
-
 size_t codePointCount(std::string_view s) {
     size_t n = 0;
     for (size_t i = 0; i < s.size();) {
@@ -141,22 +129,7 @@ bool isLetterOrDigit(char32_t cp) {
     return true;
 }
 
-char32_t toLower(char32_t cp) {
-    if (cp >= 'A' && cp <= 'Z') return cp + 32;
-    if (cp < 0xC0) return cp;
-    if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) return cp + 32;            // Latin-1
-    if (cp >= 0x100 && cp <= 0x17F) {                                       // Latin Extended-A pairs
-        if (cp == 0x130 || cp == 0x131 || cp == 0x138 || cp == 0x149 || cp == 0x17F) return cp;
-        const bool oddIsUpper = (cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E);
-        if (oddIsUpper) return (cp % 2 == 1) ? cp + 1 : cp;
-        return (cp % 2 == 0) ? cp + 1 : cp;
-    }
-    if (cp >= 0x391 && cp <= 0x3AB && cp != 0x3A2) return cp + 32;         // Greek
-    if (cp >= 0x410 && cp <= 0x42F) return cp + 32;                         // Cyrillic
-    if (cp >= 0x400 && cp <= 0x40F) return cp + 80;
-    if (cp >= 0xFF21 && cp <= 0xFF3A) return cp + 32;                       // full-width Latin
-    return cp;
-}
+char32_t toLower(char32_t cp) { return lowercaseCodePoint(cp); }
 
 std::string toLowerUtf8(std::string_view s) {
     std::string out;

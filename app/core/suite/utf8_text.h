@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace verdict::core::utf8 {
 
@@ -21,8 +20,6 @@ inline bool isValid(std::string_view s) { return !firstInvalidByte(s).has_value(
 char32_t decodeNext(std::string_view s, size_t& i);
 
 void append(std::string& out, char32_t cp);
-std::vector<char32_t> toCodePoints(std::string_view s);
-std::string fromCodePoints(const std::vector<char32_t>& cps);
 size_t codePointCount(std::string_view s);
 
 // Han ideographs, kana, Hangul syllables and CJK symbols: each is one "word" for ROUGE/BLEU.
@@ -33,7 +30,8 @@ bool isAsciiPunctuation(char32_t cp);
 bool isWhitespace(char32_t cp);  // ASCII space/tab/CR/LF/VT/FF, NBSP, U+3000 and U+2000–U+200B
 bool isLetterOrDigit(char32_t cp);  // ASCII alnum, or any non-ASCII that is not space/punctuation
 
-// Simple case folding for ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic capitals.
+// Unicode simple lowercase mapping (the engine's table, the one the tokenizers use:
+// verdict/engine/unicode_case.h).
 char32_t toLower(char32_t cp);
 std::string toLowerUtf8(std::string_view s);
 
