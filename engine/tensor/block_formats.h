@@ -163,6 +163,111 @@ inline float mxfp4HalfScale(uint8_t e) {
     return f;
 }
 
+// ---- lattice i-quants (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M) ---------------------
+// Source: ggml-common.h (block_iq2_xxs ... block_iq1_m) of llama.cpp v0.5.0. Every format splits a
+// super-block of 256 into 8 sub-blocks of 32 (sub-block ib = elements 32ib..32ib+31) and those into
+// groups of 8 (IQ3: two grid points of 4), each group one point of a grid (iq_grids.h). The decoding,
+// scale by scale, is tensor/iq_decode.h; what each field holds is said here.
+
+// IQ2_XXS: sub-block ib = bytes 8ib..8ib+7 of qs: bytes 0-3 four 8-bit indices into kIQ2XXSGrid
+// (group l = byte l); the next 32-bit word holds four 7-bit sign indices (bits 7l..7l+6, through
+// kIQ2Signs) and a 4-bit scale s in bits 28-31: x = d * (2s + 1) / 8 * (+-grid).
+struct BlockIQ2_XXS {
+    uint16_t d;  // f16
+    uint16_t qs[kQKK / 8];
+};
+
+// IQ2_XS: qs[4ib + l] = 9-bit index into kIQ2XSGrid | 7-bit sign index << 9; scales[ib] two 4-bit
+// scales (low nibble: elements 0-15 of the sub-block, high: 16-31): x = d * (2s + 1) / 8 * (+-grid).
+struct BlockIQ2_XS {
+    uint16_t d;  // f16
+    uint16_t qs[kQKK / 8];
+    uint8_t scales[kQKK / 32];
+};
+
+// IQ2_S: qs[0..31] the low 8 bits of the 10-bit indices into kIQ2SGrid (4 per sub-block), bits 8-9 of
+// index l of sub-block ib in bits 2l..2l+1 of qh[ib]; qs[32..63] one plain sign byte per group (bit j
+// set: element j negative); scales as IQ2_XS.
+struct BlockIQ2_S {
+    uint16_t d;  // f16
+    uint8_t qs[kQKK / 4];
+    uint8_t qh[kQKK / 32];
+    uint8_t scales[kQKK / 32];
+};
+
+// IQ3_XXS: qs[0..63] 8-bit indices into kIQ3XXSGrid (8 per sub-block, two per group of 8);
+// qs[64 + 4ib ..] a 32-bit word per sub-block as IQ2_XXS's (four 7-bit sign indices, scale in bits
+// 28-31): x = d * (2s + 1) / 4 * (+-grid).
+struct BlockIQ3_XXS {
+    uint16_t d;  // f16
+    uint8_t qs[3 * kQKK / 8];
+};
+
+// IQ3_S: 9-bit indices into kIQ3SGrid: low bits qs[8ib + k], bit 8 = bit k of qh[ib]; signs[4ib + l]
+// one plain sign byte per group of 8; 4-bit scales, sub-block ib in nibble ib%2 of scales[ib/2]:
+// x = d * (2s + 1) * (+-grid).
+struct BlockIQ3_S {
+    uint16_t d;  // f16
+    uint8_t qs[kQKK / 4];
+    uint8_t qh[kQKK / 32];
+    uint8_t signs[kQKK / 8];
+    uint8_t scales[kQKK / 64];
+};
+
+// The shift of IQ1_S / IQ1_M: x = scale * (grid + delta), delta = +-1/8 (ggml's IQ1S_DELTA).
+inline constexpr float kIQ1Delta = 0.125f;
+
+// IQ1_S: 11-bit indices into kIQ1SGrid (signed values -1/0/1): low bits qs[4ib + l], bits 8-10 =
+// bits 3l..3l+2 of qh[ib]; qh[ib] bits 12-14 the scale s, bit 15 the delta's sign (set: -1/8):
+// x = d * (2s + 1) * (grid + delta).
+struct BlockIQ1_S {
+    uint16_t d;  // f16
+    uint8_t qs[kQKK / 8];
+    uint16_t qh[kQKK / 32];
+};
+
+// IQ1_M: no d field. Indices as IQ1_S but the high bits per group: group l of sub-block ib reads
+// byte qh[2ib + l/2], nibble l%2: bits 0-2 = index bits 8-10, bit 3 = the delta's sign. scales = four
+// little-endian 16-bit words: word w bits 0-11 hold four 3-bit scales (sub-block 2w: elements 0-15,
+// 16-31; sub-block 2w+1: likewise), bits 12-15 of the four words are the f16 super-block scale's
+// nibbles (word 0 lowest; iq1mScale): x = d * (2s + 1) * (grid + delta).
+struct BlockIQ1_M {
+    uint8_t qs[kQKK / 8];
+    uint8_t qh[kQKK / 16];
+    uint8_t scales[kQKK / 32];
+};
+
+inline uint16_t iq1mScaleWord(const BlockIQ1_M& b, int w) {
+    return static_cast<uint16_t>(b.scales[2 * w] | (b.scales[2 * w + 1] << 8));
+}
+
+// The f16 bits of IQ1_M's super-block scale.
+inline uint16_t iq1mScale(const BlockIQ1_M& b) {
+    return static_cast<uint16_t>((iq1mScaleWord(b, 0) >> 12) | ((iq1mScaleWord(b, 1) >> 8) & 0x00F0) |
+                                 ((iq1mScaleWord(b, 2) >> 4) & 0x0F00) | (iq1mScaleWord(b, 3) & 0xF000));
+}
+
+// ---- ternary formats (TQ1_0, TQ2_0): x = d * t, t in {-1, 0, 1} ---------------------------------
+// Source: ggml-common.h (block_tq1_0, block_tq2_0) of llama.cpp v0.5.0. d comes last in both.
+
+// TQ1_0: five trits per byte (qs) and four per byte (qh), each byte b = ceil(sum_n (t_n + 1) 3^(4-n)
+// * 256 / 243) for its trits in order n = 0..4 (qh: n = 0..3, the fifth trit position unused), so
+// trit n is the top base-3 digit of (b * 3^n mod 256), i.e. ((b * 3^n mod 256) * 3) >> 8.
+// Element order: qs[m] (m < 32) trit n = element 32n + m; qs[32 + m] (m < 16) trit n = element
+// 160 + 16n + m; qh[j] trit n = element 240 + 4n + j.
+struct BlockTQ1_0 {
+    uint8_t qs[(kQKK - 4 * kQKK / 64) / 5];
+    uint8_t qh[kQKK / 64];
+    uint16_t d;  // f16
+};
+
+// TQ2_0: 2 bits per element, t = q - 1 (q = 3 unused); element 128h + 32l + m = bits 2l..2l+1 of
+// qs[32h + m].
+struct BlockTQ2_0 {
+    uint8_t qs[kQKK / 4];
+    uint16_t d;  // f16
+};
+
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);
 static_assert(sizeof(BlockQ5_0) == 22);
@@ -178,6 +283,15 @@ static_assert(sizeof(BlockQ8_K) == 292);
 static_assert(sizeof(BlockIQ4_NL) == 18);
 static_assert(sizeof(BlockIQ4_XS) == 136);
 static_assert(sizeof(BlockMXFP4) == 17);
+static_assert(sizeof(BlockIQ2_XXS) == 66);
+static_assert(sizeof(BlockIQ2_XS) == 74);
+static_assert(sizeof(BlockIQ2_S) == 82);
+static_assert(sizeof(BlockIQ3_XXS) == 98);
+static_assert(sizeof(BlockIQ3_S) == 110);
+static_assert(sizeof(BlockIQ1_S) == 50);
+static_assert(sizeof(BlockIQ1_M) == 56);
+static_assert(sizeof(BlockTQ1_0) == 54);
+static_assert(sizeof(BlockTQ2_0) == 66);
 
 // Unpacks the 6-bit scale and min of sub-block j (0..7) of Q4_K / Q5_K.
 // Bytes 0-3: scale j (low 6 bits) for j < 4, bits 6-7 = high bits of scale j+4;

@@ -37,6 +37,16 @@ void dequantizeQ8_K(const BlockQ8_K* x, float* y, int64_t k);
 void dequantizeIQ4_NL(const BlockIQ4_NL* x, float* y, int64_t k);
 void dequantizeIQ4_XS(const BlockIQ4_XS* x, float* y, int64_t k);
 void dequantizeMXFP4(const BlockMXFP4* x, float* y, int64_t k);
+// quant_iq_grid.cpp: the lattice i-quants and the ternary formats, dequantization only
+void dequantizeIQ2_XXS(const BlockIQ2_XXS* x, float* y, int64_t k);
+void dequantizeIQ2_XS(const BlockIQ2_XS* x, float* y, int64_t k);
+void dequantizeIQ2_S(const BlockIQ2_S* x, float* y, int64_t k);
+void dequantizeIQ3_XXS(const BlockIQ3_XXS* x, float* y, int64_t k);
+void dequantizeIQ3_S(const BlockIQ3_S* x, float* y, int64_t k);
+void dequantizeIQ1_S(const BlockIQ1_S* x, float* y, int64_t k);
+void dequantizeIQ1_M(const BlockIQ1_M* x, float* y, int64_t k);
+void dequantizeTQ1_0(const BlockTQ1_0* x, float* y, int64_t k);
+void dequantizeTQ2_0(const BlockTQ2_0* x, float* y, int64_t k);
 
 // Scale searches of ggml-quants.c used by the K-quant reference quantizers (same names minus
 // the snake case; see quant_k_search.cpp).

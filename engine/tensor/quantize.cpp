@@ -25,6 +25,9 @@ bool canDequantize(TensorType t) {
         case TensorType::Q8_0: case TensorType::Q8_1: case TensorType::Q2_K: case TensorType::Q3_K:
         case TensorType::Q4_K: case TensorType::Q5_K: case TensorType::Q6_K: case TensorType::Q8_K:
         case TensorType::IQ4_NL: case TensorType::IQ4_XS: case TensorType::MXFP4:
+        case TensorType::IQ2_XXS: case TensorType::IQ2_XS: case TensorType::IQ2_S: case TensorType::IQ3_XXS:
+        case TensorType::IQ3_S: case TensorType::IQ1_S: case TensorType::IQ1_M: case TensorType::TQ1_0:
+        case TensorType::TQ2_0:
             return true;
         default:
             return false;
@@ -32,8 +35,15 @@ bool canDequantize(TensorType t) {
 }
 
 bool canQuantize(TensorType t) {
-    // IQ4_NL, IQ4_XS and MXFP4 are read, not written.
-    return canDequantize(t) && t != TensorType::IQ4_NL && t != TensorType::IQ4_XS && t != TensorType::MXFP4;
+    // The i-quants, MXFP4 and the ternary formats are read, not written (files come from llama-quantize).
+    switch (t) {
+        case TensorType::IQ4_NL: case TensorType::IQ4_XS: case TensorType::MXFP4: case TensorType::IQ2_XXS:
+        case TensorType::IQ2_XS: case TensorType::IQ2_S: case TensorType::IQ3_XXS: case TensorType::IQ3_S:
+        case TensorType::IQ1_S: case TensorType::IQ1_M: case TensorType::TQ1_0: case TensorType::TQ2_0:
+            return false;
+        default:
+            return canDequantize(t);
+    }
 }
 
 void dequantizeRow(TensorType t, const void* src, float* dst, int64_t n) {
@@ -58,6 +68,15 @@ void dequantizeRow(TensorType t, const void* src, float* dst, int64_t n) {
         case TensorType::IQ4_NL: dequantizeIQ4_NL(as<BlockIQ4_NL>(src), dst, n); break;
         case TensorType::IQ4_XS: dequantizeIQ4_XS(as<BlockIQ4_XS>(src), dst, n); break;
         case TensorType::MXFP4: dequantizeMXFP4(as<BlockMXFP4>(src), dst, n); break;
+        case TensorType::IQ2_XXS: dequantizeIQ2_XXS(as<BlockIQ2_XXS>(src), dst, n); break;
+        case TensorType::IQ2_XS: dequantizeIQ2_XS(as<BlockIQ2_XS>(src), dst, n); break;
+        case TensorType::IQ2_S: dequantizeIQ2_S(as<BlockIQ2_S>(src), dst, n); break;
+        case TensorType::IQ3_XXS: dequantizeIQ3_XXS(as<BlockIQ3_XXS>(src), dst, n); break;
+        case TensorType::IQ3_S: dequantizeIQ3_S(as<BlockIQ3_S>(src), dst, n); break;
+        case TensorType::IQ1_S: dequantizeIQ1_S(as<BlockIQ1_S>(src), dst, n); break;
+        case TensorType::IQ1_M: dequantizeIQ1_M(as<BlockIQ1_M>(src), dst, n); break;
+        case TensorType::TQ1_0: dequantizeTQ1_0(as<BlockTQ1_0>(src), dst, n); break;
+        case TensorType::TQ2_0: dequantizeTQ2_0(as<BlockTQ2_0>(src), dst, n); break;
         default: break;
     }
 }

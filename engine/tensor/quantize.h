@@ -16,9 +16,10 @@
 namespace verdict::tensor {
 
 // Types with a reference dequantizer: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1,
-// Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, MXFP4.
+// Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S,
+// IQ1_S, IQ1_M, TQ1_0, TQ2_0.
 bool canDequantize(TensorType t);
-// Types with a reference quantizer: the same set but IQ4_NL, IQ4_XS and MXFP4 (read only).
+// Types with a reference quantizer: the same set but the i-quants, MXFP4, TQ1_0 and TQ2_0 (read only).
 bool canQuantize(TensorType t);
 
 // n elements (a multiple of the block size) starting at a block boundary. Block data must have

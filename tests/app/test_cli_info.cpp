@@ -61,18 +61,42 @@ private slots:
 
     void saysWhatThisBuildLacks() {
         // Before any weight is read: the card names what is missing (a weight type here), or says yes.
-        const auto iq2 = verdict::test::fixture("v0.5.0/models/synth-llama-iq2_xxs.gguf");
+        // Every fixture's weight types are computable, so the lacking file is stories260K with one
+        // F32 matrix retyped I32 in its tensor table (same element size: the file stays valid).
+        const auto src = verdict::test::fixture("models/stories260K.gguf");
         const auto ok = verdict::test::fixture("v0.5.0/models/synth-qwen3-f16.gguf");
-        VERDICT_NEED_FIXTURE(iq2);
+        VERDICT_NEED_FIXTURE(src);
         VERDICT_NEED_FIXTURE(ok);
-        Run r = runVerdict({"info", QString::fromStdString(iq2.string()), "--json"});
+        QFile in(QString::fromStdString(src.string()));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        const QByteArray name("blk.0.ffn_up.weight");
+        QByteArray entry(8, '\0');
+        entry[0] = static_cast<char>(name.size());  // u64 length, then the name
+        entry += name;
+        const qsizetype at = bytes.indexOf(entry);
+        QVERIFY(at > 0);
+        const qsizetype typeAt = at + entry.size() + 4 + 2 * 8;  // n_dims u32 (2), two u64 dims
+        QCOMPARE(bytes[typeAt], '\0');                           // F32
+        bytes[typeAt] = 26;                                      // I32
+        QTemporaryDir dir;
+        const QString lacking = dir.filePath("lacking.gguf");
+        QFile out(lacking);
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(bytes) == bytes.size());
+        out.close();
+        Run r = runVerdict({"info", lacking, "--json"});
         QCOMPARE(r.exitCode, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         QCOMPARE(j["runs_here"]["cpu"].get<bool>(), false);
         QCOMPARE(j["runs_here"]["missing"].size(), size_t(1));
-        QVERIFY(j["runs_here"]["missing"][0].get<std::string>().find("tensor type iq2_xxs") != std::string::npos);
-        Run text = runVerdict({"info", QString::fromStdString(iq2.string())});
-        QVERIFY2(text.out.contains("runs here:            no: lacks tensor type iq2_xxs"), text.out.constData());
+        QVERIFY(j["runs_here"]["missing"][0].get<std::string>().find("tensor type i32") != std::string::npos);
+        Run text = runVerdict({"info", lacking});
+        QVERIFY2(text.out.contains("runs here:            no: lacks tensor type i32"), text.out.constData());
+        // The lattice i-quants are computable now: their file says yes.
+        const auto iq2 = verdict::test::fixture("v0.5.0/models/synth-llama-iq2_xxs.gguf");
+        VERDICT_NEED_FIXTURE(iq2);
+        Run iq = runVerdict({"info", QString::fromStdString(iq2.string()), "--json"});
+        QCOMPARE(nlohmann::json::parse(iq.out.toStdString())["runs_here"]["cpu"].get<bool>(), true);
         Run yes = runVerdict({"info", QString::fromStdString(ok.string()), "--json"});
         const auto y = nlohmann::json::parse(yes.out.toStdString());
         QCOMPARE(y["runs_here"]["cpu"].get<bool>(), true);

@@ -124,7 +124,7 @@ private slots:
         // Whatever the memory: an architecture, a weight type or a tokenizer this build lacks, named.
         ModelCard c = handCard();
         c.arch = "mamba";
-        c.tensorTypeBytes["iq2_xxs"] = 3 * 1024 * 1024;
+        c.tensorTypeBytes["i32"] = 3 * 1024 * 1024;
         c.tokenizerModel = "gpt2";
         c.tokenizerPre = "no-such-pre";
         for (uint64_t freeBytes : {uint64_t{0}, uint64_t{1} << 40}) {
@@ -132,7 +132,7 @@ private slots:
             QCOMPARE(v.fit, Fit::Unsupported);
             QCOMPARE(fitName(v.fit), std::string_view("unsupported"));
             QVERIFY2(v.reason.find("architecture 'mamba' (supported: llama") != std::string::npos, v.reason.c_str());
-            QVERIFY2(v.reason.find("tensor type iq2_xxs (3.0 MiB of weights)") != std::string::npos, v.reason.c_str());
+            QVERIFY2(v.reason.find("tensor type i32 (3.0 MiB of weights)") != std::string::npos, v.reason.c_str());
             QVERIFY2(v.reason.find("tokenizer.ggml.pre = 'no-such-pre': unknown pre-tokenizer") != std::string::npos,
                      v.reason.c_str());
             QCOMPARE(v.needBytes, kNeedCpu);  // the memory figures are still there

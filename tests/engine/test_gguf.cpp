@@ -133,6 +133,10 @@ private slots:
         }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {33}, 2, 0); x.padTo(32).zeros(64); add("row not multiple of block", x, "block size"); }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {8}, 0, 1024); x.padTo(32).zeros(32); add("data out of range", x, "past the end"); }
+        // The super-block formats read only (i-quants, ternary): rows of 128 are not whole IQ2_XXS
+        // blocks; two TQ1_0 rows of 256 need 108 bytes, the file has 54.
+        { Bytes x = header(1, 0); tensorInfo(x, "t", {128}, 16, 0); x.padTo(32).zeros(66); add("i-quant row not whole blocks", x, "block size"); }
+        { Bytes x = header(1, 0); tensorInfo(x, "t", {256, 2}, 34, 0); x.padTo(32).zeros(54); add("ternary data short", x, "past the end"); }
         { Bytes x = header(1, 0); tensorInfo(x, "t", {8}, 0, 7); x.padTo(32).zeros(64); add("misaligned offset", x, "alignment"); }
         { Bytes x = header(2, 0); tensorInfo(x, "a", {16}, 0, 0); tensorInfo(x, "b", {8}, 0, 32); x.padTo(32).zeros(96); add("overlapping tensors", x, "overlaps"); }
         { Bytes x = header(2, 0); tensorInfo(x, "a", {8}, 0, 0); tensorInfo(x, "a", {8}, 0, 32); x.padTo(32).zeros(64); add("duplicate tensor name", x, "duplicate"); }

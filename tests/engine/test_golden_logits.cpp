@@ -9,10 +9,14 @@
 //      the same logits at every step (checks the batched prompt path at every position);
 //   3. free-running greedy generation must reproduce gen_ids up to the first step where the
 //      reference's top-1/top-2 gap is below the tolerance (there the order may legitimately flip).
+// MoE files: a step out of tolerance at or after a step where our own router saw a near-tie in its
+// top-k (Case::tieGap) ends that prompt's comparison instead of failing (a routing flip: the fixtures
+// README's "Routing flip"); at least two thirds of all steps must still be compared.
 // Tolerance |ours - ref| <= abs + rel * |ref|, per weight type (see tolerances() below and
 // docs in the report). Max |Δ| per fixture is printed. With VERDICT_TEST_DEVICE=cuda:0
 // (tests/gpu, label gpu) the same checks run on the CUDA backend.
 #include "fixtures.h"
+#include "session/session_impl.h"
 #include "test_device.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
@@ -49,7 +53,19 @@ struct Tolerance {
 struct Case {
     std::string stem;
     Tolerance tol;
+    // MoE files: from the first step at which our own router sees a near-tie (the k-th minus the
+    // (k+1)-th selection score below this, on any token and layer), a prompt is no longer compared:
+    // there llama.cpp may pick the other expert and the logits move by O(1) from that token on
+    // (fixtures README, "Routing flip"; the reference paths' smallest gaps are in its table). 0: off.
+    double tieGap = 0;
 };
+
+// The selection scores each MoE forward pass dumps (what its top-k ranks): deepseek2 and glm4moe
+// (bias, groups), gpt-oss (router logits + bias), the llama-family MoE (router logits; its softmax
+// keeps their order).
+bool isSelectionScore(std::string_view name) {
+    return name == "ffn_moe_sel" || name == "ffn_moe_logits_biased" || name == "ffn_moe_logits";
+}
 
 struct StepRef {
     int pos = 0;
@@ -138,7 +154,17 @@ private slots:
         // span): 3x the quantized bound. Measured 6.4e-2 (llama3-q4_k_m), 6.2e-2 (qwen3-q8_0), 6.6e-2
         // (qwen3-q4_k_m), 6.3e-2 (gpt-oss-mxfp4); llama.cpp's own KV f32 -> f16 switch moves them
         // 9.2e-2, 8.7e-2, 0.11, 0.10 at step 0 (fixtures README, third batch).
+        // synth-deepseek2-q4_k has the same +-4 span (second batch): measured 8.2e-2 where the CPU runs
+        // the AVX2 kernels (it stayed under 5e-2 with AVX-512's summation order); llama.cpp v0.5.0
+        // moved this file by 7.3e-2 against its own c392e50 references (fixtures README).
         const Tolerance quantWide{1.5e-1, 0};
+        // Routing near-ties (Case::tieGap), in selection-score units: our router's scores carry the
+        // hidden state's differences from llama.cpp's, ~1e-4 on F16 files and up to a few 1e-3 on
+        // quantized ones (activation-rounding flips of 1e-2 in the logits). Seen: gpt-oss-mxfp4 prompt 2
+        // parts from llama.cpp's path at step 2 (|d| 1.0 from that token on, the signature of a routing
+        // flip) where our top-4 gap is 2.6e-3; llama.cpp's own smallest gap on that path is 1.2e-3.
+        const double tieF16 = 1e-3;
+        const double tieQuant = 3e-3;
         // gpt-oss F16 (logits +-4.7; YaRN, sinks, 3x-wide expert weights): the README's bound for the
         // third batch's F16 files, 1e-2 (llama.cpp's own KV f32 -> f16 switch moves it 8.0e-3).
         const Tolerance f16Batch3{1e-2, 0};
@@ -158,14 +184,14 @@ private slots:
             {"synth-llama-q4_k", quant},
             {"synth-llama-q5_k", quant},
             {"synth-llama-q6_k", quant},
-            {"synth-llama-moe-f16", f16},
-            {"synth-llama-moe-q8_0", quant},
+            {"synth-llama-moe-f16", f16, tieF16},
+            {"synth-llama-moe-q8_0", quant, tieQuant},
             {"synth-qwen2-f16", f16},
             {"synth-gemma2-f16", f16Wide},
             {"synth-phi3-f16", f16Wide},
-            {"synth-deepseek2-f16", f16Deep},
-            {"synth-deepseek2-q4_k", quant},
-            {"synth-deepseek2lite-f16", f16Deep},
+            {"synth-deepseek2-f16", f16Deep, tieF16},
+            {"synth-deepseek2-q4_k", quantWide, tieQuant},
+            {"synth-deepseek2lite-f16", f16Deep, tieF16},
             // Third batch (llama.cpp v0.5.0, fixtures/v0.5.0): the same master in the mixes llama.cpp
             // makes by default and in the non-linear 4-bit types (CPU only so far).
             {"v0.5.0/synth-llama-q4_k_m", quant},
@@ -173,18 +199,33 @@ private slots:
             {"v0.5.0/synth-llama-iq4_nl", quant},
             {"v0.5.0/synth-llama-iq4_xs", quant},
             {"v0.5.0/synth-llama-mxfp4", quant},
+            // The lattice i-quants and the ternary formats (CPU only so far), the quantized bound: the
+            // steps agree to 5e-5 (the references' 5 digits) up to the first step where one activation's
+            // Q8_K rounding flips (summation order), then move by 0.9-2e-2 from there on (the flip is in
+            // the KV cache). Measured: tq2_0 / tq1_0 8.9e-3 (bit-identical files), iq2_xxs 1.3e-2,
+            // iq3_xxs 1.7e-2, iq3_s 9.0e-3, iq2_xs 1.7e-2, iq2_s 5.0e-5, iq1_s 5.0e-5 (no flip), iq1_m
+            // 2.0e-2; llama.cpp's own KV f32 -> f16 switch moves them 1.8-2.8e-2 (fixtures README).
+            {"v0.5.0/synth-llama-tq2_0", quant},
+            {"v0.5.0/synth-llama-tq1_0", quant},
+            {"v0.5.0/synth-llama-iq2_xxs", quant},
+            {"v0.5.0/synth-llama-iq3_xxs", quant},
+            {"v0.5.0/synth-llama-iq3_s", quant},
+            {"v0.5.0/synth-llama-iq2_xs", quant},
+            {"v0.5.0/synth-llama-iq2_s", quant},
+            {"v0.5.0/synth-llama-iq1_s", quant},
+            {"v0.5.0/synth-llama-iq1_m", quant},
             {"v0.5.0/synth-llama3-f16", f16Wide},
             {"v0.5.0/synth-llama3-q4_k_m", quantWide},
             {"v0.5.0/synth-qwen3-f16", f16Wide},
             {"v0.5.0/synth-qwen3-q8_0", quantWide},
             {"v0.5.0/synth-qwen3-q4_k_m", quantWide},
-            {"v0.5.0/synth-qwen3moe-f16", f16Wide},
-            {"v0.5.0/synth-qwen3moe-q8_0", quant},
+            {"v0.5.0/synth-qwen3moe-f16", f16Wide, tieF16},
+            {"v0.5.0/synth-qwen3moe-q8_0", quant, tieQuant},
             {"v0.5.0/synth-gemma3-f16", f16Wide},
             {"v0.5.0/synth-gemma3-q8_0", quant},
-            {"v0.5.0/synth-gpt-oss-f16", f16Batch3},
-            {"v0.5.0/synth-gpt-oss-mxfp4", quantWide},
-            {"v0.5.0/synth-glm4moe-f16", f16Batch3},
+            {"v0.5.0/synth-gpt-oss-f16", f16Batch3, tieF16},
+            {"v0.5.0/synth-gpt-oss-mxfp4", quantWide, tieQuant},
+            {"v0.5.0/synth-glm4moe-f16", f16Batch3, tieF16},
         };
         for (const auto& c : cases) QTest::addRow("%s", c.stem.c_str()) << c;
     }
@@ -200,11 +241,12 @@ private slots:
         VERDICT_NEED_FIXTURE(modelPath);
         VERDICT_NEED_FIXTURE(refPath);
         VERDICT_NEED_TEST_DEVICE();
-        const bool cpuOnly = name.find("iq4_") != std::string::npos || name.find("mxfp4") != std::string::npos ||
+        const bool cpuOnly = name.find("-iq") != std::string::npos || name.find("-tq") != std::string::npos ||
+                             name.find("mxfp4") != std::string::npos ||
                              name.find("qwen3") != std::string::npos || name.find("gemma3") != std::string::npos ||
                              name.find("gpt-oss") != std::string::npos || name.find("glm4moe") != std::string::npos;
         if (cpuOnly && verdict::test::testDevice() != "cpu")
-            QSKIP("IQ4_NL, IQ4_XS, MXFP4 and the Q/K norms of qwen3 / gemma3 run on the CPU only so far");
+            QSKIP("the i-quants, MXFP4, TQ1_0 / TQ2_0 and the Q/K norms of qwen3 / gemma3 run on the CPU only so far");
         const auto refs = loadReference(refPath);
         QVERIFY(!refs.empty());
 
@@ -219,23 +261,58 @@ private slots:
         auto session = Session::create(*model, so);
         QVERIFY2(session.ok(), session.ok() ? "" : session.error().message.c_str());
         Session& s = **session;
+        // Our router's smallest top-k gap in the last forward pass (CPU only: the GPU dumps nothing,
+        // so there every step is compared).
+        const int64_t nExpertUsed = (*model)->shape().nExpertUsed;
+        double minGap = 1e30;
+        if (c.tieGap > 0 && nExpertUsed > 0)
+            detail::setDebugHook(s, [&](std::string_view name, int, const float* data, int64_t rows, int64_t cols) {
+                if (!isSelectionScore(name) || cols <= nExpertUsed) return;
+                for (int64_t r = 0; r < rows; ++r) {
+                    std::vector<float> v(data + r * cols, data + (r + 1) * cols);
+                    std::nth_element(v.begin(), v.begin() + nExpertUsed, v.end(), std::greater<float>());
+                    const float kPlus1 = v[static_cast<size_t>(nExpertUsed)];
+                    const float kth = *std::min_element(v.begin(), v.begin() + nExpertUsed);
+                    minGap = std::min(minGap, static_cast<double>(kth) - kPlus1);
+                }
+            });
 
         double maxStep = 0, maxBatch = 0;
-        int matched = 0, compared = 0;
+        int matched = 0, compared = 0, stepsCompared = 0, stepsTotal = 0;
         for (size_t pi = 0; pi < refs.size(); ++pi) {
             const PromptRef& p = refs[pi];
             QCOMPARE(p.steps.size(), p.genIds.size() + 1);
+            stepsTotal += static_cast<int>(p.steps.size());
 
-            // 1. step by step
+            // 1. step by step. A step out of tolerance at or after a step where our router saw a
+            // near-tie is where the paths parted (see Case::tieGap): the prompt is compared up to
+            // there (`until`), not failed.
             s.clear();
+            size_t until = p.steps.size();
+            size_t firstTie = p.steps.size();  // first step with a routing near-tie
+            double tieAt = 0;
             for (size_t k = 0; k < p.steps.size(); ++k) {
+                minGap = 1e30;
                 auto r = k == 0 ? s.evaluate(p.promptIds)
                                 : s.evaluate(std::span<const int32_t>(&p.genIds[k - 1], 1));
                 QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
                 QCOMPARE(s.nPast() - 1, int64_t(p.steps[k].pos));
+                if (minGap < c.tieGap && firstTie == p.steps.size()) {
+                    firstTie = k;
+                    tieAt = minGap;
+                }
                 bool ok = true;
                 int badId = -1;
-                maxStep = std::max(maxStep, compareStep(p.steps[k], r->last(), c.tol, ok, badId));
+                const double d = compareStep(p.steps[k], r->last(), c.tol, ok, badId);
+                if (!ok && firstTie <= k) {
+                    qInfo("%s: prompt %zu: step %zu is off by %.3g after our router's near-tie at step %zu (gap %.3g < "
+                          "%.3g): the paths part there, the rest of this prompt is not compared",
+                          c.stem.c_str(), pi, k, d, firstTie, tieAt, c.tieGap);
+                    until = k;
+                    break;
+                }
+                maxStep = std::max(maxStep, d);
+                ++stepsCompared;
                 if (!ok) {
                     const auto msg = QString("prompt %1 step %2: logit of token %3 is off by more than the tolerance "
                                              "(max |d| so far %4)")
@@ -244,16 +321,18 @@ private slots:
                 }
             }
 
-            // 2. one batch, logits at every position
+            // 2. one batch, logits at every position (the same steps, the same rule)
             s.clear();
             std::vector<int32_t> all = p.promptIds;
             all.insert(all.end(), p.genIds.begin(), p.genIds.end() - 1);
             auto view = s.evaluate(all, true);
             QVERIFY2(view.ok(), view.ok() ? "" : view.error().message.c_str());
-            for (size_t k = 0; k < p.steps.size() - 1; ++k) {
+            for (size_t k = 0; k < std::min(until, p.steps.size() - 1); ++k) {
                 bool ok = true;
                 int badId = -1;
-                maxBatch = std::max(maxBatch, compareStep(p.steps[k], view->row(p.steps[k].pos), c.tol, ok, badId));
+                const double d = compareStep(p.steps[k], view->row(p.steps[k].pos), c.tol, ok, badId);
+                if (!ok && firstTie <= k) break;
+                maxBatch = std::max(maxBatch, d);
                 if (!ok) QFAIL(qPrintable(QString("batched: prompt %1 step %2 token %3 out of tolerance").arg(pi).arg(k).arg(badId)));
             }
 
@@ -266,7 +345,7 @@ private slots:
             auto gen = s.generate(p.promptIds, g);
             QVERIFY2(gen.ok(), gen.ok() ? "" : gen.error().message.c_str());
             QCOMPARE(gen->tokens.size(), p.genIds.size());
-            for (size_t k = 0; k < p.genIds.size(); ++k) {
+            for (size_t k = 0; k < std::min(until, p.genIds.size()); ++k) {
                 if (p.steps[k].margin < c.tol.abs + c.tol.rel * std::fabs(p.steps[k].top1))
                     break;  // near tie in the reference: order may flip, the paths may part here
                 ++compared;
@@ -276,7 +355,10 @@ private slots:
                 ++matched;
             }
         }
-        qInfo("%s | %.3g | %.3g | %d/%d", c.stem.c_str(), maxStep, maxBatch, matched, compared);
+        qInfo("%s | %.3g | %.3g | %d/%d | steps %d/%d", c.stem.c_str(), maxStep, maxBatch, matched, compared,
+              stepsCompared, stepsTotal);
+        // The tie rule must not hollow the test out: most steps are still compared.
+        QVERIFY2(stepsCompared * 3 >= stepsTotal * 2, "fewer than two thirds of the steps compared before routing near-ties");
         if (c.stem == "stories260K") QCOMPARE(matched, 72);  // all 24 tokens of all three prompts
     }
 };

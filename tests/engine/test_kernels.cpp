@@ -24,7 +24,10 @@ namespace {
 const TensorType kComputable[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
                                   TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
                                   TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
-                                  TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4};
+                                  TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4,
+                                  TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS,
+                                  TensorType::IQ3_S, TensorType::IQ1_S, TensorType::IQ1_M, TensorType::TQ1_0,
+                                  TensorType::TQ2_0};
 
 std::vector<int64_t> kSizes(TensorType t) {
     switch (tensor::traits(t).blockElems) {
@@ -34,18 +37,27 @@ std::vector<int64_t> kSizes(TensorType t) {
     }
 }
 
-// Blocks of a type Verdict reads but does not write (IQ4_NL, IQ4_XS, MXFP4): random level bytes
-// with scales in a normal range (d about 0.01-0.05, MXFP4 exponents 2^-7..2^-3).
+// Blocks of a type Verdict reads but does not write (the i-quants, MXFP4, TQ1_0 / TQ2_0): random
+// index, sign and sub-scale bytes with the super-block scale in a normal range (d about 0.01-0.05,
+// MXFP4 exponents 2^-7..2^-3), written where the format keeps it: first (most), last (TQ1_0,
+// TQ2_0) or in the top nibbles of the four scale words (IQ1_M, bytes 48-55).
 void randomBlocks(TensorType t, std::mt19937& rng, uint8_t* out, uint64_t bytes) {
     std::uniform_int_distribution<int> byte(0, 255);
     for (uint64_t i = 0; i < bytes; ++i) out[i] = static_cast<uint8_t>(byte(rng));
     std::uniform_real_distribution<float> scale(0.01f, 0.05f);
     const uint64_t blockBytes = tensor::traits(t).blockBytes;
     for (uint64_t b = 0; b + blockBytes <= bytes; b += blockBytes) {
+        const uint16_t d = tensor::fp32ToFp16(scale(rng));
         if (t == TensorType::MXFP4) {
             out[b] = static_cast<uint8_t>(120 + byte(rng) % 5);
+        } else if (t == TensorType::TQ1_0 || t == TensorType::TQ2_0) {
+            std::memcpy(out + b + blockBytes - 2, &d, 2);
+        } else if (t == TensorType::IQ1_M) {
+            for (int w = 0; w < 4; ++w) {
+                uint8_t& hi = out[b + 48 + 2 * w + 1];
+                hi = static_cast<uint8_t>((hi & 0x0F) | (((d >> (4 * w)) & 0xF) << 4));
+            }
         } else {
-            const uint16_t d = tensor::fp32ToFp16(scale(rng));
             std::memcpy(out + b, &d, 2);
         }
     }
@@ -116,7 +128,7 @@ class TestKernels : public QObject {
 private slots:
     void publicEntryPoints() {
         for (TensorType t : kComputable) QVERIFY(canCompute(t));
-        QVERIFY(!canCompute(TensorType::IQ2_XS));
+        QVERIFY(!canCompute(TensorType::Q8_1));
         QVERIFY(!canCompute(TensorType::Q8_K));
         QVERIFY(!canCompute(TensorType::I32));
         // dequantizeRow is the reference one.

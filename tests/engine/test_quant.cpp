@@ -240,6 +240,167 @@ private slots:
         QCOMPARE(y[0], std::ldexp(6.0f, -127));
     }
 
+    // The lattice i-quants and ternary formats, hand-computed from the layouts of block_formats.h
+    // and grid entries of ggml-common.h written out here (iq2xxs_grid[1] = 0x080808080808082b:
+    // element 0 is 43, the others 8; iq3xxs_grid[255] = 0x3e341c04; iq3s_grid[511] = 0x0f0f0101;
+    // iq1s_grid[0] all -1, [1] = +1 then -1s, [2047] all +1; the last entry of iq2xs / iq2s all 43).
+    void latticeFormatsDequantize() {
+        for (TensorType t : {TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS,
+                             TensorType::IQ3_S, TensorType::IQ1_S, TensorType::IQ1_M, TensorType::TQ1_0,
+                             TensorType::TQ2_0})
+            QVERIFY2(canDequantize(t) && !canQuantize(t), std::string(typeName(t)).c_str());
+        auto put16 = [](std::vector<uint8_t>& b, size_t at, uint16_t v) { std::memcpy(b.data() + at, &v, 2); };
+        auto put32 = [](std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(b.data() + at, &v, 4); };
+        std::vector<float> y(256);
+
+        // IQ2_XXS: d 1; sub-block 0 indices 0, 1, 255, 2, sign indices 1 (0x81: elements 0 and 7
+        // negative), 0, 0, 3 (elements 0, 1), scale 3 -> 7/8; sub-block 7: index 1, scale 0 -> 1/8.
+        std::vector<uint8_t> xxs(66, 0);
+        put16(xxs, 0, 0x3C00);
+        xxs[2] = 0; xxs[3] = 1; xxs[4] = 255; xxs[5] = 2;
+        put32(xxs, 6, 1u | (3u << 21) | (3u << 28));
+        xxs[2 + 56] = 1;
+        dequantizeRow(TensorType::IQ2_XXS, xxs.data(), y.data(), 256);
+        QCOMPARE(y[0], -7.0f);
+        QCOMPARE(y[1], 7.0f);
+        QCOMPARE(y[7], -7.0f);
+        QCOMPARE(y[8], 0.875f * 43);        // iq2xxs_grid[1], element 0
+        QCOMPARE(y[17], 0.875f * 25);       // iq2xxs_grid[255] = 0x2b2b2b1908081908: element 1 is 0x19
+        QCOMPARE(y[21], 0.875f * 43);       // element 5 is 0x2b
+        QCOMPARE(y[24], -0.875f * 25);      // iq2xxs_grid[2] = 0x0808080808081919, signs 0x03
+        QCOMPARE(y[25], -0.875f * 25);
+        QCOMPARE(y[26], 7.0f);
+        QCOMPARE(y[224], 0.125f * 43);
+        QCOMPARE(y[225], 1.0f);
+
+        // IQ2_XS: d 0.5; qs[0] = index 1, sign index 1; qs[2] = index 511 (all 43); scales 0x21:
+        // elements 0-15 x 3/8, 16-31 x 5/8.
+        std::vector<uint8_t> xs(74, 0);
+        put16(xs, 0, 0x3800);
+        put16(xs, 2, 1 | (1 << 9));
+        put16(xs, 6, 511);
+        xs[66] = 0x21;
+        dequantizeRow(TensorType::IQ2_XS, xs.data(), y.data(), 256);
+        QCOMPARE(y[0], -0.5f * 3 / 8 * 43);
+        QCOMPARE(y[1], 1.5f);
+        QCOMPARE(y[7], -1.5f);
+        QCOMPARE(y[16], 0.5f * 5 / 8 * 43);
+        QCOMPARE(y[31], 0.5f * 5 / 8 * 8);  // qs[3] = 0: iq2xs_grid[0], all 8
+
+        // IQ2_S: d 1; group 0 index 0xFF | 3 << 8 = 1023 (all 43), signs 0x05; group 2 index 1,
+        // signs 0x80; scales 0x10: elements 0-15 x 1/8, 16-31 x 3/8.
+        std::vector<uint8_t> s2(82, 0);
+        put16(s2, 0, 0x3C00);
+        s2[2] = 0xFF;
+        s2[4] = 1;
+        s2[2 + 32] = 0x05;
+        s2[2 + 34] = 0x80;
+        s2[66] = 0x03;  // qh[0]: bits 0-1 = index bits 8-9 of group 0
+        s2[74] = 0x10;
+        dequantizeRow(TensorType::IQ2_S, s2.data(), y.data(), 256);
+        QCOMPARE(y[0], -43.0f / 8);
+        QCOMPARE(y[1], 43.0f / 8);
+        QCOMPARE(y[2], -43.0f / 8);
+        QCOMPARE(y[8], 1.0f);  // group 1: index 0
+        QCOMPARE(y[16], 3.0f * 43 / 8);
+        QCOMPARE(y[17], 3.0f);
+        QCOMPARE(y[23], -3.0f);
+
+        // IQ3_XXS: d 1; sub-block 0 indices 0 (all 4) and 255 (4, 28, 52, 62), sign index 0x41
+        // (elements 0 and 6 negative), scale 1 -> 3/4.
+        std::vector<uint8_t> x3(98, 0);
+        put16(x3, 0, 0x3C00);
+        x3[3] = 255;
+        put32(x3, 2 + 64, 0x41u | (1u << 28));
+        dequantizeRow(TensorType::IQ3_XXS, x3.data(), y.data(), 256);
+        QCOMPARE(y[0], -3.0f);
+        QCOMPARE(y[1], 3.0f);
+        QCOMPARE(y[4], 3.0f);
+        QCOMPARE(y[5], 0.75f * 28);
+        QCOMPARE(y[6], -0.75f * 52);
+        QCOMPARE(y[7], 0.75f * 62);
+        QCOMPARE(y[8], 0.75f * 4);
+
+        // IQ3_S: d 0.5; sub-block 1: index 0xFF | 1 << 8 = 511 (1, 1, 15, 15), then index 0 (all 1),
+        // signs 0x12 (elements 1 and 4), scale 2 -> 5; sub-block 0: scale 0 -> 1.
+        std::vector<uint8_t> x3s(110, 0);
+        put16(x3s, 0, 0x3800);
+        x3s[2 + 8] = 0xFF;
+        x3s[66 + 1] = 0x01;       // qh[1]
+        x3s[74 + 4] = 0x12;       // signs[4]
+        x3s[106] = 0x20;          // scales[0]: sub-block 0 low nibble 0, sub-block 1 high nibble 2
+        dequantizeRow(TensorType::IQ3_S, x3s.data(), y.data(), 256);
+        QCOMPARE(y[0], 0.5f);
+        QCOMPARE(y[32], 2.5f);
+        QCOMPARE(y[33], -2.5f);
+        QCOMPARE(y[34], 37.5f);
+        QCOMPARE(y[35], 37.5f);
+        QCOMPARE(y[36], -2.5f);
+        QCOMPARE(y[37], 2.5f);
+
+        // IQ1_S: d 0.25; sub-block 0: scale 7 -> 15, delta -1/8, group 0 index 0 (all -1), group 1
+        // index 0xFF | 7 << 8 = 2047 (all +1); sub-block 1: scale 0 -> 1, delta +1/8, index 1.
+        std::vector<uint8_t> x1(50, 0);
+        put16(x1, 0, 0x3400);
+        x1[3] = 0xFF;
+        x1[2 + 4] = 1;
+        put16(x1, 34, static_cast<uint16_t>(0x8000 | (7 << 12) | (7 << 3)));
+        dequantizeRow(TensorType::IQ1_S, x1.data(), y.data(), 256);
+        QCOMPARE(y[0], 3.75f * -1.125f);
+        QCOMPARE(y[8], 3.75f * 0.875f);
+        QCOMPARE(y[32], 0.25f * 1.125f);
+        QCOMPARE(y[33], 0.25f * -0.875f);
+
+        // IQ1_M: no d field; d = f16 0x3800 (0.5) in the top nibbles of the scale words (0, 0, 8, 3);
+        // word 0: sub-block 0 halves 2 -> 5 and 1 -> 3, sub-block 1 halves 0 -> 1 and 7 -> 15.
+        // qh[0] = 0x0F: group 0 index bits 7 and delta -, group 1 delta +; qh[1] = 0x80: group 3 delta -.
+        std::vector<uint8_t> x1m(56, 0);
+        x1m[0] = 0xFF;  // group 0: index 2047
+        x1m[2] = 1;     // group 2: index 1
+        x1m[32] = 0x0F;
+        x1m[33] = 0x80;
+        put16(x1m, 48, static_cast<uint16_t>(2 | (1 << 3) | (7 << 9)));
+        put16(x1m, 52, 0x8000);
+        put16(x1m, 54, 0x3000);
+        dequantizeRow(TensorType::IQ1_M, x1m.data(), y.data(), 256);
+        QCOMPARE(y[0], 2.5f * 0.875f);
+        QCOMPARE(y[8], 2.5f * -0.875f);
+        QCOMPARE(y[16], 1.5f * 1.125f);
+        QCOMPARE(y[17], 1.5f * -0.875f);
+        QCOMPARE(y[24], 1.5f * -1.125f);
+        QCOMPARE(y[32], 0.5f * -0.875f);
+        QCOMPARE(y[48], 7.5f * -0.875f);
+
+        // TQ2_0: d 2 at the end; 0x55 = all trits 0; qs[0] = 0x92: elements 0, 32, 64, 96 = +1, -1,
+        // 0, +1; qs[33] = 0x59: element 161 = +1.
+        std::vector<uint8_t> t2(66, 0x55);
+        put16(t2, 64, 0x4000);
+        t2[0] = 0x92;
+        t2[33] = 0x59;
+        dequantizeRow(TensorType::TQ2_0, t2.data(), y.data(), 256);
+        QCOMPARE(y[0], 2.0f);
+        QCOMPARE(y[32], -2.0f);
+        QCOMPARE(y[64], 0.0f);
+        QCOMPARE(y[96], 2.0f);
+        QCOMPARE(y[129], 0.0f);
+        QCOMPARE(y[161], 2.0f);
+        QCOMPARE(y[1], 0.0f);
+
+        // TQ1_0: d -0.5 at the end. A byte holds ceil(v * 256 / 243) for v = sum of (t_n + 1) 3^(4-n):
+        // trits (+1, -1, 0, +1, 0) -> v 178 -> 188; all 0 -> 121 -> 128; qh's four trits (+1, +1, -1, 0)
+        // -> v 219 -> 231, four 0 -> 120 -> 127.
+        std::vector<uint8_t> t1(54, 128);
+        for (int j = 48; j < 52; ++j) t1[j] = 127;
+        put16(t1, 52, 0xB800);
+        t1[0] = 188;       // elements 0, 32, 64, 96, 128
+        t1[32 + 5] = 188;  // elements 165, 181, 197, 213, 229
+        t1[48 + 2] = 231;  // elements 242, 246, 250, 254
+        dequantizeRow(TensorType::TQ1_0, t1.data(), y.data(), 256);
+        const int trits[][2] = {{0, 1}, {32, -1}, {64, 0}, {96, 1}, {128, 0}, {165, 1}, {181, -1}, {197, 0},
+                                {213, 1}, {229, 0}, {242, 1}, {246, 1}, {250, -1}, {254, 0}, {1, 0}, {255, 0}};
+        for (const auto& [e, t] : trits) QCOMPARE(y[e], -0.5f * static_cast<float>(t));
+    }
+
     void quantizeRowsValidates() {
         std::vector<float> x(64, 1.0f);
         std::vector<uint8_t> out(1024);

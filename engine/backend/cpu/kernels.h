@@ -15,8 +15,8 @@ namespace verdict::cpu {
 class ThreadPool;
 
 // True if the engine can compute with weights of this type: F32, F16, BF16, Q4_0, Q4_1, Q5_0,
-// Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4 (Q8_1 / Q8_K are activation
-// formats only).
+// Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS,
+// IQ3_S, IQ1_S, IQ1_M, TQ1_0, TQ2_0 (Q8_1 / Q8_K are activation formats only).
 bool canCompute(tensor::TensorType type);
 
 // Dequantizes n elements (a multiple of the block size) starting at a block boundary (the
@@ -41,7 +41,8 @@ void axpyRows(tensor::TensorType type, const void* W, size_t rowBytes, int64_t n
 //      only Y[t, 0..nRows) is written
 // Preconditions (asserted): canCompute(type), K a multiple of the type's block size.
 // Numerics follow llama.cpp's CPU path: X is quantized once per call to Q8_0 (Q4_0, Q5_0, Q8_0,
-// IQ4_NL, MXFP4 weights), Q8_1 (Q4_1, Q5_1) or Q8_K (K-quants, IQ4_XS), rounded to f16 for F16 weights and to bf16 for
+// IQ4_NL, MXFP4 weights), Q8_1 (Q4_1, Q5_1) or Q8_K (K-quants, IQ4_XS, the lattice i-quants IQ2_* /
+// IQ3_* / IQ1_*, TQ1_0, TQ2_0), rounded to f16 for F16 weights and to bf16 for
 // BF16 weights, then dot products run in integer (quantized) or f32 (float types).
 // The SIMD level is chosen once per process (cpu_features.h; VERDICT_CPU_SIMD can lower it).
 // Work is split over the pool's threads (the caller takes part); nTok == 1 is the decode

@@ -3,12 +3,14 @@
 // differences are float summation order).
 //
 // Activations: Q8_0 blocks for Q4_0 / Q5_0 / Q8_0 / IQ4_NL / MXFP4 weights, Q8_1 for Q4_1 / Q5_1,
-// Q8_K for the K-quants and IQ4_XS (llama.cpp's vec_dot_type pairing); F16 / BF16 weights see activations rounded to f16 /
+// Q8_K for the K-quants, IQ4_XS, the lattice i-quants (IQ2_*, IQ3_*, IQ1_*) and TQ1_0 / TQ2_0
+// (llama.cpp's vec_dot_type pairing); F16 / BF16 weights see activations rounded to f16 /
 // bf16 (llama.cpp converts them the same way), F32 weights the activations as they are.
 #include "backend/cpu/act_quant.h"
 #include "backend/cpu/matmul_kernel.h"
 #include "tensor/block_formats.h"
 #include "tensor/half.h"
+#include "tensor/iq_decode.h"
 
 #include <cstring>
 
@@ -251,6 +253,133 @@ float dotQ6_K(const void* w, const void* a, int64_t K) {
     return sum;
 }
 
+// ---- lattice i-quants and ternary formats (activations Q8_K, their llama.cpp pairing) --------
+// The blocks decode to small signed integers (tensor/iq_decode.h); per sub-block an integer dot,
+// times its odd scale ls, summed per super-block, then the float scales, in the order of ggml's
+// vec_dot_*_q8_K (the format's fixed factor 1/8 or 1/4 once at the end).
+
+int intDot(const int8_t* v, const int8_t* a, int n) {
+    int s = 0;
+    for (int j = 0; j < n; ++j) s += v[j] * a[j];
+    return s;
+}
+
+int intSum(const int8_t* a, int n) {
+    int s = 0;
+    for (int j = 0; j < n; ++j) s += a[j];
+    return s;
+}
+
+float dotIQ2_XXS(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const BlockIQ2_XXS*>(w);
+    const auto* y = static_cast<const BlockQ8_K*>(a);
+    float sum = 0;
+    int8_t v[32];
+    for (int64_t b = 0; b < K / 256; ++b) {
+        int isum = 0;
+        for (int ib = 0; ib < 8; ++ib) {
+            const int ls = decodeIQ2_XXS(x[b], ib, v);
+            isum += ls * intDot(v, y[b].qs + 32 * ib, 32);
+        }
+        sum += fp16ToFp32(x[b].d) * y[b].d * static_cast<float>(isum);
+    }
+    return 0.125f * sum;
+}
+
+// IQ2_XS and IQ2_S: one ls per half of 16.
+template <class Block, void (*Decode)(const Block&, int, int8_t*, int*)>
+float dotIQ2Halves(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const Block*>(w);
+    const auto* y = static_cast<const BlockQ8_K*>(a);
+    float sum = 0;
+    int8_t v[32];
+    int ls[2];
+    for (int64_t b = 0; b < K / 256; ++b) {
+        int isum = 0;
+        for (int ib = 0; ib < 8; ++ib) {
+            Decode(x[b], ib, v, ls);
+            const int8_t* q = y[b].qs + 32 * ib;
+            isum += ls[0] * intDot(v, q, 16) + ls[1] * intDot(v + 16, q + 16, 16);
+        }
+        sum += fp16ToFp32(x[b].d) * y[b].d * static_cast<float>(isum);
+    }
+    return 0.125f * sum;
+}
+
+template <class Block, int (*Decode)(const Block&, int, int8_t*)>
+float dotIQ3(const void* w, const void* a, int64_t K, float unit) {
+    const auto* x = static_cast<const Block*>(w);
+    const auto* y = static_cast<const BlockQ8_K*>(a);
+    float sum = 0;
+    int8_t v[32];
+    for (int64_t b = 0; b < K / 256; ++b) {
+        int isum = 0;
+        for (int ib = 0; ib < 8; ++ib) isum += Decode(x[b], ib, v) * intDot(v, y[b].qs + 32 * ib, 32);
+        sum += fp16ToFp32(x[b].d) * y[b].d * static_cast<float>(isum);
+    }
+    return unit * sum;
+}
+
+float dotIQ3_XXS(const void* w, const void* a, int64_t K) {
+    return dotIQ3<BlockIQ3_XXS, decodeIQ3_XXS>(w, a, K, 0.25f);
+}
+float dotIQ3_S(const void* w, const void* a, int64_t K) { return dotIQ3<BlockIQ3_S, decodeIQ3_S>(w, a, K, 1.0f); }
+
+// IQ1_S: sum of ls * (v . a) plus delta * ls * (sum of a), the latter from Q8_K's bsums.
+float dotIQ1_S(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const BlockIQ1_S*>(w);
+    const auto* y = static_cast<const BlockQ8_K*>(a);
+    float sum = 0;
+    int8_t v[32];
+    for (int64_t b = 0; b < K / 256; ++b) {
+        int isum = 0, dsum = 0;
+        for (int ib = 0; ib < 8; ++ib) {
+            int deltaSign;
+            const int ls = decodeIQ1_S(x[b], ib, v, deltaSign);
+            isum += ls * intDot(v, y[b].qs + 32 * ib, 32);
+            dsum += ls * deltaSign * (y[b].bsums[2 * ib] + y[b].bsums[2 * ib + 1]);
+        }
+        sum += fp16ToFp32(x[b].d) * y[b].d * (static_cast<float>(isum) + kIQ1Delta * static_cast<float>(dsum));
+    }
+    return sum;
+}
+
+// IQ1_M: as IQ1_S with one ls per half of 16 and a delta per group of 8.
+float dotIQ1_M(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const BlockIQ1_M*>(w);
+    const auto* y = static_cast<const BlockQ8_K*>(a);
+    float sum = 0;
+    int8_t v[32];
+    int ls[2], deltaSign[4];
+    for (int64_t b = 0; b < K / 256; ++b) {
+        int isum = 0, dsum = 0;
+        for (int ib = 0; ib < 8; ++ib) {
+            decodeIQ1_M(x[b], ib, v, ls, deltaSign);
+            for (int l = 0; l < 4; ++l) {
+                const int8_t* q = y[b].qs + 32 * ib + 8 * l;
+                isum += ls[l / 2] * intDot(v + 8 * l, q, 8);
+                dsum += ls[l / 2] * deltaSign[l] * intSum(q, 8);
+            }
+        }
+        const float d = fp16ToFp32(iq1mScale(x[b]));
+        sum += d * y[b].d * (static_cast<float>(isum) + kIQ1Delta * static_cast<float>(dsum));
+    }
+    return sum;
+}
+
+template <class Block, void (*Decode)(const Block&, int8_t*)>
+float dotTernary(const void* w, const void* a, int64_t K) {
+    const auto* x = static_cast<const Block*>(w);
+    const auto* y = static_cast<const BlockQ8_K*>(a);
+    float sum = 0;
+    int8_t t[256];
+    for (int64_t b = 0; b < K / 256; ++b) {
+        Decode(x[b], t);
+        sum += static_cast<float>(intDot(t, y[b].qs, 256)) * (fp16ToFp32(x[b].d) * y[b].d);
+    }
+    return sum;
+}
+
 // ---- float formats (activations: f32 values, already rounded as the weight type needs) -------
 
 float dotF32(const void* w, const void* a, int64_t K) {
@@ -321,6 +450,15 @@ constexpr MatmulKernel kRef[] = {
     {TensorType::IQ4_NL, SimdLevel::Scalar, bytesQ8_0, prepQ8_0, computeRef<dotIQ4_NL>},
     {TensorType::IQ4_XS, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ4_XS>},
     {TensorType::MXFP4, SimdLevel::Scalar, bytesQ8_0, prepQ8_0, computeRef<dotMXFP4>},
+    {TensorType::IQ2_XXS, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ2_XXS>},
+    {TensorType::IQ2_XS, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ2Halves<BlockIQ2_XS, decodeIQ2_XS>>},
+    {TensorType::IQ2_S, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ2Halves<BlockIQ2_S, decodeIQ2_S>>},
+    {TensorType::IQ3_XXS, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ3_XXS>},
+    {TensorType::IQ3_S, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ3_S>},
+    {TensorType::IQ1_S, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ1_S>},
+    {TensorType::IQ1_M, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotIQ1_M>},
+    {TensorType::TQ1_0, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotTernary<BlockTQ1_0, decodeTQ1_0>>},
+    {TensorType::TQ2_0, SimdLevel::Scalar, bytesQ8_K, prepQ8_K, computeRef<dotTernary<BlockTQ2_0, decodeTQ2_0>>},
 };
 
 }  // namespace
