@@ -16,7 +16,7 @@ packages=(
   libsqlite3-dev nlohmann-json3-dev zlib1g-dev
   libre2-dev                        # the regex scorer's linear-time matching (no backtracking on model output)
   libcurl4-openssl-dev ca-certificates  # the HTTP client: https verified against the system CA store
-  libcpp-httplib-dev libssl-dev     # tests: the TLS fake OpenAI server and its self-signed certificate
+  libcpp-httplib-dev libssl-dev     # verdict serve (http/https); tests: the TLS fake OpenAI server, self-signed certificates
   qtkeychain-qt6-dev                # the window keeps endpoint API keys in the desktop keyring
   clang libclang-rt-14-dev          # libFuzzer target (tests/fuzz)
   dpkg-dev file                     # .deb packaging test

@@ -1,8 +1,10 @@
-// verdict serve MODEL [--host H] [--port P] [--api-key KEY] [--parallel N] [--ctx N] [--device DEV] [--gpu-layers N] [--json]
+// verdict serve MODEL [--host H] [--port P] [--api-key KEY] [--tls-cert PEM --tls-key PEM] [--parallel N] [--ctx N]
+//               [--device DEV] [--gpu-layers N] [--json]
 // The OpenAI-compatible server (core/serve/openai_server.h) until SIGINT/SIGTERM. Binds to
 // 127.0.0.1 by default; any other address needs an API key (--api-key or $VERDICT_API_KEY).
-// With --json one line {"url": ..., "model": ..., ...} is printed once it listens (so a script
-// can use --port 0 and read the port). Routes and shapes: docs/serve.md.
+// --tls-cert/--tls-key: https (the URL printed says so). With --json one line {"url": ...,
+// "model": ..., ...} is printed once it listens (so a script can use --port 0 and read the port).
+// Routes and shapes: docs/serve.md.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
@@ -26,6 +28,8 @@ int runServe(const std::vector<std::string>& argv) {
         {"host", true, "ADDR", "address to bind (default 127.0.0.1; others need an API key)"},
         {"port", true, "N", "port (default 8080; 0 = any free port)"},
         {"api-key", true, "KEY", "require 'Authorization: Bearer KEY' (default: $VERDICT_API_KEY)"},
+        {"tls-cert", true, "PEM", "serve https with this certificate (chain); needs --tls-key"},
+        {"tls-key", true, "PEM", "the certificate's private key (PEM, no passphrase)"},
         {"parallel", true, "N", "sequences decoded together, 1..64 (default 8)", false, 'P'},
         {"ctx", true, "N", "context per sequence (default: min(training context, 4096))", false, 'c'},
         {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
@@ -40,7 +44,8 @@ int runServe(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, specs);
     if (!args) return fail("serve", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict serve MODEL [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--parallel 8] [--device DEV] [--gpu-layers N] [--json]",
+        printHelp("verdict serve MODEL [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--tls-cert PEM --tls-key PEM] [--parallel 8] "
+                  "[--device DEV] [--gpu-layers N] [--json]",
                   formatOptions(specs));
         return kExitOk;
     }
@@ -74,6 +79,13 @@ int runServe(const std::vector<std::string>& argv) {
         return fail("serve", "an API key for a non-loopback address must have at least 8 characters", kExitUsage);
     if (!loopback && apiKey.empty())
         return fail("serve", "binding to " + host + " needs an API key (--api-key or $VERDICT_API_KEY)", kExitUsage);
+    const std::string tlsCert = args->value("tls-cert").value_or("");
+    const std::string tlsKey = args->value("tls-key").value_or("");
+    if (tlsCert.empty() != tlsKey.empty()) return fail("serve", "--tls-cert and --tls-key go together", kExitUsage);
+    // Before the model loads: a missing file is said at once (its contents are checked when the server starts).
+    for (const auto& [option, file] : {std::pair{"--tls-cert", tlsCert}, std::pair{"--tls-key", tlsKey}})
+        if (!file.empty() && !std::filesystem::is_regular_file(file))
+            return fail("serve", std::string(option) + " " + file + ": no such file", kExitUsage);
     std::string device;
     if (int rc = readDeviceOption("serve", *args, &device); rc != kExitOk) return rc;
     int gpuLayers = -1;
@@ -99,12 +111,15 @@ int runServe(const std::vector<std::string>& argv) {
     ho.host = host;
     ho.port = static_cast<int>(*port);
     ho.maxBodyBytes = static_cast<size_t>(*maxBody);
+    ho.tlsCertFile = tlsCert;
+    ho.tlsKeyFile = tlsKey;
     core::OpenAiServer* raw = server->get();
     auto http = core::net::HttpServer::start(ho, [raw](const core::net::HttpRequest& req, core::net::HttpResponder& r) {
         raw->handle(req, r);
     });
     if (!http) return fail("serve", http.error().message, kExitRuntime);
-    const std::string url = "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+    const std::string scheme = (*http)->tls() ? "https" : "http";
+    const std::string url = scheme + "://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                             std::to_string((*http)->port());
     if (args->has("json")) {
         std::cout << nlohmann::json{{"url", url},
@@ -112,7 +127,8 @@ int runServe(const std::vector<std::string>& argv) {
                                                                  : so.modelId},
                                     {"parallel", *parallel},
                                     {"device", (*model)->device()},
-                                    {"api_key_required", !apiKey.empty()}}
+                                    {"api_key_required", !apiKey.empty()},
+                                    {"tls", (*http)->tls()}}
                          .dump()
                   << std::endl;
     } else {

@@ -1,9 +1,11 @@
 // `verdict serve` and `verdict load` end to end on loopback: the OpenAI-compatible routes and
 // their error answers, 32 concurrent streaming clients for ~10 s with zero lost requests (every
 // request answered completely or counted as an error), /metrics agreeing with what was sent,
-// the API key, and `verdict load` driving the server and storing its levels as a sweep.
+// the API key, `verdict load` driving the server and storing its levels as a sweep, and https
+// (--tls-cert/--tls-key with a certificate made in the test) with and without a key.
 #include "core/net/http.h"
 #include "fixtures.h"
+#include "test_certificate.h"
 
 #include <QtTest/QtTest>
 
@@ -11,6 +13,7 @@
 
 #include <atomic>
 #include <thread>
+#include <tuple>
 
 using namespace verdict::core::net;
 using json = nlohmann::json;
@@ -257,6 +260,70 @@ private slots:
             const QByteArray err = bad.readAllStandardError();
             QVERIFY2(err.contains(key == " " ? "visible characters" : "at least 8 characters"), err.constData());
             QVERIFY(err.contains("process list"));  // the ps warning
+        }
+    }
+    void httpsWithAndWithoutAKey() {
+        VERDICT_NEED_FIXTURE(verdict::test::fixture("models/stories260K.gguf"));
+        verdict::test::TestCertificate cert;
+        QVERIFY2(cert.ok(), cert.error().c_str());
+        const QString certFile = QString::fromStdString(cert.certFile()), keyFile = QString::fromStdString(cert.keyFile());
+        QTemporaryDir dir;
+        auto runLoad = [&](const std::string& url, const QStringList& extra, const QProcessEnvironment& env) {
+            QProcess load;
+            load.setProcessEnvironment(env);
+            load.start(VERDICT_BINARY, QStringList{"load", QString::fromStdString(url), "--ca-file", certFile, "--concurrency", "2",
+                                                   "--requests", "4", "--max-tokens", "4", "--prompt-words", "4", "--no-store", "--json"} +
+                                           extra);
+            load.waitForFinished(120000);
+            return std::tuple{load.exitCode(), load.readAllStandardOutput(), load.readAllStandardError()};
+        };
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("VERDICT_DB", dir.filePath("v.db"));
+        env.remove("VERDICT_API_KEY");
+        {  // loopback without a key
+            Server s;
+            QVERIFY(s.start({"--tls-cert", certFile, "--tls-key", keyFile, "--parallel", "2"}));
+            QVERIFY2(s.url.rfind("https://127.0.0.1:", 0) == 0, s.url.c_str());
+            HttpClientOptions co;
+            co.tls.caFile = cert.certFile();
+            auto h = httpRequest("GET", s.url + "/health", {}, "", co);
+            QVERIFY2(h.ok(), h.ok() ? "" : h.error().message.c_str());
+            QCOMPARE(h->status, 200);
+            const auto [rc, out, err] = runLoad(s.url, {}, env);
+            QVERIFY2(rc == 0, err.constData());
+            const json j = json::parse(out.toStdString(), nullptr, false);
+            QCOMPARE(j["levels"][0]["metrics"]["requests"].get<int>(), 4);
+            QCOMPARE(j["levels"][0]["metrics"]["failed"].get<int>(), 0);
+        }
+        {  // with --api-key: the key opens it, its absence is a 401
+            Server s;
+            QVERIFY(s.start({"--tls-cert", certFile, "--tls-key", keyFile, "--api-key", "sekret-over-tls", "--parallel", "2"}));
+            QVERIFY(s.url.rfind("https://", 0) == 0);
+            const auto [deniedRc, deniedOut, deniedErr] = runLoad(s.url, {"--model", "stories260K.gguf"}, env);
+            QCOMPARE(deniedRc, 2);
+            QVERIFY2(deniedErr.contains("401"), deniedErr.constData());
+            QProcessEnvironment keyed = env;
+            keyed.insert("MY_KEY", "sekret-over-tls");
+            const auto [rc, out, err] = runLoad(s.url, {"--api-key-env", "MY_KEY"}, keyed);
+            QVERIFY2(rc == 0, err.constData());
+            QCOMPARE(json::parse(out.toStdString(), nullptr, false)["levels"][0]["metrics"]["failed"].get<int>(), 0);
+        }
+        // files that cannot serve: clear errors naming the file, before or after the model loads
+        const QString model = QString::fromStdString(verdict::test::fixture("models/stories260K.gguf").string());
+        struct Bad {
+            QStringList args;
+            int exitCode;
+            QByteArray says;
+        };
+        for (const Bad& b : {Bad{{"--tls-cert", "/nonexistent/cert.pem", "--tls-key", keyFile}, 1, "--tls-cert /nonexistent/cert.pem: no such file"},
+                             Bad{{"--tls-cert", keyFile, "--tls-key", keyFile}, 3, ("the TLS certificate " + keyFile + " is not a PEM certificate").toUtf8()},
+                             Bad{{"--tls-cert", certFile}, 1, "--tls-cert and --tls-key go together"}}) {
+            QProcess bad;
+            bad.start(VERDICT_BINARY, QStringList{"serve", model, "--port", "0"} + b.args);
+            QVERIFY(bad.waitForFinished(60000));
+            const QByteArray err = bad.readAllStandardError();
+            QCOMPARE(bad.exitCode(), b.exitCode);
+            QVERIFY2(err.contains(b.says), err.constData());
         }
     }
 };

@@ -1,18 +1,15 @@
 // A local OpenAI-compatible fake server for tests and benchmarks, on cpp-httplib (Debian
 // libcpp-httplib-dev, built with OpenSSL): plain http or TLS with a self-signed certificate made
-// in the test (EC P-256, subjectAltName IP:127.0.0.1 and DNS:localhost, written as PEM for
-// --ca-file). It speaks the quirks real providers have: a role-only first chunk, `usage` only in
-// a last chunk without choices, `reasoning_content` deltas before the answer (DeepSeek, vLLM
-// reasoning parsers), 429 with Retry-After, a slow first byte, a connection dropped mid-stream,
-// keep-alive; it requires a Bearer key when given one and counts what it received.
+// in the test (test_certificate.h, written as PEM for --ca-file). It speaks the quirks real
+// providers have: a role-only first chunk, `usage` only in a last chunk without choices,
+// `reasoning_content` deltas before the answer (DeepSeek, vLLM reasoning parsers), 429 with
+// Retry-After, a slow first byte, a connection dropped mid-stream, keep-alive; it requires a
+// Bearer key when given one and counts what it received.
 #pragma once
 
+#include "test_certificate.h"
+
 #include <httplib.h>
-#include <openssl/ec.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
 #include <nlohmann/json.hpp>
 
@@ -46,8 +43,12 @@ class FakeOpenAiServer {
 public:
     explicit FakeOpenAiServer(FakeOpenAiOptions o) : m_o(std::move(o)) {
         if (m_o.tls) {
-            if (!makeCertificate()) return;
-            m_server = std::make_unique<httplib::SSLServer>(m_cert, m_key);
+            m_certificate = std::make_unique<TestCertificate>();
+            if (!m_certificate->ok()) {
+                m_error = m_certificate->error();
+                return;
+            }
+            m_server = std::make_unique<httplib::SSLServer>(m_certificate->cert(), m_certificate->key());
         } else {
             m_server = std::make_unique<httplib::Server>();
         }
@@ -71,9 +72,6 @@ public:
     ~FakeOpenAiServer() {
         if (m_server) m_server->stop();
         if (m_thread.joinable()) m_thread.join();
-        if (m_cert) X509_free(m_cert);
-        if (m_key) EVP_PKEY_free(m_key);
-        if (!m_certFile.empty()) std::remove(m_certFile.c_str());
     }
     FakeOpenAiServer(const FakeOpenAiServer&) = delete;
     FakeOpenAiServer& operator=(const FakeOpenAiServer&) = delete;
@@ -83,7 +81,7 @@ public:
     int port() const { return m_port; }
     std::string root() const { return std::string(m_o.tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(m_port); }
     std::string baseUrl() const { return root() + "/v1"; }
-    const std::string& certFile() const { return m_certFile; }  // the PEM certificate (tls)
+    const std::string& certFile() const { return m_certificate ? m_certificate->certFile() : m_noFile; }  // the PEM certificate (tls)
 
     int64_t requests() const { return m_requests.load(); }          // every request, any route
     int64_t completions() const { return m_completions.load(); }    // completion requests answered 200
@@ -100,44 +98,6 @@ public:
     }
 
 private:
-    bool makeCertificate() {
-        m_key = EVP_EC_gen("P-256");
-        m_cert = X509_new();
-        if (!m_key || !m_cert) return fail("cannot make a key");
-        X509_set_version(m_cert, 2);
-        ASN1_INTEGER_set(X509_get_serialNumber(m_cert), static_cast<long>(std::chrono::system_clock::now().time_since_epoch().count() & 0x7fffffff));
-        X509_gmtime_adj(X509_getm_notBefore(m_cert), -3600);
-        X509_gmtime_adj(X509_getm_notAfter(m_cert), 7 * 86400);
-        X509_set_pubkey(m_cert, m_key);
-        X509_NAME* name = X509_get_subject_name(m_cert);
-        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("verdict test server"), -1, -1, 0);
-        X509_set_issuer_name(m_cert, name);
-        X509V3_CTX ctx;
-        X509V3_set_ctx_nodb(&ctx);
-        X509V3_set_ctx(&ctx, m_cert, m_cert, nullptr, nullptr, 0);
-        for (auto [nid, value] : {std::pair{NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost"},
-                                  std::pair{NID_basic_constraints, "critical,CA:TRUE"},
-                                  std::pair{NID_subject_key_identifier, "hash"}}) {
-            X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
-            if (!ext) return fail("cannot add a certificate extension");
-            X509_add_ext(m_cert, ext, -1);
-            X509_EXTENSION_free(ext);
-        }
-        if (X509_sign(m_cert, m_key, EVP_sha256()) == 0) return fail("cannot sign the certificate");
-        char path[] = "/tmp/verdict-test-cert-XXXXXX";
-        const int fd = mkstemp(path);
-        if (fd < 0) return fail("cannot create the certificate file");
-        FILE* f = fdopen(fd, "w");
-        const bool written = f && PEM_write_X509(f, m_cert) == 1;
-        if (f) std::fclose(f);
-        m_certFile = path;
-        return written || fail("cannot write the certificate");
-    }
-    bool fail(const std::string& why) {
-        m_error = why;
-        return false;
-    }
-
     bool authorized(const httplib::Request& req, httplib::Response& res) {
         ++m_requests;
         {
@@ -239,9 +199,8 @@ private:
     std::thread m_thread;
     int m_port = 0;
     std::string m_error;
-    X509* m_cert = nullptr;
-    EVP_PKEY* m_key = nullptr;
-    std::string m_certFile;
+    std::unique_ptr<TestCertificate> m_certificate;  // tls
+    std::string m_noFile;
     std::atomic<int64_t> m_requests{0}, m_completions{0}, m_rejected{0}, m_unauthorized{0};
     std::atomic<int> m_rejectedSoFar{0}, m_dropped{0};
     mutable std::mutex m_mu;

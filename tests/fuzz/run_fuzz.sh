@@ -4,7 +4,7 @@
 # source is newer than the binary), writes its seeds to WORK_DIR/seeds and fuzzes for SECONDS
 # (default $VERDICT_FUZZ_SECONDS, else 60; 0 = no time limit), keeping what it finds in
 # WORK_DIR/corpus and any crash/leak/timeout input as WORK_DIR/crash-* (or leak-*, timeout-*, oom-*).
-# TARGET: gguf, suite_import, jinja, sse, http_request, judge_verdict (see tests/fuzz/README.md).
+# TARGET: gguf, suite_import, jinja, sse, judge_verdict (see tests/fuzz/README.md).
 # Environment: VERDICT_FUZZ_ARGS   more libFuzzer flags (a campaign: "-runs=10000000")
 #              VERDICT_REQUIRE_FIXTURES=1   fail instead of fuzzing on when fixtures are missing
 #              VERDICT_FUZZ_BUILD_ONLY=1    build and write the seeds, do not fuzz
@@ -37,14 +37,11 @@ jinja)
 sse)
   sources=(app/core/net/sse.cpp app/core/net/openai_response.cpp)
   max_len=8192 ignore=0 ;;  # here nlohmann's parser is what turns bytes into chunks: keep its coverage
-http_request)
-  sources=(app/core/net/http_server.cpp)
-  max_len=4096 ;;
 judge_verdict)
   sources=(app/core/judge/judge_verdict.cpp app/core/suite/utf8_text.cpp engine/util/quote.cpp
            engine/tokenizer/unicode.cpp engine/tokenizer/unicode_tables.cpp)
   max_len=8192 ;;
-*) echo "run_fuzz.sh: unknown target '$target' (gguf, suite_import, jinja, sse, http_request, judge_verdict)"; exit 2 ;;
+*) echo "run_fuzz.sh: unknown target '$target' (gguf, suite_import, jinja, sse, judge_verdict)"; exit 2 ;;
 esac
 
 mkdir -p "$work"
@@ -139,14 +136,6 @@ sse)
   seed chat-completion '\x0f{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"4"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}}'
   seed tool-call '\x0f{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":"9","completion_tokens":null}}'
   seed echo-logprobs '\x01{"choices":[{"text":"The cat sat","index":0,"logprobs":{"tokens":["The"," cat"," sat","."],"token_logprobs":[null,-1.5,-0.25,-2.0],"top_logprobs":[null,{" cat":-1.5,"dog":-3.0},{" sat":-0.25},{".":-2.0}],"text_offset":[0,3,7,11]},"finish_reason":"length"}]}' ;;
-http_request)
-  # Request heads as clients send them, and the edges the parser must refuse.
-  seed get 'GET /v1/models HTTP/1.1\r\nHost: localhost:8080\r\nAccept: */*\r\n\r\n'
-  seed post 'POST /v1/chat/completions HTTP/1.1\r\nContent-Type: application/json\r\nAuthorization: Bearer k\r\nContent-Length: 17\r\nConnection: keep-alive\r\n\r\n{"prompt":"hi"}'
-  seed http10 '\r\nGET /health?x=1 HTTP/1.0\r\nConnection: close\r\n\r\n'
-  seed chunked 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n'
-  seed bad-length 'POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\nContent-Length: -1\r\n\r\n'
-  seed folded 'GET / HTTP/1.1\r\nX-A: a\r\n b\r\n: x\r\n\r\n' ;;
 judge_verdict)
   # What judges write: MT-Bench pairwise and rubric endings, restated formats, reasoning blocks.
   seed pairwise 'Assistant A answers the question directly, while B digresses.\n\nFinal verdict: [[A]]'

@@ -2,14 +2,17 @@
 // (TLS verified against the system CA store, or a given CA file), HTTP/2 where the server offers
 // it over TLS, keep-alive with connections reused per thread, proxies from the environment
 // (http_proxy, https_proxy, no_proxy), timeouts for connecting, for the first byte and for an idle
-// stream. The server is a small HTTP/1.1 server over POSIX sockets, plain http: requests with
-// Content-Length bodies, responses with a length or streamed until the connection closes
-// (Server-Sent Events). The server keeps connections alive between requests with a length (pipelined requests are
-// answered in order); a stream closes its connection. Limits guard against hostile peers: header
-// size, body size, a deadline for the whole request head and for the whole body (a client that
-// trickles bytes is cut off, not just an idle one), connections in all and per client address,
-// and when the server is full the connection that has waited longest for its request head is
-// dropped first (slowloris); a violation is answered (413, 431, 408, 400, 503), never a crash.
+// stream. The server (http_server.cpp) is cpp-httplib (Debian libcpp-httplib-dev), http or https
+// (OpenSSL, a PEM certificate and key): the library parses requests and writes responses; Verdict
+// keeps the connection handling around it (http_transport.h): a bounded pool of connection
+// workers fed by an admission step that answers 503 when every worker is busy with a request and
+// the queue of accepted connections is full, the connection that has waited longest for its
+// request head dropped first when the server is full (slowloris), limits per client address,
+// keep-alive (a request count and an idle timeout), and deadlines for the whole request head and
+// body (a client that trickles bytes is cut off, not just an idle one), header and body size
+// limits. A violation is answered (400, 408, 411, 413, 414, 431, 503), never a crash. Responses
+// have a length, or are streamed chunked (Server-Sent Events) from a handler that pushes its data
+// while the library pulls it (the handler runs on a thread of its own beside the connection's).
 #pragma once
 
 #include "verdict/engine/result.h"
@@ -31,19 +34,14 @@ struct HttpRequest {
     std::map<std::string, std::string> headers; // names lower-cased
     std::string body;
     std::string peer;                           // "127.0.0.1:51234"
-    bool keepAlive = false;                     // HTTP/1.1 without `Connection: close`
+    bool keepAlive = false;                     // HTTP/1.1 without `Connection: close` (HTTP/1.0: never)
     std::string header(const std::string& lowerName) const;
 };
 
-// Parses a request head: the request line and header lines up to, not including, the blank line
-// that ends them. Fills `req` (method, target, path, headers, keepAlive) and `contentLength`.
-// Returns 200, or the status to answer with and `why`: 400 malformed line or Content-Length,
-// 411 a chunked body, 413 a body over maxBodyBytes. Leading blank lines are ignored (RFC 9112 2.2).
-int parseHttpRequestHead(std::string_view head, size_t maxBodyBytes, HttpRequest& req, size_t& contentLength,
-                         std::string& why);
-
-// What a handler answers with. Either send() once, or startStream() then write()* (each write is
-// sent at once; false when the client has gone away) and the stream ends when the handler returns.
+// What a handler answers with. Either send() once, or startStream() then write()* and the stream
+// ends when the handler returns. A write is handed to the connection at once (it waits only while
+// 256 KiB are still unsent) and is false once the client has gone away; the server notices a
+// client that left within 0.1 s, also while the handler is working and writes nothing.
 class HttpResponder {
 public:
     virtual ~HttpResponder() = default;
@@ -62,23 +60,32 @@ using HttpHandler = std::function<void(const HttpRequest&, HttpResponder&)>;
 struct HttpServerOptions {
     std::string host = "127.0.0.1";
     int port = 8080;                  // 0: any free port (see HttpServer::port())
-    size_t maxHeaderBytes = 64 * 1024;
+    size_t maxHeaderBytes = 64 * 1024; // the whole head; one line of it at most 8 KiB (the library's bound)
     size_t maxBodyBytes = 8 * 1024 * 1024;
     int headTimeoutMs = 10000;        // the whole request head, from the connection (or its first byte after keep-alive)
     int bodyTimeoutMs = 30000;        // the whole body, once the head is in
+    int writeTimeoutMs = 30000;       // a client that takes no bytes of the answer for this long is cut off
     int keepAliveTimeoutMs = 5000;    // idle wait for the next request on a kept-alive connection
     int maxRequestsPerConnection = 1000;
-    int maxConnections = 512;         // more at once: the longest head-waiter is dropped, else 503
-    int maxConnectionsPerPeer = 256;  // per client address, likewise
+    int maxConnections = 512;         // served at once (the worker pool); more: the longest head-waiter is dropped, else queued
+    int maxQueuedConnections = 64;    // accepted, waiting for a worker busy with a request; beyond: 503
+    int maxConnectionsPerPeer = 256;  // per client address (served and queued), likewise
+    std::string tlsCertFile;          // both set: https with this PEM certificate (chain) ...
+    std::string tlsKeyFile;           // ... and its PEM private key
 };
 
 class HttpServer {
 public:
-    // Binds and starts accepting on its own thread; each connection is served on a thread of its
-    // own (at most maxConnections of them). Fails naming the address when it cannot bind.
+    // Binds and starts accepting on its own thread; each connection is served by a worker of the
+    // pool (at most maxConnections of them, each with a thread for the handler beside it). Fails
+    // naming the address when it cannot bind, and naming the file when the TLS certificate or key
+    // cannot be read, is not PEM, or the key does not belong to the certificate.
     static Result<std::unique_ptr<HttpServer>> start(const HttpServerOptions& options, HttpHandler handler);
-    ~HttpServer();  // stops accepting and waits for the connections in flight
+    ~HttpServer();  // stop()
     int port() const;
+    bool tls() const;  // https
+    // Ends idle connections, lets the requests in flight finish (newcomers meanwhile: 503), then
+    // stops accepting. Idempotent.
     void stop();
 
 private:
@@ -141,7 +148,8 @@ private:
     bool m_hasData = false;
 };
 
-// The reason phrase of a status code ("OK", "Bad Request", ...).
+// The reason phrase of a status code ("OK", "Bad Request", ...), for the answers the server
+// writes itself (503 when full, 408/431 for a request line the library gave up on).
 const char* httpReason(int status);
 
 }  // namespace verdict::core::net
