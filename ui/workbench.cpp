@@ -1,5 +1,7 @@
 #include "workbench.h"
 
+#include "core/endpoints/provider_catalog.h"
+
 #include "core/models/model_fit.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -91,6 +93,23 @@ bool Workbench::applyEndpointAccess(const QString& ref, core::BackendOpenOptions
     o.insecure = access.insecure;
     o.apiKey.clear();
     const QString url = ref.section(' ', 0, 0);
+    o.endpointApi = {};
+    if (!access.provider.isEmpty()) {  // the preset's key header and routes, for the URL as added
+        auto catalog = core::loadProviderCatalog(std::nullopt);
+        const core::ProviderPreset* preset = catalog ? catalog->find(access.provider.toStdString()) : nullptr;
+        if (!preset) {
+            if (error)
+                *error = tr("The provider preset %1 of %2 is not in the provider catalog%3.")
+                             .arg(access.provider, url, catalog ? QString() : ": " + QString::fromStdString(catalog.error().message));
+            return false;
+        }
+        auto ep = core::providerEndpoint(*preset, {url.toStdString(), "", ""});
+        if (!ep) {
+            if (error) *error = QString::fromStdString(ep.error().message);
+            return false;
+        }
+        o.endpointApi = ep->api;
+    }
     if (access.keyInKeyring) {
         QString why;
         auto key = readEndpointKey(url, &why);
@@ -275,7 +294,7 @@ void Workbench::saveState() const {
         QString line = e.source + "\t" + e.ref;
         if (e.isEndpoint()) {  // how to reach it, never the key
             QJsonObject a{{"key_env", e.access.keyEnv}, {"key_in_keyring", e.access.keyInKeyring},
-                          {"ca_file", e.access.caFile}, {"insecure", e.access.insecure}};
+                          {"ca_file", e.access.caFile}, {"insecure", e.access.insecure}, {"provider", e.access.provider}};
             line += "\t" + QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact));
         }
         list << line;
@@ -306,6 +325,7 @@ void Workbench::restoreState() {
             access.keyInKeyring = a.value("key_in_keyring").toBool();
             access.caFile = a.value("ca_file").toString();
             access.insecure = a.value("insecure").toBool();
+            access.provider = a.value("provider").toString();
             addEndpoint(url, model, access, nullptr);
         } else {
             addModelFile(ref, source, nullptr);  // a file deleted since then is dropped

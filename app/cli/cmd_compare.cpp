@@ -116,7 +116,15 @@ int runCompare(const std::vector<std::string>& argv) {
     }
     const bool json = args->has("json");
     const std::string prompt = *args->value("prompt");
-    const bool anyLocal = !core::isEndpointRef(args->positionals()[0]) || !core::isEndpointRef(args->positionals()[1]);
+    EndpointAccess access;
+    if (int rc = readEndpointOptions("compare", *args, &access); rc != kExitOk) return rc;
+    std::string refs[2];
+    for (size_t i = 0; i < 2; ++i) {
+        auto ref = providerModelRef(access, args->positionals()[i]);  // --provider: a bare name is its model
+        if (!ref) return fail("compare", ref.error().message, kExitUsage);
+        refs[i] = *ref;
+    }
+    const bool anyLocal = !core::isEndpointRef(refs[0]) || !core::isEndpointRef(refs[1]);
     std::string device;
     if (int rc = readDeviceOption("compare", *args, &device, anyLocal); rc != kExitOk) return rc;
     int gpuLayers = -1;
@@ -134,11 +142,10 @@ int runCompare(const std::vector<std::string>& argv) {
     bo.device = device;
     bo.gpuLayers = gpuLayers;
     bo.engineVersion = core::toolVersion();
-    EndpointAccess access;
-    if (int rc = readEndpointOptions("compare", *args, &access); rc != kExitOk) return rc;
     bo.apiKey = access.apiKey;
     bo.caFile = access.caFile;
     bo.insecure = access.insecure;
+    bo.endpointApi = access.api;
 
     const core::Prompt p = core::comparePrompt(settings, {}, prompt);
     const core::GenerationParams& gp = settings.generation;
@@ -147,7 +154,7 @@ int runCompare(const std::vector<std::string>& argv) {
     const char* label[2] = {"A", "B"};
     for (int i = 0; i < 2; ++i) {
         Side& s = sides[i];
-        s.ref = core::normalizeModelRef(args->positionals()[static_cast<size_t>(i)]);
+        s.ref = core::normalizeModelRef(refs[i]);
         const auto t0 = std::chrono::steady_clock::now();
         auto backend = core::openModelBackend(s.ref, bo);
         if (!backend)

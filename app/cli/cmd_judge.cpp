@@ -229,7 +229,11 @@ int runJudge(const std::vector<std::string>& argv) {
         if (person.empty() || person.size() > 200) return fail("judge", "--human needs a name (up to 200 bytes)", kExitUsage);
         if (int rc = humanWalkthrough(*db, runs[0], runs[1], person); rc != kExitOk) return rc;
     } else if (args->has("judge")) {
-        o.judgeRef = core::normalizeModelRef(*args->value("judge"));
+        EndpointAccess access;
+        if (int rc = readEndpointOptions("judge", *args, &access); rc != kExitOk) return rc;
+        auto judgeRef = providerModelRef(access, *args->value("judge"));  // --provider: a bare name is its model
+        if (!judgeRef) return fail("judge", judgeRef.error().message, kExitUsage);
+        o.judgeRef = core::normalizeModelRef(*judgeRef);
         core::BackendOpenOptions bo;
         bo.threads = static_cast<int>(*threads);
         bo.nCtx = *ctx;
@@ -237,11 +241,10 @@ int runJudge(const std::vector<std::string>& argv) {
         bo.gpuLayers = gpuLayers;
         bo.engineVersion = core::toolVersion();
         bo.cancelLoad = signals.cancelFlag();
-        EndpointAccess access;
-        if (int rc = readEndpointOptions("judge", *args, &access); rc != kExitOk) return rc;
         bo.apiKey = access.apiKey;
         bo.caFile = access.caFile;
         bo.insecure = access.insecure;
+        bo.endpointApi = access.api;
         const core::JudgeOpener open = [&]() { return core::openModelBackend(o.judgeRef, bo); };
         auto r = core::judgeRuns(*db, runs[0], runs[1], o, open,
                                  [json](const core::JudgeRunProgress& p) {

@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/endpoint_options.h"
+#include "core/run/backend_factory.h"
 #include "cli/signal_stop.h"
 #include "core/perf/load_runner.h"
 #include "core/store/store.h"
@@ -71,16 +72,28 @@ int runLoad(const std::vector<std::string>& argv) {
                   formatOptions(specs));
         return kExitOk;
     }
-    if (args->positionals().size() != 1) return fail("load", "expected one endpoint URL (http://host:port)", kExitUsage);
-
-    core::EndpointConfig ep;
-    ep.baseUrl = args->positionals()[0];
-    ep.model = args->value("model").value_or("");
     EndpointAccess access;
     if (int rc = readEndpointOptions("load", *args, &access); rc != kExitOk) return rc;
+    const bool noUrl = args->positionals().empty() && !access.provider.empty();  // --provider ID --model NAME
+    if (args->positionals().size() != 1 && !noUrl)
+        return fail("load", "expected one endpoint URL (http://host:port), or --provider ID", kExitUsage);
+
+    core::EndpointConfig ep;
+    ep.model = args->value("model").value_or("");
+    if (noUrl || !core::isEndpointRef(args->positionals()[0])) {
+        // With --provider: no URL, or a model name in its place.
+        if (!noUrl && access.provider.empty())
+            return fail("load", "'" + args->positionals()[0] + "' is not an http:// or https:// URL", kExitUsage);
+        if (!noUrl) ep.model = args->positionals()[0];
+        if (access.providerBaseUrl.empty()) return fail("load", access.providerBaseUrlError, kExitUsage);
+        ep.baseUrl = access.providerBaseUrl;
+    } else {
+        ep.baseUrl = args->positionals()[0];
+    }
     ep.apiKey = access.apiKey;
     ep.caFile = access.caFile;
     ep.insecure = access.insecure;
+    ep.api = access.api;
     for (const std::string& h : args->values("header")) {
         const size_t colon = h.find(':');
         if (colon == std::string::npos || colon == 0) return fail("load", "--header '" + h + "' is not K:V", kExitUsage);

@@ -1,7 +1,11 @@
 // verdict results [RUN...] [--json]: stored runs with their accuracy (Wilson 95 % interval),
-// per category, timing means and settings. Without RUN: every run. JSON shape: docs/cli.md.
+// per category, timing means and settings. Without RUN: every run. A run made through a provider
+// preset (--provider) also gets its cost from the preset's prices and its stored token counts
+// (core/endpoints/endpoint_cost.h). JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/endpoints/endpoint_cost.h"
+#include "core/endpoints/provider_catalog.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -20,7 +24,8 @@ namespace {
 
 nlohmann::json optJson(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, const core::RunSummary& s) {
+nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, const core::RunSummary& s,
+                       const std::optional<nlohmann::json>& cost) {
     const auto& acc = s.accuracy;
     return {{"run_id", r.id},
             {"status", std::string(core::runStatusName(r.status))},
@@ -45,7 +50,25 @@ nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, c
             {"chat_template", {{"mode", r.chatTemplateMode}, {"sha256", r.chatTemplateHash}}},
             {"engine_version", r.engineVersion},
             {"device", r.device},
-            {"error", r.error}};
+            {"error", r.error},
+            {"cost", cost ? *cost : nlohmann::json(nullptr)}};
+}
+
+void printCost(const nlohmann::json& c) {
+    if (c["usd_total"].is_null()) {
+        std::printf("       cost (%s %s): unknown: %s\n", c["provider"].get<std::string>().c_str(),
+                    c["model"].get<std::string>().c_str(),
+                    c.contains("reason") ? c["reason"].get<std::string>().c_str() : "a price is missing");
+        return;
+    }
+    const auto& t = c["tokens"];
+    std::printf("       cost (%s %s): $%.6f for %lld prompt (%lld cached) + %lld output tokens (%lld reasoning); "
+                "$%.4f per 1M output tokens, $%.4f per 1M tokens\n",
+                c["provider"].get<std::string>().c_str(), c["model"].get<std::string>().c_str(), c["usd_total"].get<double>(),
+                t["prompt"].get<long long>(), t["cached_prompt"].get<long long>(), t["output"].get<long long>(),
+                t["reasoning"].get<long long>(), c["usd_per_mtok_output"].is_null() ? 0.0 : c["usd_per_mtok_output"].get<double>(),
+                c["usd_per_mtok_all"].is_null() ? 0.0 : c["usd_per_mtok_all"].get<double>());
+    for (const auto& n : c["notes"]) std::printf("       note: %s\n", n.get<std::string>().c_str());
 }
 
 }  // namespace
@@ -53,6 +76,7 @@ nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, c
 int runResults(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"providers-file", true, "PATH", "user provider catalog with the prices of provider runs (default: $XDG_CONFIG_HOME/verdict/providers.json)"},
         {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
         {"help", false, "", "show this help", false, 'h'},
     };
@@ -90,6 +114,19 @@ int runResults(const std::vector<std::string>& argv) {
     if (auto suites = core::SuiteRepository(*db).list())
         for (const auto& s : *suites) suiteNames[s.id] = s.name;
 
+    // Prices for runs made through a provider preset; read only when such a run is listed.
+    std::optional<core::ProviderCatalog> providers;
+    const auto costOf = [&](const core::RunRecord& r, const std::vector<core::RunItemRecord>& items)
+        -> Result<std::optional<nlohmann::json>> {
+        if (!r.generation.is_object() || !r.generation.contains("provider")) return std::optional<nlohmann::json>();
+        if (!providers) {
+            auto c = core::loadProviderCatalog(args->value("providers-file"));
+            if (!c) return c.error();
+            providers.emplace(std::move(*c));
+        }
+        return core::runCostJson(r, items, *providers);
+    };
+
     nlohmann::json out = nlohmann::json::array();
     if (!args->has("json") && !list.empty())
         std::printf("%5s  %-10s %-26s %-18s %11s  %-19s %s\n", "run", "status", "model", "suite", "items", "accuracy (95% CI)",
@@ -98,8 +135,10 @@ int runResults(const std::vector<std::string>& argv) {
         auto items = runs.items(r.id);
         if (!items) return fail("results", items.error().message, kExitRuntime);
         const core::RunSummary s = core::summarizeRun(*items);
+        auto cost = costOf(r, *items);
+        if (!cost) return fail("results", cost.error().message, kExitBadInput);
         if (args->has("json")) {
-            out.push_back(runJson(r, suiteNames[r.suiteId], s));
+            out.push_back(runJson(r, suiteNames[r.suiteId], s, *cost));
             continue;
         }
         const auto& a = s.accuracy;
@@ -117,6 +156,7 @@ int runResults(const std::vector<std::string>& argv) {
             if (a.nErrors > 0) std::printf("       %lld item(s) with errors\n", static_cast<long long>(a.nErrors));
             if (s.meanTtftMs)
                 std::printf("       mean TTFT %.1f ms, mean decode %.1f tok/s\n", *s.meanTtftMs, s.meanDecodeTps.value_or(0));
+            if (*cost) printCost(**cost);
             for (const auto& [name, c] : a.byCategory)
                 std::printf("       %-28s %6.1f%% [%.1f, %.1f]  (%lld/%lld)\n", name.empty() ? "(none)" : name.c_str(),
                             100 * c.accuracy, 100 * c.ci.lo, 100 * c.ci.hi, static_cast<long long>(c.correct),

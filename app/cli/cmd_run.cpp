@@ -111,7 +111,8 @@ int runRun(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, specs);
     if (!args) return fail("run", args.error().message, kExitUsage);
     if (args->has("help")) {
-        printHelp("verdict run MODEL.gguf --suite NAME [--limit N] [--shots K] [--temp T] [--seed S] [--parallel N] [--resume RUN] [--json]",
+        printHelp("verdict run MODEL.gguf|URL|--provider ID MODEL --suite NAME [--limit N] [--shots K] [--temp T] [--seed S] "
+                  "[--parallel N] [--resume RUN] [--json]",
                   formatOptions(specs));
         return kExitOk;
     }
@@ -123,6 +124,11 @@ int runRun(const std::vector<std::string>& argv) {
     if (!resuming && args->positionals().empty()) return fail("run", "missing MODEL file (see --help)", kExitUsage);
     if (!resuming && settings.suite.empty()) return fail("run", "missing --suite NAME", kExitUsage);
     if (!args->positionals().empty()) settings.modelRef = args->positionals()[0];
+    // Endpoint options first: --provider turns a bare model name into the provider's endpoint.
+    EndpointAccess access;
+    if (int rc = readEndpointOptions("run", *args, &access); rc != kExitOk) return rc;
+    if (auto ref = providerModelRef(access, settings.modelRef)) settings.modelRef = *ref;
+    else return fail("run", ref.error().message, kExitUsage);
 
     std::string device;  // the spelling is checked before anything is opened
     if (int rc = readDeviceOption("run", *args, &device, false); rc != kExitOk) return rc;
@@ -154,11 +160,10 @@ int runRun(const std::vector<std::string>& argv) {
     settings.backend.gpuLayers = gpuLayers;
     settings.backend.engineVersion = core::toolVersion();
     settings.backend.cancelLoad = signals.cancelFlag();
-    EndpointAccess access;
-    if (int rc = readEndpointOptions("run", *args, &access); rc != kExitOk) return rc;
     settings.backend.apiKey = access.apiKey;
     settings.backend.caFile = access.caFile;
     settings.backend.insecure = access.insecure;
+    settings.backend.endpointApi = access.api;
 
     core::SuiteRunEvents events;
     events.prepared = [&](const core::PreparedRun& p) {

@@ -31,6 +31,7 @@ const std::vector<Command>& commands() {
         {"load", "load test an OpenAI-compatible endpoint (TTFT, ITL, P99, goodput)", runLoad},
         {"tco", "cost per 1M tokens, monthly and 3-year TCO, payback vs an API, from measured throughput", runTco},
         {"hardware", "the hardware catalog with sources (hardware list, hardware show ID)", runHardware},
+        {"endpoints", "provider presets for endpoints with prices and sources (endpoints list, endpoints show ID)", runEndpoints},
         {"report", "the decision report of two runs as PDF, HTML or Markdown (accuracy, speed, cost, checklist)", runReport},
         {"discover", "GGUF models already on disk (LM Studio, Ollama, Hugging Face cache, GPT4All) with a fit badge", runDiscover},
         {"compare", "ask two models one prompt side by side; --vote stores which answer won", runCompare},

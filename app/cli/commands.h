@@ -55,6 +55,7 @@ int runLoad(const std::vector<std::string>& args);
 int runDemo(const std::vector<std::string>& args);
 int runTco(const std::vector<std::string>& args);
 int runHardware(const std::vector<std::string>& args);
+int runEndpoints(const std::vector<std::string>& args);
 int runReport(const std::vector<std::string>& args);
 int runDiscover(const std::vector<std::string>& args);
 int runCompare(const std::vector<std::string>& args);

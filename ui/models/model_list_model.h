@@ -21,6 +21,7 @@ struct EndpointAccess {
     bool keyInKeyring = false;  // the key is in the desktop keyring under the endpoint's URL
     QString caFile;             // https: trust this PEM file instead of the system CA store
     bool insecure = false;      // https: no certificate check (runs record it as their device)
+    QString provider;           // provider preset id ("" none): its key header and routes (--provider)
 };
 
 struct ModelEntry {

@@ -37,6 +37,11 @@ std::optional<OpenAiUsage> usageOf(const json& j) {
     OpenAiUsage out{tokenCount(*u, "prompt_tokens"), tokenCount(*u, "completion_tokens"), std::nullopt};
     if (const json* d = member(*u, "completion_tokens_details"); d && d->is_object()) out.reasoningTokens = tokenCount(*d, "reasoning_tokens");
     if (!out.reasoningTokens) out.reasoningTokens = tokenCount(*u, "reasoning_tokens");
+    // Prompt tokens served from the provider's cache: OpenAI-style details, else DeepSeek's field,
+    // else a top-level cached_tokens (Moonshot).
+    if (const json* d = member(*u, "prompt_tokens_details"); d && d->is_object()) out.cachedPromptTokens = tokenCount(*d, "cached_tokens");
+    if (!out.cachedPromptTokens) out.cachedPromptTokens = tokenCount(*u, "prompt_cache_hit_tokens");
+    if (!out.cachedPromptTokens) out.cachedPromptTokens = tokenCount(*u, "cached_tokens");
     return out;
 }
 

@@ -22,6 +22,8 @@ struct OpenAiUsage {
     std::optional<int64_t> promptTokens;
     std::optional<int64_t> completionTokens;   // includes reasoning tokens (OpenAI, DeepSeek)
     std::optional<int64_t> reasoningTokens;    // completion_tokens_details.reasoning_tokens, else reasoning_tokens
+    std::optional<int64_t> cachedPromptTokens; // part of promptTokens served from cache: prompt_tokens_details.cached_tokens,
+                                               // else prompt_cache_hit_tokens (DeepSeek), else cached_tokens
 };
 
 // One `data:` payload of a streamed /v1/completions or /v1/chat/completions response.

@@ -68,7 +68,7 @@ json completionBody(const EndpointConfig& e, const std::string& prompt, int maxT
 }
 
 std::string completionUrl(const EndpointConfig& e) {
-    return endpointApiRoot(e.baseUrl) + (e.chat ? "/v1/chat/completions" : "/v1/completions");
+    return endpointUrl(e, e.chat ? EndpointRoute::Chat : EndpointRoute::Completions);
 }
 
 // Reads one completion response as its bytes arrive (SSE events, or the whole JSON body when not

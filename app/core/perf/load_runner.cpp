@@ -5,6 +5,7 @@
 #include "core/store/sweep_repository.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -24,6 +25,40 @@ std::string endpointApiRoot(const std::string& url) {
     while (!b.empty() && b.back() == '/') b.pop_back();
     if (b.size() >= 3 && b.compare(b.size() - 3, 3, "/v1") == 0) b.resize(b.size() - 3);
     return b;
+}
+
+namespace {
+
+std::string percentEncode(const std::string& s) {
+    static const char* kHex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string endpointUrl(const EndpointConfig& e, EndpointRoute route) {
+    std::string path = route == EndpointRoute::Chat          ? e.api.chatRoute
+                       : route == EndpointRoute::Completions ? e.api.completionsRoute
+                                                             : e.api.modelsRoute;
+    if (path.empty()) return "";
+    for (size_t at = path.find("{model}"); at != std::string::npos; at = path.find("{model}", at)) {
+        const std::string m = percentEncode(e.model);
+        path.replace(at, 7, m);
+        at += m.size();
+    }
+    std::string url = endpointApiRoot(e.baseUrl) + path;
+    if (!e.api.query.empty()) url += (url.find('?') == std::string::npos ? "?" : "&") + e.api.query;
+    return url;
 }
 
 net::HttpClientOptions endpointClientOptions(const EndpointConfig& e, int readTimeoutMs, const std::atomic<bool>* cancel) {
@@ -63,7 +98,10 @@ std::string endpointDeviceLabel(const EndpointConfig& e) {
 std::map<std::string, std::string> endpointHeaders(const EndpointConfig& e) {
     std::map<std::string, std::string> h = e.headers;
     h["Content-Type"] = "application/json";
-    if (!e.apiKey.empty()) h["Authorization"] = "Bearer " + e.apiKey;
+    if (!e.apiKey.empty()) {
+        if (e.api.auth == EndpointAuth::Bearer) h["Authorization"] = "Bearer " + e.apiKey;
+        else if (e.api.auth == EndpointAuth::ApiKeyHeader) h["api-key"] = e.apiKey;
+    }
     return h;
 }
 
@@ -123,13 +161,23 @@ Result<EndpointConfig> resolveEndpoint(EndpointConfig e) {
     auto base = net::parseHttpUrl(endpointApiRoot(e.baseUrl));
     if (!base) return base.error();
     const net::HttpClientOptions o = endpointClientOptions(e, std::min(e.timeoutMs, 30000));
-    const std::string url = endpointApiRoot(e.baseUrl) + "/v1/models";
+    const std::string who = e.api.provider.empty() ? std::string("this endpoint") : "provider " + e.api.provider;
+    if (endpointUrl(e, e.chat ? EndpointRoute::Chat : EndpointRoute::Completions).empty())
+        return Error{who + " has no " + (e.chat ? "chat-completions" : "text-completions") + " route"};
+    const bool modelInRoute = e.api.chatRoute.find("{model}") != std::string::npos;
+    if (modelInRoute && e.model.empty())
+        return Error{who + " needs the model (the deployment name) in its URL: give MODEL or --model NAME"};
+    const std::string url = endpointUrl(e, EndpointRoute::Models);
+    if (url.empty()) {
+        if (e.model.empty()) return Error{who + " lists no models: pass --model NAME"};
+        return e;
+    }
     auto resp = net::httpRequest("GET", url, endpointHeaders(e), "", o);
     if (!resp) return resp.error();
     if (resp->status == 401 || resp->status == 403)
         return Error{url + ": HTTP " + std::to_string(resp->status) + " (check the API key)"};
     if (resp->status != 200) return Error{url + ": HTTP " + std::to_string(resp->status)};
-    if (e.model.empty()) {
+    if (e.model.empty()) {  // (a deployment route never gets here: its model was checked above)
         const json j = json::parse(resp->body, nullptr, false);
         if (j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
             !j["data"][0].contains("id") || !j["data"][0]["id"].is_string())

@@ -7,6 +7,7 @@
 // series of completions and latencies. Metric definitions: docs/metrics.md.
 #pragma once
 
+#include "core/endpoints/endpoint_api.h"
 #include "core/net/http.h"
 #include "core/perf/latency_stats.h"
 #include "core/store/database.h"
@@ -27,13 +28,14 @@ namespace verdict::core {
 struct EndpointConfig {
     std::string baseUrl;                         // "http://host:port" (a trailing /v1 is accepted)
     std::string model;                           // "" : the first id of GET /v1/models
-    std::string apiKey;                          // sent as a Bearer token; never stored
+    std::string apiKey;                          // sent as api.auth says (Bearer by default); never stored
     std::map<std::string, std::string> headers;  // extra headers
     bool chat = true;                            // /v1/chat/completions, else /v1/completions
     bool stream = true;
     int timeoutMs = 60000;
     std::string caFile;                          // https: trust this PEM file instead of the system CA store
     bool insecure = false;                       // https: no certificate check (recorded with results, warned about)
+    EndpointApi api;                             // routes, query and auth style (a provider preset's; OpenAI's by default)
 };
 
 // One row of a replayed trace (the Mooncake trace format AIPerf replays: JSONL rows
@@ -95,6 +97,11 @@ struct LoadProgress {
 
 // "http://host:port/v1/" -> "http://host:port" (the routes are appended to it).
 std::string endpointApiRoot(const std::string& baseUrl);
+// The URL of one route of the endpoint: API root + the route of endpoint.api ("{model}" replaced
+// by the percent-encoded model name) + "?" + api.query. "" when the provider has no such route
+// (an empty route: e.g. no text completions); callers say so naming endpoint.api.provider.
+enum class EndpointRoute { Chat, Completions, Models };
+std::string endpointUrl(const EndpointConfig& endpoint, EndpointRoute route);
 // The client options every request to this endpoint uses: its TLS settings, connect timeout
 // min(timeoutMs, 10 s), read timeout readTimeoutMs (<= 0: timeoutMs), the cancel flag.
 net::HttpClientOptions endpointClientOptions(const EndpointConfig& endpoint, int readTimeoutMs = 0,
@@ -111,7 +118,8 @@ double retryDelayMs(int attempt, double backoffMs, double retryAfterMs, std::mt1
 std::string endpointDeviceLabel(const EndpointConfig& endpoint);
 // "none" (http), "verified" (https) or "unverified" (https with --insecure).
 std::string endpointTlsMode(const EndpointConfig& endpoint);
-// Content-Type, the Bearer token when there is a key, and the extra headers.
+// Content-Type, the key when there is one (api.auth: "Authorization: Bearer KEY", "api-key: KEY",
+// or none), and the extra headers.
 std::map<std::string, std::string> endpointHeaders(const EndpointConfig& endpoint);
 
 // Resolves the model (when not given) and checks the endpoint answers. Errors name the URL.

@@ -36,6 +36,7 @@ Result<std::unique_ptr<ModelBackend>> openModelBackend(const std::string& modelR
         ep.apiKey = options.apiKey;
         ep.caFile = options.caFile;
         ep.insecure = options.insecure;
+        ep.api = options.endpointApi;
         auto eb = EndpointBackend::open(ep, options.engineVersion, options.parallel);
         if (!eb) return eb.error();
         return std::unique_ptr<ModelBackend>(std::move(*eb));

@@ -9,6 +9,7 @@
 // https:// is accepted the same way (the HTTP client decides whether it can speak it).
 #pragma once
 
+#include "core/endpoints/endpoint_api.h"
 #include "core/run/model_backend.h"
 
 #include <atomic>
@@ -29,6 +30,7 @@ struct BackendOpenOptions {
     std::string apiKey;              // endpoint: Bearer token (memory only, never stored)
     std::string caFile;              // endpoint over https: trust this PEM file (EndpointConfig::caFile)
     bool insecure = false;           // endpoint over https: no certificate check (recorded as the device)
+    EndpointApi endpointApi;         // endpoint: routes, query and key header (a provider preset's; OpenAI's by default)
     int parallel = 1;                // calls served at once (ModelBackend::maxConcurrentCalls); 0: the backend chooses
 };
 

@@ -38,6 +38,7 @@ BackendInfo EndpointBackend::info() const {
     i.modelSha256 = util::sha256Hex(i.modelPath);
     i.engineVersion = m_engineVersion;
     i.device = endpointDeviceLabel(m_endpoint);
+    i.provider = m_endpoint.api.provider;
     return i;
 }
 
@@ -62,7 +63,10 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
         body["prompt"] = plainText(prompt);
         g.prompt = {plainText(prompt), "raw", ""};
     }
-    const std::string url = endpointApiRoot(m_endpoint.baseUrl) + (chat ? "/v1/chat/completions" : "/v1/completions");
+    const std::string url = endpointUrl(m_endpoint, chat ? EndpointRoute::Chat : EndpointRoute::Completions);
+    if (url.empty())
+        return Error{"provider " + m_endpoint.api.provider + " has no " + (chat ? "chat" : "text") +
+                     "-completions route" + (chat ? "" : ": send chat messages (drop --no-chat-template)")};
     const net::HttpClientOptions o = endpointClientOptions(m_endpoint);
     // 429 / 5xx answers and failed connections are retried (up to kMaxRetries times, waiting as
     // retryDelayMs says, Retry-After included) while no token has reached the caller yet.
@@ -81,6 +85,7 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
         g.text.clear();
         g.reasoning.clear();
         g.reasoningTokens.reset();
+        g.cachedTokensIn.reset();
         g.tokensIn = g.tokensOut = 0;
         firstAnswer = Clock::time_point{};
         net::SseParser sse;
@@ -94,6 +99,7 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
                     g.tokensIn = c.usage->promptTokens.value_or(0);
                     g.tokensOut = c.usage->completionTokens.value_or(0);
                     if (c.usage->reasoningTokens) g.reasoningTokens = *c.usage->reasoningTokens;
+                    if (c.usage->cachedPromptTokens) g.cachedTokensIn = *c.usage->cachedPromptTokens;
                 }
                 if (!c.hasChoice) return;
                 if (c.finishReason) finish = *c.finishReason;
@@ -134,7 +140,10 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
 Result<ContinuationScore> EndpointBackend::logprobs(const Prompt& context, const std::string& continuation) {
     if (continuation.empty()) return Error{"logprobs: the continuation is empty"};
     const std::string ctx = plainText(context);
-    const std::string url = endpointApiRoot(m_endpoint.baseUrl) + "/v1/completions";
+    const std::string url = endpointUrl(m_endpoint, EndpointRoute::Completions);
+    if (url.empty())
+        return Error{"provider " + m_endpoint.api.provider +
+                     " has no text-completions route, so no prompt logprobs: use --mc-mode generate"};
     const json body = {{"model", m_endpoint.model}, {"prompt", ctx + continuation}, {"max_tokens", 1},
                        {"temperature", 0},          {"echo", true},                 {"logprobs", 1}};
     const net::HttpClientOptions o = endpointClientOptions(m_endpoint);

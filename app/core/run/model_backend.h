@@ -58,6 +58,7 @@ struct Generation {
     std::string stopReason;           // "max_tokens", "eos", "stop_string", "callback", "context_full"
     std::string reasoning;            // reasoning the server sent apart from the answer (reasoning_content)
     std::optional<int64_t> reasoningTokens;  // the server's count of them (usage), part of tokensOut
+    std::optional<int64_t> cachedTokensIn;   // the server's count of prompt tokens served from its cache (usage), part of tokensIn
 };
 
 struct ContinuationScore {
@@ -78,6 +79,7 @@ struct BackendInfo {
     std::string engineVersion;
     std::string device;
     std::string chatTemplate;               // the model's template text ("" when none)
+    std::string provider;                   // endpoint: the provider preset used ("" none); runs store it
 };
 
 // Called with each generated piece of text; return false to stop generating.

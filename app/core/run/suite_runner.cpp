@@ -142,6 +142,11 @@ Result<PreparedRun> SuiteRunner::prepare(const RunRequest& req) {
         rec.suiteId = req.suite.id;
         rec.prompting = req.prompting.toJson();
         rec.generation = req.generation.toJson();
+        // An endpoint reached through a provider preset: the preset and the served model, so that
+        // `verdict results` can price the run (never the key). Only then: other runs keep their keys.
+        if (!info.provider.empty())
+            rec.generation["provider"] = {{"id", info.provider},
+                                          {"model", info.modelPath.substr(info.modelPath.find(' ') + 1)}};
         const bool templated = req.prompting.useChatTemplate && !info.chatTemplate.empty();
         rec.chatTemplateMode = templated ? "model" : "raw";
         rec.chatTemplate = templated ? info.chatTemplate : std::string();
@@ -464,6 +469,7 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
     }
     if (!g->reasoning.empty()) r.details["reasoning"] = g->reasoning;  // sent apart (reasoning_content)
     if (g->reasoningTokens) r.details["reasoning_tokens"] = *g->reasoningTokens;
+    if (g->cachedTokensIn) r.details["cached_tokens"] = *g->cachedTokensIn;
     if (g->ttfaMs) r.details["ttfa_ms"] = *g->ttfaMs;
     r.output = answer;
     r.tokensIn = turns.empty() ? g->tokensIn : tokensIn;

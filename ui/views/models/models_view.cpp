@@ -1,4 +1,6 @@
 #include "views/models/models_view.h"
+#include "core/endpoints/provider_catalog.h"
+#include "dialogs/add_endpoint_dialog.h"
 
 #include "core/models/model_card_json.h"
 #include "keyring/keyring.h"
@@ -189,76 +191,43 @@ void ModelsView::addFolder() {
 }
 
 void ModelsView::addEndpoint() {
-    QDialog dlg(this);
-    dlg.setWindowTitle(tr("Add an OpenAI-compatible endpoint"));
-    auto* url = new QLineEdit("http://127.0.0.1:8080");
-    url->setObjectName("endpointUrl");
-    auto* model = new QLineEdit;
-    model->setPlaceholderText(tr("optional: the served model (default: the first of /v1/models)"));
-    auto* keySource = new QComboBox;
-    keySource->setObjectName("endpointKeySource");
-    keySource->addItems({tr("$VERDICT_API_KEY when set"), tr("Environment variable"), tr("Desktop keyring")});
-    auto* keyEnv = new QLineEdit;
-    keyEnv->setObjectName("endpointKeyEnv");
-    keyEnv->setPlaceholderText(tr("e.g. DEEPSEEK_API_KEY"));
-    auto* key = new QLineEdit;
-    key->setObjectName("endpointKey");
-    key->setEchoMode(QLineEdit::Password);
-    key->setPlaceholderText(tr("stored in the keyring only, never in Verdict's files"));
-    auto* ca = new QLineEdit;
-    ca->setObjectName("endpointCaFile");
-    ca->setPlaceholderText(tr("https with a private or self-signed certificate: its PEM file"));
-    auto* browse = new QPushButton(tr("Browse…"));
-    auto* caRow = new QHBoxLayout;
-    caRow->addWidget(ca);
-    caRow->addWidget(browse);
-    auto* insecure = new QCheckBox(tr("Do not verify the certificate (results say so)"));
-    insecure->setObjectName("endpointInsecure");
-    auto sync = [=] {
-        keyEnv->setEnabled(keySource->currentIndex() == 1);
-        key->setEnabled(keySource->currentIndex() == 2);
-    };
-    sync();
-    connect(keySource, &QComboBox::currentIndexChanged, &dlg, sync);
-    connect(browse, &QPushButton::clicked, &dlg, [&dlg, ca] {
-        const QString f = QFileDialog::getOpenFileName(&dlg, tr("CA certificate"), {}, tr("PEM certificates (*.pem *.crt);;All files (*)"));
-        if (!f.isEmpty()) ca->setText(f);
-    });
-    auto* form = new QFormLayout(&dlg);
-    form->addRow(tr("Base URL"), url);
-    form->addRow(tr("Model"), model);
-    form->addRow(tr("API key"), keySource);
-    form->addRow(tr("Variable"), keyEnv);
-    form->addRow(tr("Key"), key);
-    form->addRow(tr("CA file"), caRow);
-    form->addRow(QString(), insecure);
-    form->addRow(new QLabel(tr("vLLM, SGLang, TGI, llama-server, Ollama, hosted APIs, verdict serve…")));
-    auto* bb = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    form->addRow(bb);
-    connect(bb, &QDialogButtonBox::accepted, &dlg, &QDialog::accept);
-    connect(bb, &QDialogButtonBox::rejected, &dlg, &QDialog::reject);
+    // The provider presets: built-in + the user file; a broken user file leaves the built-in ones
+    // (and says why) rather than no dialog.
+    auto catalog = core::loadProviderCatalog(std::nullopt);
+    if (!catalog) {
+        showError(this, tr("The user provider catalog could not be read; only the built-in presets are offered."),
+                  QString::fromStdString(catalog.error().message));
+        catalog = core::ProviderCatalog::builtin();
+    }
+    AddEndpointDialog dlg(catalog ? std::move(*catalog) : core::ProviderCatalog{}, this);
     if (dlg.exec() != QDialog::Accepted) return;
     EndpointAccess access;
-    access.caFile = ca->text().trimmed();
-    access.insecure = insecure->isChecked();
-    if (keySource->currentIndex() == 1) {
-        access.keyEnv = keyEnv->text().trimmed();
+    access.provider = dlg.provider();
+    access.caFile = dlg.caFile();
+    access.insecure = dlg.insecure();
+    if (dlg.url().contains('{')) {
+        showError(this, tr("This endpoint cannot be added."),
+                  tr("Replace the placeholder in the base URL (%1), e.g. {resource} by your Azure resource name.").arg(dlg.url()));
+        return;
+    }
+    if (dlg.keySource() == AddEndpointDialog::KeyEnvironment) {
+        access.keyEnv = dlg.keyEnv();
         if (access.keyEnv.isEmpty()) {
             showError(this, tr("This endpoint cannot be added."), tr("Name the environment variable that holds the key."));
             return;
         }
-    } else if (keySource->currentIndex() == 2) {
+    } else if (dlg.keySource() == AddEndpointDialog::KeyKeyring) {
         QString why;
-        if (key->text().isEmpty() || !storeEndpointKey(url->text().trimmed(), key->text(), &why)) {
+        if (dlg.key().isEmpty() || !storeEndpointKey(dlg.url(), dlg.key(), &why)) {
             showError(this, tr("The key could not be stored in the desktop keyring."),
-                      key->text().isEmpty() ? tr("The key is empty.")
-                                            : why + "\n" + tr("Put the key in an environment variable and choose that instead."));
+                      dlg.key().isEmpty() ? tr("The key is empty.")
+                                          : why + "\n" + tr("Put the key in an environment variable and choose that instead."));
             return;
         }
         access.keyInKeyring = true;
     }
     QString why;
-    if (!m_wb.addEndpoint(url->text(), model->text(), access, &why)) showError(this, tr("This endpoint cannot be added."), why);
+    if (!m_wb.addEndpoint(dlg.url(), dlg.model(), access, &why)) showError(this, tr("This endpoint cannot be added."), why);
 }
 
 void ModelsView::discover() {
