@@ -1,6 +1,7 @@
 #include "workbench.h"
 
 #include "core/endpoints/provider_catalog.h"
+#include "core/endpoints/token_count.h"
 
 #include "core/models/model_fit.h"
 #include "core/store/run_repository.h"
@@ -71,6 +72,13 @@ bool Workbench::addEndpoint(const QString& url, const QString& model, const Endp
             return false;
         }
     }
+    if (!access.tokenizer.isEmpty()) {
+        auto counter = core::TokenCounter::open(access.tokenizer.toStdString());
+        if (!counter) {
+            if (error) *error = QString::fromStdString(counter.error().message);
+            return false;
+        }
+    }
     if (u.contains(' ')) {
         if (error) *error = tr("the URL must not contain spaces");
         return false;
@@ -91,6 +99,7 @@ bool Workbench::applyEndpointAccess(const QString& ref, core::BackendOpenOptions
     const EndpointAccess access = row >= 0 ? m_models->entries()[static_cast<size_t>(row)].access : EndpointAccess{};
     o.caFile = access.caFile.toStdString();
     o.insecure = access.insecure;
+    o.tokenizer = access.tokenizer.toStdString();
     o.apiKey.clear();
     const QString url = ref.section(' ', 0, 0);
     o.endpointApi = {};
@@ -294,7 +303,8 @@ void Workbench::saveState() const {
         QString line = e.source + "\t" + e.ref;
         if (e.isEndpoint()) {  // how to reach it, never the key
             QJsonObject a{{"key_env", e.access.keyEnv}, {"key_in_keyring", e.access.keyInKeyring},
-                          {"ca_file", e.access.caFile}, {"insecure", e.access.insecure}, {"provider", e.access.provider}};
+                          {"ca_file", e.access.caFile}, {"insecure", e.access.insecure}, {"provider", e.access.provider},
+                          {"tokenizer", e.access.tokenizer}};
             line += "\t" + QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact));
         }
         list << line;
@@ -326,6 +336,7 @@ void Workbench::restoreState() {
             access.caFile = a.value("ca_file").toString();
             access.insecure = a.value("insecure").toBool();
             access.provider = a.value("provider").toString();
+            access.tokenizer = a.value("tokenizer").toString();
             addEndpoint(url, model, access, nullptr);
         } else {
             addModelFile(ref, source, nullptr);  // a file deleted since then is dropped

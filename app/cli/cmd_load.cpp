@@ -58,6 +58,8 @@ int runLoad(const std::vector<std::string>& argv) {
         {"retries", true, "N", "retries for 429/5xx/timeouts (default 3; other 4xx never retried)"},
         {"timeout", true, "T", "per request read timeout (default 60s)"},
         {"seed", true, "N", "seed of prompts and arrivals (default 1)"},
+        {"tokenizer", true, "GGUF", "count prompts and outputs with this model's tokenizer too (a model or a vocab-only GGUF): "
+                                    "the server's usage against it, and max_tokens ignored"},
         {"name", true, "NAME", "name of the stored sweep (default: the URL)"},
         {"no-store", false, "", "do not store the results"},
         {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
@@ -160,6 +162,11 @@ int runLoad(const std::vector<std::string>& argv) {
     spec.seed = static_cast<uint64_t>(*seed);
     if (auto slo = args->value("slo"))
         if (auto r = core::parseSlo(*slo, spec); !r) return fail("load", r.error().message, kExitUsage);
+    if (auto t = args->value("tokenizer")) {
+        auto counter = core::TokenCounter::open(*t);
+        if (!counter) return fail("load", counter.error().message, kExitBadInput);
+        spec.tokenCounter = std::move(*counter);
+    }
 
     auto resolved = core::resolveEndpoint(ep);
     if (!resolved) return fail("load", resolved.error().message, kExitBadInput);
@@ -241,6 +248,9 @@ int runLoad(const std::vector<std::string>& argv) {
                         m.itlMs.p50, m.itlMs.p99, m.e2eMs.p50, m.e2eMs.p99, m.outputTokPerS, r.goodputPerS,
                         errs.empty() ? "-" : errs.c_str());
         }
+        for (const auto& r : *results)
+            std::printf("tokens %s %g: %s\n", r.mode == "rate" ? "rate" : r.mode == "trace" ? "trace" : "conc", r.level,
+                        core::describe(r.tokens).c_str());
         if (db) std::printf("stored as sweep %lld\n", static_cast<long long>(out["sweep_id"].get<int64_t>()));
     }
     return kExitOk;

@@ -42,7 +42,7 @@ nlohmann::json sweepJson(const core::SweepRecord& s, const std::vector<core::Swe
     for (const auto& p : points) {
         nlohmann::json j = {{"prompt_tokens", p.promptTokens}, {"gen_tokens", p.genTokens}, {"batch", p.batch},
                             {"error", p.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.error)},
-                            {"metrics", p.metrics},            {"created_at", p.createdAt}};
+                            {"metrics", core::pointMetrics(p)}, {"created_at", p.createdAt}};
         if (withRequests) {
             j["requests"] = p.requests;
             j["seq"] = p.seq;
@@ -82,7 +82,7 @@ void printTable(const core::SweepRecord& s, const std::vector<core::SweepPointRe
                         static_cast<long long>(p.genTokens), static_cast<long long>(p.batch), p.error.c_str());
             continue;
         }
-        const auto& m = p.metrics;
+        const nlohmann::json m = core::pointMetrics(p);
         std::printf("%7lld %5lld %5lld | %7.1fms %7.1fms | %6.1fms %6.1fms | %7.0fms %7.0fms | %9.1f %9.2f | %5.0f%%\n",
                     static_cast<long long>(p.promptTokens), static_cast<long long>(p.genTokens),
                     static_cast<long long>(p.batch), num(m, {"ttft_ms", "p50"}), num(m, {"ttft_ms", "p99"}),
@@ -114,7 +114,7 @@ std::string exportCsv(const core::SweepRecord& s, const std::vector<core::SweepP
            "e2e_ms_p99,roofline_decode_tok_per_s,roofline_fraction,kv_bytes,peak_rss_bytes,error,row_hash\r\n";
     auto f = [](double v) { return nlohmann::json(v).dump(); };
     for (const auto& p : points) {
-        const auto& m = p.metrics;
+        const nlohmann::json m = core::pointMetrics(p);
         out << s.id << ',' << p.promptTokens << ',' << p.genTokens << ',' << p.batch << ','
             << f(num(m, {"requests"})) << ',' << f(num(m, {"failed"})) << ',' << f(num(m, {"duration_s"})) << ','
             << f(num(m, {"requests_per_s"})) << ',' << f(num(m, {"output_tok_per_s"})) << ','

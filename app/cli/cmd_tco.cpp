@@ -187,8 +187,9 @@ int runTco(const std::vector<std::string>& argv) {
         double best = 0;
         int64_t bestBatch = 0;
         for (const auto& pt : *points) {
-            if (!pt.error.empty() || !pt.metrics.is_object() || (*batch > 0 && pt.batch != *batch)) continue;
-            const double v = pt.metrics.value("output_tok_per_s", 0.0);
+            const nlohmann::json m = core::pointMetrics(pt);
+            if (!pt.error.empty() || !m.is_object() || (*batch > 0 && pt.batch != *batch)) continue;
+            const double v = m.value("output_tok_per_s", 0.0);
             if (v > best) {
                 best = v;
                 bestBatch = pt.batch;

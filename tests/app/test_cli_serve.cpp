@@ -215,7 +215,8 @@ private slots:
         env.insert("MY_KEY", "sekret");
         load.setProcessEnvironment(env);
         load.start(VERDICT_BINARY, {"load", QString::fromStdString(s.url), "--api-key-env", "MY_KEY", "--concurrency", "1,4",
-                                    "--requests", "8", "--max-tokens", "8", "--prompt-words", "8", "--slo", "ttft=10s,tpot=1s", "--json"});
+                                    "--requests", "8", "--max-tokens", "8", "--prompt-words", "8", "--slo", "ttft=10s,tpot=1s",
+                                    "--tokenizer", QString::fromStdString(verdict::test::fixture("models/stories260K.gguf").string()), "--json"});
         QVERIFY(load.waitForFinished(120000));
         QVERIFY2(load.exitCode() == 0, load.readAllStandardError().constData());
         const json j = json::parse(load.readAllStandardOutput().toStdString(), nullptr, false);
@@ -229,6 +230,18 @@ private slots:
             QCOMPARE(l["metrics"]["itl_ms"]["n"].get<int>(), 8 * 7);
             QCOMPARE(l["good_requests"].get<int>(), 8);
             QVERIFY(!l["series"].empty());
+            // Our own server counts with the model's tokenizer, as the client does: usage on every
+            // request, the client's count beside it, max_tokens kept.
+            const json& tok = l["token_accounting"];
+            QCOMPARE(tok["with_usage"].get<int>(), 8);
+            QCOMPARE(tok["counted"].get<int>(), 8);
+            QCOMPARE(tok["exceeded_max_tokens"].get<int>(), 0);
+            QCOMPARE(tok["usage"]["output"].get<int>(), 64);
+            QCOMPARE(tok["prompt_diff_pct"].get<double>(), 0.0);  // one tokenizer on both sides
+            // The output is re-tokenized from text: a tiny model's sampled ids need not be the
+            // canonical encoding of their text, so only the sign of sense is checked here.
+            QVERIFY(tok["client"]["output"].get<int>() > 0);
+            qInfo("token accounting: %s", tok.dump().c_str());
         }
         QVERIFY(j["sweep_id"].is_number());
         // every request refused (400: max_tokens beyond the server's limit): said so, exit 3, nothing stored

@@ -36,6 +36,12 @@ struct FakeOpenAiOptions {
     int firstByteDelayMs = 0;
     int interTokenDelayMs = 0;
     int dropFirstAfterChunks = -1;     // >= 0: the first completion stream is cut after this many chunks
+    // Token-accounting quirks: usage.completion_tokens off by this many (a server whose counts
+    // drift from the model's tokenizer), pieces beyond max_tokens (a server that ignores it, with
+    // exactTokens), and no usage at all (servers that never send it, even when asked).
+    int usageOutputOffset = 0;
+    int ignoreMaxTokensBy = 0;
+    bool sendUsage = true;
     size_t threads = 16;               // concurrent connections served
 };
 
@@ -138,12 +144,12 @@ private:
             std::vector<std::pair<std::string, std::string>> pieces;  // (field, text)
             for (size_t i = 0; i < m_o.reasoning.size(); i += 4) pieces.emplace_back("reasoning_content", m_o.reasoning.substr(i, 4));
             if (m_o.exactTokens) {
-                for (int i = 0; i < maxTokens; ++i) pieces.emplace_back("content", " t");
+                for (int i = 0; i < maxTokens + m_o.ignoreMaxTokensBy; ++i) pieces.emplace_back("content", " t");
             } else {
                 for (size_t i = 0; i < m_o.answer.size(); i += 4) pieces.emplace_back("content", m_o.answer.substr(i, 4));
             }
             const int64_t promptTokens = static_cast<int64_t>(req.body.size() / 4);
-            const int64_t completionTokens = static_cast<int64_t>(pieces.size());
+            const int64_t completionTokens = static_cast<int64_t>(pieces.size()) + m_o.usageOutputOffset;
             const nlohmann::json usage = {{"prompt_tokens", promptTokens},
                                           {"completion_tokens", completionTokens},
                                           {"total_tokens", promptTokens + completionTokens}};
@@ -159,12 +165,14 @@ private:
                     choice["text"] = content;
                 }
                 if (m_o.firstByteDelayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_o.firstByteDelayMs));
-                res.set_content(nlohmann::json{{"id", "cmpl-1"}, {"model", m_o.model}, {"choices", {choice}}, {"usage", usage}}.dump(),
-                                "application/json");
+                nlohmann::json answer = {{"id", "cmpl-1"}, {"model", m_o.model}, {"choices", {choice}}};
+                if (m_o.sendUsage) answer["usage"] = usage;
+                res.set_content(answer.dump(), "application/json");
                 return;
             }
             const bool drop = m_o.dropFirstAfterChunks >= 0 && m_dropped.fetch_add(1) == 0;
-            const bool withUsage = body.contains("stream_options") && body["stream_options"].value("include_usage", false);
+            const bool withUsage =
+                m_o.sendUsage && body.contains("stream_options") && body["stream_options"].value("include_usage", false);
             auto events = std::make_shared<std::vector<std::string>>();
             auto event = [](const nlohmann::json& j) { return "data: " + j.dump() + "\n\n"; };
             if (chat) events->push_back(event({{"choices", {{{"index", 0}, {"delta", {{"role", "assistant"}}}}}}}));

@@ -4,7 +4,12 @@
 // client's CPU time recorded, the idle timeout and cancel inside the loop, and trace files that
 // are wrong named by line. Speed (a thousand streams) is a benchmark: tests/bench/load_generator.
 #include "core/perf/load_runner.h"
+#include "core/report/report_perf_cost.h"
+#include "core/store/store.h"
+#include "core/store/sweep_repository.h"
 #include "fake_openai_server.h"
+#include "tiny_model.h"
+#include "verdict/engine/text_tokenizer.h"
 
 #include <QtTest/QtTest>
 
@@ -58,6 +63,122 @@ private slots:
         for (size_t i = 1; i < l.requests.size(); ++i) QVERIFY(l.requests[i].startMs >= l.requests[i - 1].startMs);
         const auto j = core::toJson(l, false);
         QVERIFY(j.contains("schedule_delay_ms") && j.contains("behind_schedule") && j.contains("client_cpu_us_per_request"));
+    }
+
+    // Token accounting: the server's usage is kept apart from the client's own count with the
+    // model's tokenizer (here a synthetic model's generated vocabulary), the difference is
+    // computed from both, and a server that streamed past max_tokens is caught — by its usage,
+    // and without usage by the chunk count. Without usage the count replaces the chunk count.
+    void tokenAccountingAgainstTheServer() {
+        QTemporaryDir dir;
+        const std::string model = dir.filePath("tok.gguf").toStdString();
+        QVERIFY(test::writeTinyModel(model).ok());
+        auto counter = core::TokenCounter::open(model);
+        QVERIFY2(counter.ok(), counter.ok() ? "" : counter.error().message.c_str());
+        auto tok = TextTokenizer::open(model);
+        QVERIFY(tok.ok());
+        std::string sixPieces;
+        for (int i = 0; i < 6; ++i) sixPieces += " t";
+        const auto expectOut = static_cast<int64_t>((*tok)->encode(sixPieces, false, false).size());
+        QVERIFY(expectOut > 0);
+
+        // max_tokens 5, the server streams 6 pieces and reports 6 + 2 in usage.
+        test::FakeOpenAiServer s({.exactTokens = true, .usageOutputOffset = 2, .ignoreMaxTokensBy = 1, .threads = 8});
+        QVERIFY2(s.ok(), s.error().c_str());
+        core::LoadSpec spec;
+        spec.concurrency = {2};
+        spec.requests = 4;
+        spec.maxTokens = 5;
+        spec.promptWords = 8;
+        spec.tokenCounter = *counter;
+        auto r = core::runLoad(endpointOf(s), spec);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().message.c_str());
+        const core::LoadLevelResult& l = (*r)[0];
+        QCOMPARE(l.metrics.requests, int64_t(4));
+        for (const auto& t : l.requests) {
+            QCOMPARE(t.tokens.usageOutput, int64_t(8));
+            QCOMPARE(t.tokens.chunks, int64_t(6));
+            QCOMPARE(t.tokens.maxTokens, int64_t(5));
+            QCOMPARE(t.tokens.countedOutput, expectOut);
+            QVERIFY(t.tokens.countedPrompt > 8);  // eight words and the prompt's lead-in
+            QCOMPARE(t.outputTokens, int64_t(8));  // the server's figure is the one used
+        }
+        QCOMPARE(l.tokens.requests, int64_t(4));
+        QCOMPARE(l.tokens.withUsage, int64_t(4));
+        QCOMPARE(l.tokens.counted, int64_t(4));
+        QCOMPARE(l.tokens.exceededMaxTokens, int64_t(4));
+        QCOMPARE(*l.tokens.outputDiffPct, 100.0 * double(8 - expectOut) / double(expectOut));
+        QCOMPARE(l.tokens.tokenizer, model);
+        const auto j = core::toJson(l, true);
+        QCOMPARE(j["token_accounting"]["exceeded_max_tokens"].get<int64_t>(), int64_t(4));
+        QCOMPARE(j["requests"][0]["usage_output_tokens"].get<int64_t>(), int64_t(8));
+        // The stored form reads back.
+        const core::RequestTiming back = core::requestTimingFromJson(j["requests"][0]);
+        QCOMPARE(back.tokens.countedOutput, expectOut);
+        QCOMPARE(back.tokens.usageOutput, int64_t(8));
+
+        // No usage at all: the count is the figure, max_tokens still caught by the chunks.
+        test::FakeOpenAiServer quiet({.exactTokens = true, .ignoreMaxTokensBy = 1, .sendUsage = false, .threads = 8});
+        QVERIFY2(quiet.ok(), quiet.error().c_str());
+        auto q = core::runLoad(endpointOf(quiet), spec);
+        QVERIFY(q.ok());
+        const core::LoadLevelResult& lq = (*q)[0];
+        QCOMPARE(lq.tokens.withUsage, int64_t(0));
+        QCOMPARE(lq.tokens.counted, int64_t(4));
+        QCOMPARE(lq.tokens.exceededMaxTokens, int64_t(4));
+        QVERIFY(!lq.tokens.outputDiffPct);
+        for (const auto& t : lq.requests) {
+            QCOMPARE(t.tokens.usageOutput, int64_t(-1));
+            QCOMPARE(t.outputTokens, expectOut);
+        }
+
+        // Without a tokenizer: usage only, nothing counted.
+        spec.tokenCounter.reset();
+        auto u = core::runLoad(endpointOf(s), spec);
+        QVERIFY(u.ok());
+        QCOMPARE((*u)[0].tokens.counted, int64_t(0));
+        QCOMPARE((*u)[0].tokens.exceededMaxTokens, int64_t(4));
+        QVERIFY((*u)[0].tokens.tokenizer.empty());
+    }
+
+    // A stored load level reads back with its figures (the flat shape of docs/schema.md): the
+    // report, `verdict sweep show` and the window read TTFT, throughput and the token accounting
+    // of an endpoint sweep; rows of the older nested shape read the same through pointMetrics.
+    void storedLoadPointsReadBack() {
+        test::FakeOpenAiServer s({.exactTokens = true, .ignoreMaxTokensBy = 1, .threads = 8});
+        QVERIFY2(s.ok(), s.error().c_str());
+        core::LoadSpec spec;
+        spec.concurrency = {2};
+        spec.requests = 4;
+        spec.maxTokens = 5;
+        spec.promptWords = 8;
+        auto r = core::runLoad(endpointOf(s), spec);
+        QVERIFY(r.ok());
+        QTemporaryDir dir;
+        auto db = core::openStore(dir.filePath("l.db").toStdString());
+        QVERIFY(db.ok());
+        auto stored = core::storeLoadResults(*db, endpointOf(s), spec, *r, "", "test", false);
+        QVERIFY2(stored.ok(), stored.ok() ? "" : stored.error().message.c_str());
+        auto points = core::SweepRepository(*db).points(stored->id);
+        QVERIFY(points.ok());
+        QCOMPARE(points->size(), size_t(1));
+        const core::ReportPerfPoint p = core::perfPointFromRecord((*points)[0]);
+        QCOMPARE(p.requests, int64_t(4));
+        QCOMPARE(p.ttftP50, (*r)[0].metrics.ttftMs.p50);
+        QVERIFY(p.outputTokPerS > 0);
+        QCOMPARE((*points)[0].metrics["token_accounting"]["exceeded_max_tokens"].get<int64_t>(), int64_t(4));
+        core::ReportPerf perf;
+        QVERIFY(core::loadSweepPerformance(*db, stored->id, &perf, nullptr).ok());
+        QCOMPARE(perf.tokenNotes.size(), size_t(1));
+        QVERIFY(perf.tokenNotes[0].find("4 request(s) got more tokens than max_tokens") != std::string::npos);
+
+        core::SweepPointRecord legacy = (*points)[0];
+        legacy.metrics = core::toJson((*r)[0], false);  // {mode, level, metrics: {...}, ...}
+        QVERIFY(legacy.metrics.contains("metrics"));
+        const core::ReportPerfPoint q = core::perfPointFromRecord(legacy);
+        QCOMPARE(q.requests, int64_t(4));
+        QCOMPARE(q.ttftP50, p.ttftP50);
+        QCOMPARE(core::pointMetrics(legacy)["mode"].get<std::string>(), std::string("concurrency"));
     }
 
     void traceIsReplayedOnTime() {

@@ -5,7 +5,10 @@
 #include "dialogs/add_endpoint_dialog.h"
 #include "workbench.h"
 
+#include "tiny_model.h"
+
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTemporaryDir>
@@ -75,6 +78,39 @@ private slots:
         QVERIFY(wb.addEndpoint(url, "x", access, &why));
         QVERIFY(!wb.applyEndpointAccess(url + " x", o, &why));
         QVERIFY2(why.contains("gone"), qPrintable(why));
+    }
+
+    // The tokenizer for token accounting: typed in the dialog, checked when the endpoint is added
+    // (a file that is no GGUF is refused, naming it), handed to load tests, kept with the workspace.
+    void tokenizerIsCheckedAndHandedOn() {
+        auto catalog = core::ProviderCatalog::builtin();
+        QVERIFY(catalog.ok());
+        ui::AddEndpointDialog dlg(*catalog);
+        auto* tok = dlg.findChild<QLineEdit*>("endpointTokenizer");
+        QVERIFY(tok);
+        QCOMPARE(dlg.tokenizer(), QString());
+        tok->setText("  /models/qwen.gguf ");
+        QCOMPARE(dlg.tokenizer(), QString("/models/qwen.gguf"));
+
+        ui::Workbench wb(m_dir.filePath("t.db"));
+        ui::EndpointAccess access;
+        const QString bad = m_dir.filePath("bad.gguf");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not a gguf");
+        f.close();
+        access.tokenizer = bad;
+        QString why;
+        QVERIFY(!wb.addEndpoint("http://127.0.0.1:9", "m", access, &why));
+        QVERIFY2(why.contains(bad), qPrintable(why));
+
+        const QString model = m_dir.filePath("tok.gguf");
+        QVERIFY(test::writeTinyModel(model.toStdString()).ok());
+        access.tokenizer = model;
+        QVERIFY2(wb.addEndpoint("http://127.0.0.1:9", "m", access, &why), qPrintable(why));
+        core::BackendOpenOptions o;
+        QVERIFY(wb.applyEndpointAccess("http://127.0.0.1:9 m", o, &why));
+        QCOMPARE(o.tokenizer, model.toStdString());
     }
 
 private:

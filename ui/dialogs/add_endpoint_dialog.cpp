@@ -54,6 +54,13 @@ AddEndpointDialog::AddEndpointDialog(core::ProviderCatalog catalog, QWidget* par
     caRow->addWidget(browse);
     m_insecure = new QCheckBox(tr("Do not verify the certificate (results say so)"));
     m_insecure->setObjectName("endpointInsecure");
+    m_tokenizer = new QLineEdit;
+    m_tokenizer->setObjectName("endpointTokenizer");
+    m_tokenizer->setPlaceholderText(tr("optional: the model's GGUF or a vocab-only GGUF, to check the server's token counts"));
+    auto* browseTok = new QPushButton(tr("Browse…"));
+    auto* tokRow = new QHBoxLayout;
+    tokRow->addWidget(m_tokenizer);
+    tokRow->addWidget(browseTok);
     m_prices = new QLabel;
     m_prices->setObjectName("endpointPrices");
     m_prices->setWordWrap(true);
@@ -67,6 +74,10 @@ AddEndpointDialog::AddEndpointDialog(core::ProviderCatalog catalog, QWidget* par
         const QString f = QFileDialog::getOpenFileName(this, tr("CA certificate"), {}, tr("PEM certificates (*.pem *.crt);;All files (*)"));
         if (!f.isEmpty()) m_ca->setText(f);
     });
+    connect(browseTok, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Tokenizer"), {}, tr("GGUF files (*.gguf);;All files (*)"));
+        if (!f.isEmpty()) m_tokenizer->setText(f);
+    });
 
     auto* form = new QFormLayout(this);
     form->addRow(tr("Provider"), m_provider);
@@ -79,6 +90,7 @@ AddEndpointDialog::AddEndpointDialog(core::ProviderCatalog catalog, QWidget* par
     form->addRow(QString(), m_keyringEntry);
     form->addRow(tr("CA file"), caRow);
     form->addRow(QString(), m_insecure);
+    form->addRow(tr("Tokenizer"), tokRow);
     form->addRow(new QLabel(tr("vLLM, SGLang, TGI, llama-server, Ollama, hosted APIs, verdict serve… "
                                "Presets and prices: verdict endpoints list.")));
     auto* bb = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -96,6 +108,7 @@ QString AddEndpointDialog::keyEnv() const { return m_keyEnv->text().trimmed(); }
 QString AddEndpointDialog::key() const { return m_key->text(); }
 QString AddEndpointDialog::caFile() const { return m_ca->text().trimmed(); }
 bool AddEndpointDialog::insecure() const { return m_insecure->isChecked(); }
+QString AddEndpointDialog::tokenizer() const { return m_tokenizer->text().trimmed(); }
 
 void AddEndpointDialog::selectProvider(const QString& id) {
     const int i = m_provider->findData(id);

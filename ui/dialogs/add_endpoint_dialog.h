@@ -2,7 +2,8 @@
 // (VERDICT_API_KEY, an environment variable, or the desktop keyring — never Verdict's settings),
 // https checks, and a provider combo filled from the provider catalog (core/endpoints/
 // provider_catalog.h, the table `verdict endpoints list` prints) that pre-fills the base URL and
-// the key variable and shows the model's prices with their sources.
+// the key variable and shows the model's prices with their sources; optionally a GGUF with the
+// served model's tokenizer, so that load tests count tokens beside the server's usage.
 #pragma once
 
 #include "core/endpoints/provider_catalog.h"
@@ -32,6 +33,7 @@ public:
     QString key() const;
     QString caFile() const;
     bool insecure() const;
+    QString tokenizer() const;  // a GGUF to count tokens with beside the server's usage ("" none)
 
     // Chooses a preset by id ("" custom), as picking it in the combo does.
     void selectProvider(const QString& id);
@@ -51,6 +53,7 @@ private:
     QLabel* m_keyringEntry = nullptr;
     QLineEdit* m_ca = nullptr;
     QCheckBox* m_insecure = nullptr;
+    QLineEdit* m_tokenizer = nullptr;
     QLabel* m_prices = nullptr;
 };
 

@@ -92,9 +92,11 @@ Result<void> SweepListModel::reload(core::Database& db) {
         auto points = repo.points(it->id);
         if (!points) return points.error();
         double best = 0;
-        for (const auto& p : *points)
-            if (p.metrics.is_object() && p.metrics.contains("output_tok_per_s") && p.metrics["output_tok_per_s"].is_number())
-                best = std::max(best, p.metrics["output_tok_per_s"].get<double>());
+        for (const auto& p : *points) {
+            const nlohmann::json m = core::pointMetrics(p);
+            if (m.is_object() && m.contains("output_tok_per_s") && m["output_tok_per_s"].is_number())
+                best = std::max(best, m["output_tok_per_s"].get<double>());
+        }
         const QString path = qs(it->modelPath);
         rows.push_back({it->id,
                         {QVariant::fromValue<qint64>(it->id), qs(it->name),

@@ -22,6 +22,7 @@ struct EndpointAccess {
     QString caFile;             // https: trust this PEM file instead of the system CA store
     bool insecure = false;      // https: no certificate check (runs record it as their device)
     QString provider;           // provider preset id ("" none): its key header and routes (--provider)
+    QString tokenizer;          // a GGUF with the served model's tokenizer ("" none): token accounting (--tokenizer)
 };
 
 struct ModelEntry {

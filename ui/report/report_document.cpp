@@ -397,6 +397,9 @@ void performanceSection(const ReportData& d, QList<DocBlock>& out) {
     out << table(t);
     for (const auto* f : {&d.perfA, &d.perfB})
         for (const auto& w : f->bandwidthWarnings) out << para("Roofline caveat: " + q(w) + ".", Tone::Warning);
+    for (const auto* f : {&d.perfA, &d.perfB})
+        for (const auto& n : f->tokenNotes)
+            out << para("Tokens: " + q(n) + ".", n.find("ignored") != std::string::npos ? Tone::Warning : Tone::Note);
 
     auto ttft = ttftLines(d);
     if (!ttft.isEmpty()) out << chart([d] { return ttftChart(d); }, xyTable("Prompt tokens", ttft));

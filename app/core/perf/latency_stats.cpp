@@ -93,6 +93,14 @@ nlohmann::json toJson(const RequestTiming& r) {
     if (r.reasoningTokens > 0) j["reasoning_tokens"] = r.reasoningTokens;
     if (r.scheduleDelayMs > 0) j["schedule_delay_ms"] = r.scheduleDelayMs;
     if (!r.error.empty()) j["error"] = r.error;
+    // Token accounting, only what is known (-1: no usage / no tokenizer).
+    const RequestTokens& k = r.tokens;
+    if (k.usagePrompt >= 0) j["usage_prompt_tokens"] = k.usagePrompt;
+    if (k.usageOutput >= 0) j["usage_output_tokens"] = k.usageOutput;
+    if (k.countedPrompt >= 0) j["counted_prompt_tokens"] = k.countedPrompt;
+    if (k.countedOutput >= 0) j["counted_output_tokens"] = k.countedOutput;
+    if (k.chunks > 0) j["chunks"] = k.chunks;
+    if (k.maxTokens > 0) j["max_tokens"] = k.maxTokens;
     return j;
 }
 
@@ -112,6 +120,13 @@ RequestTiming requestTimingFromJson(const nlohmann::json& j) {
         for (const auto& v : j["itl_ms"])
             if (v.is_number()) r.itlMs.push_back(v.get<double>());
     if (j.contains("error") && j["error"].is_string()) r.error = j["error"].get<std::string>();
+    auto count = [&](const char* k, int64_t missing) { return j.contains(k) && j[k].is_number() ? j[k].get<int64_t>() : missing; };
+    r.tokens.usagePrompt = count("usage_prompt_tokens", -1);
+    r.tokens.usageOutput = count("usage_output_tokens", -1);
+    r.tokens.countedPrompt = count("counted_prompt_tokens", -1);
+    r.tokens.countedOutput = count("counted_output_tokens", -1);
+    r.tokens.chunks = count("chunks", 0);
+    r.tokens.maxTokens = count("max_tokens", 0);
     return r;
 }
 

@@ -10,6 +10,8 @@
 // vLLM uses; core/stats/quantile.h), over all requests of the point (ITL: over all gaps).
 #pragma once
 
+#include "core/endpoints/token_count.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +33,7 @@ struct RequestTiming {
     double ttfaMs = 0;          // first answer token when reasoning came first (reasoning_content); 0: none seen
     int64_t reasoningTokens = 0; // the server's count (usage), part of outputTokens
     double scheduleDelayMs = 0; // load tests: how late the request left against its schedule
+    RequestTokens tokens;       // the server's usage and the client's own count, apart (token_count.h)
 };
 
 struct Distribution {

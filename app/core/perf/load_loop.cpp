@@ -76,7 +76,8 @@ std::string completionUrl(const EndpointConfig& e) {
 // blocking path (sendCompletion) and the event loop (LevelLoop) share it.
 class CompletionReader {
 public:
-    CompletionReader(const EndpointConfig& e, Clock::time_point start) : m_stream(e.stream), m_start(start) {}
+    CompletionReader(const EndpointConfig& e, Clock::time_point start, int maxTokens)
+        : m_stream(e.stream), m_start(start), m_maxTokens(maxTokens) {}
 
     bool feed(std::string_view d) {
         if (m_head.size() < 512) m_head.append(d.substr(0, 512 - m_head.size()));
@@ -133,6 +134,10 @@ public:
         t.promptTokens = std::max<int64_t>(m_usagePrompt, 0);
         t.outputTokens = m_usageCompletion >= 0 ? m_usageCompletion : static_cast<int64_t>(m_arrivals.size());
         t.reasoningTokens = m_reasoningTokens;
+        t.tokens.usagePrompt = m_usagePrompt;
+        t.tokens.usageOutput = m_usageCompletion;
+        t.tokens.chunks = static_cast<int64_t>(m_arrivals.size());
+        t.tokens.maxTokens = m_maxTokens;
         text = std::move(m_text);
         kind.clear();
     }
@@ -168,6 +173,7 @@ private:
 
     bool m_stream;
     Clock::time_point m_start;
+    int m_maxTokens;
     net::SseParser m_sse;
     std::string m_raw, m_head, m_text, m_protocolError;
     std::vector<double> m_arrivals;
@@ -265,6 +271,7 @@ public:
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
         m_res.clientCpuMs = (static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) * 1e3 + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) / 1e6);
         m_res.windowS = std::chrono::duration<double>(Clock::now() - m_t0).count();
+        if (m_spec.tokenCounter) countTokens();
         return {};
     }
 
@@ -278,6 +285,11 @@ public:
     LevelLoop& operator=(const LevelLoop&) = delete;
 
 private:
+    struct Pending {
+        size_t index;  // into m_res.requests
+        std::string prompt, text;
+    };
+
     struct Due {
         double atMs;
         uint64_t order;
@@ -402,7 +414,7 @@ private:
             f->scheduleDelayMs = std::max(0.0, msBetween(m_t0, now) - f->arrival.atMs);
         }
         f->t = RequestTiming{};
-        f->reader = std::make_unique<CompletionReader>(m_e, f->start);
+        f->reader = std::make_unique<CompletionReader>(m_e, f->start, f->arrival.maxTokens);
         CompletionReader* reader = f->reader.get();
         auto made = net::CurlRequest::make("POST", completionUrl(m_e), m_headers,
                                            completionBody(m_e, f->prompt, f->arrival.maxTokens, m_spec.ignoreEos).dump(),
@@ -480,7 +492,8 @@ private:
         }
     }
 
-    void record(Flight& f, const std::string& kind, const std::string& error) {
+    // `error` by value: callers pass f.t.error, which the move below empties.
+    void record(Flight& f, const std::string& kind, std::string error) {
         RequestTiming t = std::move(f.t);
         t.startMs = msBetween(m_t0, f.start);
         t.scheduleDelayMs = f.scheduleDelayMs;
@@ -490,8 +503,24 @@ private:
             ++m_failed;
         } else {
             ++m_completed;
+            if (m_spec.tokenCounter) m_toCount.push_back({m_res.requests.size(), std::move(f.prompt), std::move(f.text)});
         }
         m_res.requests.push_back(std::move(t));
+    }
+
+    // The client's own token counts, after the level (so that tokenizing never delays a request
+    // nor shows in the generator's CPU time). The server's usage stays the figure used when it
+    // came; without it the count replaces the chunk count.
+    void countTokens() {
+        const TokenCounter& counter = *m_spec.tokenCounter;
+        for (Pending& p : m_toCount) {
+            RequestTiming& t = m_res.requests[p.index];
+            t.tokens.countedPrompt = counter.promptTokens(p.prompt, m_e.chat);
+            t.tokens.countedOutput = counter.outputTokens(p.text);
+            if (t.tokens.usagePrompt < 0) t.promptTokens = t.tokens.countedPrompt;
+            if (t.tokens.usageOutput < 0) t.outputTokens = t.tokens.countedOutput;
+        }
+        m_toCount.clear();
     }
 
     void reportProgress() {
@@ -520,6 +549,7 @@ private:
     uint64_t m_order = 0;
     int64_t m_issued = 0, m_completed = 0, m_failed = 0;
     std::unordered_map<CURL*, std::shared_ptr<Flight>> m_active;
+    std::vector<Pending> m_toCount;  // completed requests to count (spec.tokenCounter set)
 };
 
 }  // namespace
@@ -546,7 +576,7 @@ void raiseOpenFileLimit(const LoadSpec& spec) {
 // One blocking attempt (sendCompletion). Fills timing (relative to `start`), text, and the error kind.
 void attempt(const EndpointConfig& e, const std::string& prompt, int maxTokens, bool ignoreEos, Clock::time_point start,
              RequestTiming& t, std::string& text, std::string& kind, const std::atomic<bool>* cancel, double* retryAfterMs) {
-    CompletionReader reader(e, start);
+    CompletionReader reader(e, start, maxTokens);
     auto resp = net::httpRequest("POST", completionUrl(e), endpointHeaders(e), completionBody(e, prompt, maxTokens, ignoreEos).dump(),
                                  endpointClientOptions(e, 0, cancel), [&](std::string_view d) { return reader.feed(d); });
     reader.finish(resp, Clock::now(), t, text, kind, retryAfterMs);

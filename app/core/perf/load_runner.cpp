@@ -205,7 +205,8 @@ json toJson(const LoadLevelResult& r, bool withRequests) {
               {"behind_schedule", r.behindSchedule},
               {"client_cpu_ms", r.clientCpuMs},
               {"client_cpu_us_per_request",
-               r.requests.empty() ? 0.0 : r.clientCpuMs * 1000 / static_cast<double>(r.requests.size())}};
+               r.requests.empty() ? 0.0 : r.clientCpuMs * 1000 / static_cast<double>(r.requests.size())},
+              {"token_accounting", toJson(r.tokens)}};
     if (withRequests) {
         json list = json::array();
         for (const auto& t : r.requests) list.push_back(toJson(t));
@@ -252,6 +253,10 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const Load
         res.behindSchedule = res.scheduleDelay.n > 0 && res.scheduleDelay.p99 > kBehindScheduleMs;
         std::sort(res.requests.begin(), res.requests.end(), [](const auto& a, const auto& b) { return a.startMs < b.startMs; });
         res.metrics = summarizeLoad(res.requests, windowS);
+        std::vector<RequestTokens> counts;
+        for (const auto& t : res.requests)
+            if (t.error.empty()) counts.push_back(t.tokens);
+        res.tokens = accountTokens(counts, spec.tokenCounter.get());
         // Goodput and the per-second series (by completion time).
         std::map<int64_t, std::vector<const RequestTiming*>> bySecond;
         for (const auto& t : res.requests) {
@@ -310,7 +315,8 @@ Result<SweepRecord> storeLoadResults(Database& db, const EndpointConfig& ep, con
               {"burstiness", spec.burstiness},
               {"ramp_up_s", spec.rampUpS},
               {"trace_rows", spec.trace.size()},
-              {"tls", endpointTlsMode(ep)}};
+              {"tls", endpointTlsMode(ep)},
+              {"tokenizer", spec.tokenCounter ? spec.tokenCounter->path() : std::string()}};
     s.backend = "endpoint";
     s.modelPath = ep.baseUrl + " " + ep.model;
     s.device = endpointDeviceLabel(ep);
@@ -324,7 +330,12 @@ Result<SweepRecord> storeLoadResults(Database& db, const EndpointConfig& ep, con
         p.genTokens = spec.maxTokens;
         p.batch = r.mode == "concurrency" ? static_cast<int64_t>(r.level) : spec.maxInFlight;
         p.rate = r.mode == "rate" ? r.level : 0;
-        p.metrics = toJson(r, false);
+        // The documented flat shape (docs/schema.md): the LoadMetrics figures at the top, the
+        // level's extras (mode, errors, schedule delay, token accounting, ...) beside them.
+        p.metrics = toJson(r.metrics);
+        const nlohmann::json level = toJson(r, false);  // a named object: items() must not outlive it
+        for (const auto& [k, v] : level.items())
+            if (k != "metrics") p.metrics[k] = v;
         nlohmann::json reqs = nlohmann::json::array();
         for (const auto& t : r.requests) reqs.push_back(toJson(t));
         p.requests = std::move(reqs);

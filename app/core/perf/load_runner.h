@@ -17,6 +17,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -63,6 +64,9 @@ struct LoadSpec {
     double rampUpS = 0;             // closed loop: clients start spread over this; open loop: the rate rises linearly over it
     std::vector<TraceEntry> trace;  // non-empty: one more level that replays these arrivals (budget: the whole trace)
     uint64_t seed = 1;
+    // Counts each completed request's prompt and output with the model's tokenizer too, beside
+    // the server's usage (LoadLevelResult::tokens). Null: usage only (chunks when it is missing).
+    std::shared_ptr<const TokenCounter> tokenCounter;
 };
 
 // Reads a trace file (JSONL, one {"timestamp", "input_length", "output_length"} per line; extra
@@ -85,6 +89,7 @@ struct LoadLevelResult {
     bool behindSchedule = false;           // scheduleDelay.p99 > 10 ms: the client set the pace
     double clientCpuMs = 0;                // CPU time of the load generator's thread over the level
     double windowS = 0;                    // the level's wall time
+    TokenAccounting tokens;                // usage against the client's count, max_tokens exceeded
     nlohmann::json series = nlohmann::json::array();  // per second: {t, completed, errors, output_tokens, ttft_p50, e2e_p50, e2e_p99}
 };
 

@@ -161,6 +161,7 @@ json perfJson(const ReportPerf& p) {
             {"device", p.device},
             {"bandwidth_gb_per_s", opt(p.bandwidthGbPerS)},
             {"bandwidth_warnings", p.bandwidthWarnings},
+            {"token_notes", p.tokenNotes},
             {"points", pts},
             {"cold_start", cold},
             {"ttft_series", idx(p.ttftSeries)},

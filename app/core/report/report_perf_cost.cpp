@@ -1,5 +1,6 @@
 #include "core/report/report_perf_cost.h"
 
+#include "core/endpoints/token_count.h"
 #include "core/report/report_format.h"
 #include "core/store/sweep_repository.h"
 #include "core/tco/tco_report.h"
@@ -64,6 +65,12 @@ Result<void> loadPoints(SweepRepository& repo, const SweepRecord& s, ReportPerf*
         });
         if (same != perf->points.end()) *same = p;
         else perf->points.push_back(p);
+        if (const nlohmann::json m = pointMetrics(rec); m.is_object() && m.contains("token_accounting")) {
+            const TokenAccounting a = tokenAccountingFromJson(m["token_accounting"]);
+            if (a.requests > 0)
+                perf->tokenNotes.push_back("sweep " + std::to_string(s.id) + ", " + m.value("mode", std::string("level")) + " " +
+                                           fmt("%g", m.value("level", 0.0)) + ": " + describe(a));
+        }
         if (rec.metrics.is_object() && rec.metrics.contains("cold_start") && rec.metrics["cold_start"].is_object()) {
             const auto& c = rec.metrics["cold_start"];
             perf->coldStart = ReportColdStart{num(c, {"load_ms"}), num(c, {"first_request_ms"}), num(c, {"warm_median_ms"}),
@@ -81,7 +88,7 @@ ReportPerfPoint perfPointFromRecord(const SweepPointRecord& r) {
     p.genTokens = r.genTokens;
     p.batch = r.batch;
     p.error = r.error;
-    const auto& m = r.metrics;
+    const nlohmann::json m = pointMetrics(r);
     p.requests = static_cast<int64_t>(num(m, {"requests"}));
     p.failed = static_cast<int64_t>(num(m, {"failed"}));
     p.ttftP50 = num(m, {"ttft_ms", "p50"});

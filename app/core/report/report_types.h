@@ -174,6 +174,7 @@ struct ReportPerf {
     std::string device;
     std::optional<double> bandwidthGbPerS;
     std::vector<std::string> bandwidthWarnings;      // the sweep's probe found it unreliable (busy machine ...)
+    std::vector<std::string> tokenNotes;             // endpoint load points: usage vs the client's count, max_tokens ignored
     std::vector<ReportPerfPoint> points;             // every stored point, grid order
     std::optional<ReportColdStart> coldStart;
     // The selections the charts and the decision table use (indices into points):

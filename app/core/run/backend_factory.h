@@ -31,6 +31,7 @@ struct BackendOpenOptions {
     std::string caFile;              // endpoint over https: trust this PEM file (EndpointConfig::caFile)
     bool insecure = false;           // endpoint over https: no certificate check (recorded as the device)
     EndpointApi endpointApi;         // endpoint: routes, query and key header (a provider preset's; OpenAI's by default)
+    std::string tokenizer;           // endpoint: a GGUF whose tokenizer counts tokens beside the server's usage ("" none)
     int parallel = 1;                // calls served at once (ModelBackend::maxConcurrentCalls); 0: the backend chooses
 };
 

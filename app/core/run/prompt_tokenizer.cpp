@@ -1,26 +1,20 @@
 #include "core/run/prompt_tokenizer.h"
 
 #include "model/model_impl.h"
-#include "tokenizer/chat_template.h"
-
-#include <optional>
+#include "verdict/engine/text_tokenizer.h"
 
 namespace verdict::core {
 
 struct PromptTokenizer::Impl {
     std::shared_ptr<const Model> model;
     std::vector<std::string> parts;
-    std::string templateSource;             // "" when the file has none
-    std::optional<tok::ChatTemplate> tmpl;  // parsed template, when it parses
-    std::string templateParseError;
-    std::string bosText, eosText;           // token texts as the template sees them ("<s>", "</s>")
+    std::unique_ptr<TextTokenizer> text;  // the chat template and the BOS text
 
-    Result<std::vector<int32_t>> tokenize(const std::string& text, bool templated) const {
+    Result<std::vector<int32_t>> tokenize(const std::string& t, bool templated) const {
         // A rendered template carries its special tokens as text ("<|im_start|>") and often the
         // BOS itself; parse them, and only add BOS when the text does not start with it.
-        bool addSpecial = true;
-        if (templated && !bosText.empty() && text.rfind(bosText, 0) == 0) addSpecial = false;
-        return model->tokenize(text, addSpecial, templated);
+        const bool addSpecial = !(templated && text->startsWithBos(t));
+        return model->tokenize(t, addSpecial, templated);
     }
 };
 
@@ -31,28 +25,14 @@ Result<std::unique_ptr<PromptTokenizer>> PromptTokenizer::create(std::shared_ptr
     if (!model->hasTokenizer())
         return Error{model->path() + ": the model has no usable tokenizer, so prompts cannot be encoded"};
     auto impl = std::make_unique<Impl>();
-    impl->model = model;
-    // The template and the part list come from the engine's own GGUF reader (engine-internal
-    // access; the public Model API does not expose metadata yet).
-    const gguf::GgufFile& file = *model->impl().file;
-    impl->parts = file.partPaths();
-    if (impl->parts.empty()) impl->parts.push_back(model->path());
-    impl->templateSource = file.getString("tokenizer.chat_template").value_or("");
-    // Control tokens have no piece text; the template wants their vocabulary text.
-    if (const auto* tokens = file.getArray("tokenizer.ggml.tokens")) {
-        auto text = [&](int32_t id) -> std::string {
-            if (id < 0 || static_cast<size_t>(id) >= tokens->size()) return {};
-            const std::string* s = (*tokens)[static_cast<size_t>(id)].asString();
-            return s ? *s : std::string();
-        };
-        impl->bosText = text(model->bos());
-        impl->eosText = text(model->eos());
-    }
-    if (!impl->templateSource.empty()) {
-        auto t = tok::ChatTemplate::parse(impl->templateSource);
-        if (t) impl->tmpl = std::move(*t);
-        else impl->templateParseError = t.error().message;
-    }
+    auto text = TextTokenizer::fromModel(model);
+    if (!text) return text.error();
+    impl->text = std::move(*text);
+    impl->model = std::move(model);
+    // The part list comes from the engine's own GGUF reader (engine-internal access; the public
+    // Model API does not expose the parts yet).
+    impl->parts = impl->model->impl().file->partPaths();
+    if (impl->parts.empty()) impl->parts.push_back(impl->model->path());
     return std::unique_ptr<PromptTokenizer>(new PromptTokenizer(std::move(impl)));
 }
 
@@ -60,7 +40,7 @@ Result<std::vector<int32_t>> PromptTokenizer::tokenize(const std::string& text, 
     return m_impl->tokenize(text, templated);
 }
 
-const std::string& PromptTokenizer::templateSource() const { return m_impl->templateSource; }
+const std::string& PromptTokenizer::templateSource() const { return m_impl->text->templateSource(); }
 const std::vector<std::string>& PromptTokenizer::parts() const { return m_impl->parts; }
 
 Result<PromptTokenizer::Tokenized> PromptTokenizer::render(const Prompt& p, const std::function<bool()>& shouldStop) const {
@@ -68,29 +48,15 @@ Result<PromptTokenizer::Tokenized> PromptTokenizer::render(const Prompt& p, cons
     Tokenized out;
     std::string note;
     if (p.useChatTemplate && !p.messages.empty()) {
-        if (d.tmpl) {
-            tok::ChatTemplateInputs in;
-            for (const ChatTurn& t : p.messages) in.messages.push_back({{"role", t.role}, {"content", t.content}});
-            in.addGenerationPrompt = true;
-            if (!d.bosText.empty()) in.bosToken = d.bosText;
-            if (!d.eosText.empty()) in.eosToken = d.eosText;
-            in.limits.shouldStop = shouldStop;
-            auto text = d.tmpl->render(in);
-            if (!text && shouldStop && shouldStop()) return Error{"cancelled while rendering the chat template"};
-            if (text) {
-                out.rendered = {*text, "model", ""};
-                out.templated = true;
-            } else {
-                note = "the model's chat template failed: " + text.error().message;
-                const std::string family = tok::detectTemplateFamily(d.templateSource);
-                if (auto b = tok::renderBuiltinTemplate(family, in)) {
-                    out.rendered = {*b, "builtin:" + family, note};
-                    out.templated = true;
-                }
-            }
+        std::vector<std::pair<std::string, std::string>> messages;
+        for (const ChatTurn& t : p.messages) messages.emplace_back(t.role, t.content);
+        auto chat = d.text->renderChat(messages, shouldStop);
+        if (!chat && shouldStop && shouldStop()) return chat.error();
+        if (chat) {
+            out.rendered = {std::move(chat->text), chat->templateUsed, std::move(chat->note)};
+            out.templated = true;
         } else {
-            note = d.templateSource.empty() ? "the model has no chat template"
-                                            : "the model's chat template does not parse: " + d.templateParseError;
+            note = chat.error().message;
         }
     }
     if (!out.templated) {

@@ -42,4 +42,10 @@ struct SweepPointRecord {
     std::string rowHash;
 };
 
+// A point's metrics in the documented flat shape (docs/schema.md). Load-test points stored before
+// 2026-12-03 nested the figures under "metrics" beside the level's extras ({mode, level, metrics:
+// {...}, errors, ...}); for those the inner object is returned with the extras merged in, so
+// that every reader sees one shape (the stored row, and so its hash, is left as it is).
+nlohmann::json pointMetrics(const SweepPointRecord& p);
+
 }  // namespace verdict::core

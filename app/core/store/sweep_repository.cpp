@@ -49,6 +49,15 @@ SweepRecord readSweep(const Statement& st) {
     return s;
 }
 
+nlohmann::json pointMetrics(const SweepPointRecord& p) {
+    const nlohmann::json& m = p.metrics;
+    if (!m.is_object() || !m.contains("mode") || !m.contains("metrics") || !m["metrics"].is_object()) return m;
+    nlohmann::json flat = m["metrics"];
+    for (const auto& [k, v] : m.items())
+        if (k != "metrics" && !flat.contains(k)) flat[k] = v;
+    return flat;
+}
+
 SweepPointRecord readSweepPoint(const Statement& st, std::string* parseError) {
     SweepPointRecord p;
     int c = 0;

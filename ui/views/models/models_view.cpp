@@ -205,6 +205,7 @@ void ModelsView::addEndpoint() {
     access.provider = dlg.provider();
     access.caFile = dlg.caFile();
     access.insecure = dlg.insecure();
+    access.tokenizer = dlg.tokenizer();
     if (dlg.url().contains('{')) {
         showError(this, tr("This endpoint cannot be added."),
                   tr("Replace the placeholder in the base URL (%1), e.g. {resource} by your Azure resource name.").arg(dlg.url()));

@@ -248,6 +248,7 @@ void PerformanceView::redraw() {
             }
         }
         if (p.bandwidthGbPerS) s += tr(" (memory bandwidth %1 GB/s measured)").arg(*p.bandwidthGbPerS, 0, 'f', 1);
+        for (const auto& n : p.tokenNotes) s += "\n  " + tr("tokens: ") + QString::fromStdString(n);
         return s;
     };
     m_summary->setText(line(data->perfA, "A " + data->a.label) + "\n" + line(data->perfB, "B " + data->b.label));
@@ -316,6 +317,12 @@ bool PerformanceView::runSweeps() {
                 if (!resolved)
                     return {tr("Endpoint %1 does not answer.").arg(names[side]), QString::fromStdString(resolved.error().message), {}};
                 core::LoadSpec ls;
+                if (!access[side].tokenizer.empty()) {
+                    auto counter = core::TokenCounter::open(access[side].tokenizer);
+                    if (!counter)
+                        return {tr("The tokenizer of %1 cannot be read.").arg(names[side]), QString::fromStdString(counter.error().message), {}};
+                    ls.tokenCounter = std::move(*counter);
+                }
                 for (int64_t b : spec.batches) ls.concurrency.push_back(static_cast<int>(b));
                 ls.requests = spec.reps * *std::max_element(spec.batches.begin(), spec.batches.end());
                 ls.promptWords = static_cast<int>(spec.promptTokens.front());
