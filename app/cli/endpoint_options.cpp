@@ -21,6 +21,7 @@ std::vector<OptionSpec> endpointOptionSpecs(const std::string& forWhat) {
         {"api-key-env", true, "VAR", forWhat + ": environment variable with the API key (default: the preset's, else VERDICT_API_KEY)"},
         {"ca-file", true, "FILE", forWhat + " over https: trust this PEM certificate file instead of the system CA store"},
         {"insecure", false, "", forWhat + " over https: do not verify the certificate (recorded with the results)"},
+        {"max-concurrency", true, "N", forWhat + ": requests in flight at most (default: the preset's max_concurrency; 0: no cap)"},
     };
 }
 
@@ -96,6 +97,12 @@ int readEndpointOptions(const std::string& command, const Args& args, EndpointAc
     if (out->insecure)
         std::cerr << "verdict " << command
                   << ": WARNING: --insecure: https certificates are not verified; the results record this\n";
+    if (args.value("max-concurrency")) {
+        auto cap = args.integer("max-concurrency", 0);
+        if (!cap || *cap < 0 || *cap > 100000)
+            return fail(command, "--max-concurrency must be a whole number 0..100000 (0: no cap)", kExitUsage);
+        out->api.maxConcurrency = *cap;
+    }
     return kExitOk;
 }
 

@@ -12,6 +12,8 @@
 //   --ca-file FILE       https: trust this PEM file (a private CA, a self-signed server)
 //   --insecure           https: skip the certificate check; a warning is printed and the results
 //                        record it (their device reads "endpoint (TLS NOT VERIFIED: --insecure)")
+//   --max-concurrency N  requests in flight to the endpoint at most (default the preset's
+//                        max_concurrency; 0 no cap): EndpointApi::maxConcurrency
 #pragma once
 
 #include "cli/args.h"

@@ -254,6 +254,14 @@ private slots:
         QCOMPARE(refused.exitCode(), 3);
         QVERIFY2(refusedErr.contains("all 3 requests failed") && refusedErr.contains("http_4xx"), refusedErr.constData());
         QVERIFY(refused.readAllStandardOutput().isEmpty());
+        // a level above the endpoint's cap is refused before anything is sent (--max-concurrency)
+        QProcess capped;
+        capped.setProcessEnvironment(env);
+        capped.start(VERDICT_BINARY, {"load", QString::fromStdString(s.url), "--api-key-env", "MY_KEY", "--concurrency", "4",
+                                      "--max-concurrency", "2", "--requests", "4", "--no-store", "--json"});
+        QVERIFY(capped.waitForFinished(60000));
+        QCOMPARE(capped.exitCode(), 1);
+        QVERIFY2(capped.readAllStandardError().contains("cap of 2"), "no cap named");
         // without the key: every request is a counted 401, never retried
         QProcess denied;
         denied.setProcessEnvironment(QProcessEnvironment::systemEnvironment());

@@ -5,6 +5,7 @@
 // are wrong named by line. Speed (a thousand streams) is a benchmark: tests/bench/load_generator.
 #include "core/perf/load_runner.h"
 #include "core/report/report_perf_cost.h"
+#include "core/run/endpoint_backend.h"
 #include "core/store/store.h"
 #include "core/store/sweep_repository.h"
 #include "fake_openai_server.h"
@@ -179,6 +180,48 @@ private slots:
         QCOMPARE(q.requests, int64_t(4));
         QCOMPARE(q.ttftP50, p.ttftP50);
         QCOMPARE(core::pointMetrics(legacy)["mode"].get<std::string>(), std::string("concurrency"));
+    }
+
+    // The endpoint's concurrency cap (a preset's max_concurrency, or --max-concurrency): a
+    // closed-loop level above it is refused naming the cap, open-loop arrivals beyond it are
+    // client_overload (never sent), and a suite run's calls at once are bounded by it.
+    void concurrencyCap() {
+        test::FakeOpenAiServer s({.exactTokens = true, .interTokenDelayMs = 20, .threads = 8});
+        QVERIFY2(s.ok(), s.error().c_str());
+        core::EndpointConfig e = endpointOf(s);
+        e.api.maxConcurrency = 2;
+        core::LoadSpec spec;
+        spec.concurrency = {4};
+        spec.requests = 4;
+        spec.maxTokens = 5;
+        auto refused = core::runLoad(e, spec);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.find("cap of 2") != std::string::npos, refused.error().message.c_str());
+        QCOMPARE(s.completions(), int64_t(0));
+
+        spec.concurrency = {2};
+        auto closed = core::runLoad(e, spec);
+        QVERIFY(closed.ok());
+        QCOMPARE((*closed)[0].metrics.requests, int64_t(4));
+
+        // 20 arrivals in ~20 ms, each request ~80 ms long: at most 2 in flight, the rest refused.
+        core::LoadSpec open;
+        open.rates = {1000};
+        open.requests = 20;
+        open.maxTokens = 5;
+        open.maxRetries = 0;
+        auto o = core::runLoad(e, open);
+        QVERIFY(o.ok());
+        const core::LoadLevelResult& l = (*o)[0];
+        QVERIFY(l.errors.count("client_overload") == 1 && l.errors.at("client_overload") > 0);
+        QCOMPARE(l.metrics.requests + l.errors.at("client_overload"), int64_t(20));
+        QCOMPARE(s.completions(), int64_t(4) + l.metrics.requests);
+
+        auto backend = core::EndpointBackend::open(e, "test", 8);
+        QVERIFY2(backend.ok(), backend.ok() ? "" : backend.error().message.c_str());
+        QCOMPARE((*backend)->maxConcurrentCalls(), 2);
+        e.api.maxConcurrency = 0;
+        QCOMPARE((*core::EndpointBackend::open(e, "test", 8))->maxConcurrentCalls(), 8);
     }
 
     void traceIsReplayedOnTime() {

@@ -7,6 +7,7 @@
 // endpointHeaders), used by the suite runner's endpoint backend, the load test and the judge.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace verdict::core {
@@ -27,6 +28,11 @@ struct EndpointApi {
     std::string modelsRoute = "/v1/models";
     std::string query;     // appended to every route after '?': "api-version=2024-10-21" (Azure); "" none
     std::string provider;  // the preset id these came from ("" none); runs record it with their settings
+    // Requests this client keeps in flight to the endpoint at most (0: no cap): the preset's
+    // max_concurrency, or --max-concurrency. Suite runs send min(--parallel, cap) at once; a load
+    // test refuses a closed-loop level above it and counts open-loop arrivals beyond it as
+    // client_overload.
+    int64_t maxConcurrency = 0;
 };
 
 }  // namespace verdict::core

@@ -407,6 +407,7 @@ Result<ProviderEndpoint> providerEndpoint(const ProviderPreset& preset, const Pr
     for (size_t at = out.api.query.find("{api_version}"); at != std::string::npos; at = out.api.query.find("{api_version}"))
         out.api.query.replace(at, 13, version);
     out.api.provider = preset.id;
+    out.api.maxConcurrency = preset.maxConcurrency.value_or(0);
     return out;
 }
 

@@ -222,8 +222,14 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const Load
         return Error{"give at least one concurrency or rate level, or a trace"};
     if (!(spec.burstiness > 0) || spec.burstiness > 1000) return Error{"burstiness must be in (0, 1000] (1: Poisson arrivals)"};
     if (!(spec.rampUpS >= 0)) return Error{"the ramp-up must be 0 s or longer"};
-    for (int c : spec.concurrency)
+    for (int c : spec.concurrency) {
         if (c < 1 || c > 4096) return Error{"concurrency " + std::to_string(c) + " is outside 1..4096"};
+        if (e.api.maxConcurrency > 0 && c > e.api.maxConcurrency)
+            return Error{"concurrency " + std::to_string(c) + " is above this endpoint's cap of " +
+                         std::to_string(e.api.maxConcurrency) + " requests in flight (" +
+                         (e.api.provider.empty() ? std::string("--max-concurrency") : "provider " + e.api.provider + "'s max_concurrency") +
+                         "); lower the level, or give --max-concurrency N (0: no cap) to measure beyond it"};
+    }
     for (double r : spec.rates)
         if (!(r > 0) || r > 10000) return Error{"rate " + std::to_string(r) + " is outside (0, 10000] requests/s"};
     if (spec.requests <= 0 && !(spec.durationS > 0)) return Error{"give a duration or a request count"};
@@ -231,7 +237,10 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const Load
     for (const TraceEntry& row : spec.trace)
         if (!(row.timestampMs >= 0) || row.inputWords < 0 || row.outputTokens < 1)
             return Error{"a trace row has a negative time or length, or asks for no output"};
-    raiseOpenFileLimit(spec);
+    // Open loop: never more in flight than the cap; arrivals beyond it count as client_overload.
+    LoadSpec capped = spec;
+    if (e.api.maxConcurrency > 0) capped.maxInFlight = static_cast<int>(std::min<int64_t>(spec.maxInFlight, e.api.maxConcurrency));
+    raiseOpenFileLimit(capped);
 
     std::vector<LoadLevelResult> out;
     std::vector<std::pair<std::string, double>> levels;
@@ -244,7 +253,7 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const Load
         LoadLevelResult res;
         res.mode = mode;
         res.level = level;
-        if (auto r = runLevel(e, spec, res, cancel, progress, levelSeed); !r) return r.error();
+        if (auto r = runLevel(e, capped, res, cancel, progress, levelSeed); !r) return r.error();
         const double windowS = res.windowS;
         std::vector<double> delays;
         for (const auto& t : res.requests)
@@ -316,6 +325,7 @@ Result<SweepRecord> storeLoadResults(Database& db, const EndpointConfig& ep, con
               {"ramp_up_s", spec.rampUpS},
               {"trace_rows", spec.trace.size()},
               {"tls", endpointTlsMode(ep)},
+              {"max_concurrency", ep.api.maxConcurrency},
               {"tokenizer", spec.tokenCounter ? spec.tokenCounter->path() : std::string()}};
     s.backend = "endpoint";
     s.modelPath = ep.baseUrl + " " + ep.model;

@@ -23,7 +23,7 @@ class EndpointBackend final : public ModelBackend {
 public:
     // Checks the endpoint (GET /v1/models) and resolves the model name when empty. `parallel`:
     // requests sent at once (each call is its own HTTP request); 0 (choose) is 1, since a
-    // server's limits are unknown.
+    // server's limits are unknown; never more than the endpoint's cap (api.maxConcurrency).
     static Result<std::unique_ptr<EndpointBackend>> open(const EndpointConfig& endpoint, const std::string& engineVersion,
                                                          int parallel = 1);
 
@@ -33,8 +33,12 @@ public:
     int maxConcurrentCalls() const override { return m_parallel; }
 
 private:
+    // The endpoint's cap (api.maxConcurrency) bounds the calls at once whatever was asked.
     EndpointBackend(EndpointConfig endpoint, std::string engineVersion, int parallel)
-        : m_endpoint(std::move(endpoint)), m_engineVersion(std::move(engineVersion)), m_parallel(std::max(1, parallel)) {}
+        : m_endpoint(std::move(endpoint)), m_engineVersion(std::move(engineVersion)), m_parallel(std::max(1, parallel)) {
+        if (m_endpoint.api.maxConcurrency > 0)
+            m_parallel = static_cast<int>(std::min<int64_t>(m_parallel, m_endpoint.api.maxConcurrency));
+    }
     EndpointConfig m_endpoint;
     std::string m_engineVersion;
     int m_parallel = 1;

@@ -353,6 +353,7 @@ void CompareView::startSide(Side& side, const QString& ref, const Settings& sett
             o.apiKey = access.apiKey;
             o.caFile = access.caFile;
             o.insecure = access.insecure;
+            o.endpointApi = access.endpointApi;  // a preset's key header, routes and concurrency cap
             auto b = core::openModelBackend(ref.toStdString(), o);
             if (!b) {
                 if (c.cancelled()) return {};

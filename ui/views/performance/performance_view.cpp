@@ -312,6 +312,7 @@ bool PerformanceView::runSweeps() {
                 ep.apiKey = access[side].apiKey;
                 ep.caFile = access[side].caFile;
                 ep.insecure = access[side].insecure;
+                ep.api = access[side].endpointApi;  // a preset's key header, routes and concurrency cap
                 c.report(side / 2.0, tr("%1: asking %2 for its model…").arg(side == 0 ? "A" : "B", names[side]));
                 auto resolved = core::resolveEndpoint(ep);
                 if (!resolved)
