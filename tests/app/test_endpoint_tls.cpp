@@ -1,6 +1,6 @@
 // Endpoints behind TLS and a key, against the fake OpenAI server (tests/common/fake_openai_server.h):
 // the libcurl client (verified against a CA file, refused without it, --insecure recorded),
-// keep-alive reuse, `verdict run https://...` and `verdict load https://...` with the key from the
+// keep-alive reuse, `verdict run https://...`, `verdict compare` and `verdict load https://...` with the key from the
 // environment, provider quirks (role-only first chunk, usage only at the end, reasoning_content),
 // 429 + Retry-After and a stream dropped mid-way retried, and the key found nowhere it should not
 // be (stdout, stderr, the database file).
@@ -152,6 +152,37 @@ private slots:
 
         QVERIFY(s.received().find(kKey) != std::string::npos);  // the server did get it
         for (const auto* out : {&r, &refused, &insecure, &ex})
+            QVERIFY2(!out->out.contains(kKey) && !out->err.contains(kKey), "the key leaked into the output");
+        QVERIFY2(fileBytes(db).find(kKey) == std::string::npos, "the key is in the database");
+    }
+
+    // `verdict compare` with both sides on https endpoints that need a key: two TLS servers with
+    // their own self-signed certificates cannot both be trusted through one --ca-file, so side B
+    // is the same server under another model name; the vote is stored, the key is nowhere.
+    void compareOverTlsWithAKey() {
+        test::FakeOpenAiServer s({.tls = true, .apiKey = kKey, .answer = "B"});
+        QVERIFY2(s.ok(), s.error().c_str());
+        QTemporaryDir dir;
+        const QString db = dir.filePath("v.db");
+        const QString a = q(s.baseUrl() + " fake-model"), b = q(s.baseUrl() + " fake-model-b");
+        auto r = runWithKey({"compare", a, b, "--prompt", "A or B?", "--max-tokens", "4", "--api-key-env", "MY_PROVIDER_KEY",
+                             "--ca-file", q(s.certFile()), "--vote", "tie", "--json"},
+                            db);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json j = r.json();
+        for (const char* side : {"a", "b"}) {
+            QCOMPARE(j[side]["backend"].get<std::string>(), std::string("endpoint"));
+            QCOMPARE(j[side]["device"].get<std::string>(), std::string("endpoint"));
+            QCOMPARE(j[side]["text"].get<std::string>(), std::string("B"));
+            QVERIFY(j[side]["ttft_ms"].get<double>() > 0);
+        }
+        QCOMPARE(j["vote"]["winner"].get<std::string>(), std::string("tie"));
+        // without the CA file: refused before anything is asked, naming the fix
+        auto refused = runWithKey({"compare", a, b, "--prompt", "A or B?", "--api-key-env", "MY_PROVIDER_KEY"}, db);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("--ca-file"), refused.err.constData());
+        QVERIFY(s.received().find(kKey) != std::string::npos);
+        for (const auto* out : {&r, &refused})
             QVERIFY2(!out->out.contains(kKey) && !out->err.contains(kKey), "the key leaked into the output");
         QVERIFY2(fileBytes(db).find(kKey) == std::string::npos, "the key is in the database");
     }
