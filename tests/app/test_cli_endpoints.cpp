@@ -164,7 +164,10 @@ private slots:
         Run res = runVerdict({"results", id, "--json", "--providers-file", providers}, dir);
         QVERIFY2(res.exitCode == 0, res.err.constData());
         const json rr = res.parsed()["runs"][0];
-        QCOMPARE(rr["generation"]["provider"], (json{{"id", "fake"}, {"model", "fake-model"}}));
+        QCOMPARE(rr["generation"]["provider"]["id"], json("fake"));
+        QCOMPARE(rr["generation"]["provider"]["model"], json("fake-model"));
+        // the model's prices as the catalog had them when the run was made are kept with it
+        QCOMPARE(rr["generation"]["provider"]["price"]["output"]["value"], json(6.0));
         const json& cost = rr["cost"];
         QVERIFY2(cost.is_object(), rr.dump().c_str());
         QCOMPARE(cost["provider"], json("fake"));
@@ -182,9 +185,26 @@ private slots:
 
         Run text = runVerdict({"results", id, "--providers-file", providers}, dir);
         QVERIFY2(text.out.contains("cost (fake fake-model): $"), text.out.constData());
-        // without the user file the preset is gone: the cost says why instead of guessing
+        QCOMPARE(cost["price_source"], json("run"));
+        // without the user file the preset is gone from the catalog: the recorded prices still price it
         const json gone = runVerdict({"results", id, "--json"}, dir).parsed()["runs"][0]["cost"];
-        QVERIFY(gone["usd_total"].is_null() && gone["reason"].get<std::string>().find("not in the catalog") != std::string::npos);
+        QVERIFY(std::fabs(gone["usd_total"].get<double>() - want) < 1e-15);
+        QCOMPARE(gone["price_source"], json("run"));
+
+        // the decision report's cost section carries the hosted-API side of both runs
+        Run r2 = runVerdict({"run", "--provider", "fake", "--providers-file", providers, "fake-model", "--suite", "p", "--new",
+                             "--json"},
+                            dir, env);
+        QVERIFY2(r2.exitCode == 0, r2.err.constData());
+        const QString id2 = QString::number(r2.parsed()["run_id"].get<long long>());
+        const QString md = dir.filePath("r.md");
+        Run rep = runVerdict({"report", "--run", id, "--run", id2, "-o", md}, dir);
+        QVERIFY2(rep.exitCode == 0, rep.err.constData());
+        QFile f(md);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString report = QString::fromUtf8(f.readAll());
+        QVERIFY2(report.contains("Hosted API") && report.contains("fake / fake-model") && report.contains("as recorded with the run"),
+                 qPrintable(report.left(3000)));
         QVERIFY(fileBytes(dir.filePath("v.db")).find(kKey) == std::string::npos);  // the key is never stored
     }
 };

@@ -285,6 +285,27 @@ private slots:
         QCOMPARE((*j)["provider"], json("deepseek"));
         QCOMPARE((*j)["tokens"]["output"], json(430));
         QVERIFY((*j)["prices"]["output"]["source"].get<std::string>().find("BenchLM") != std::string::npos);
+        QCOMPARE((*j)["price_source"], json("catalog"));  // a run from before prices were recorded
+
+        // Prices recorded with the run win over the catalog's current ones (here: 1, 0.1, 2 $/1M),
+        // and survive the preset leaving the catalog. The endpoint of a preset carries its table.
+        auto ep = providerEndpoint(*c.find("deepseek"), {});
+        QVERIFY(ep.ok());
+        QVERIFY(ep->api.prices.is_array() && !ep->api.prices.empty());
+        const ModelPrice back = modelPriceFromJson(ep->api.prices[0]);
+        QCOMPARE(back.model, c.find("deepseek")->prices[0].model);
+        QCOMPARE(back.output.value, c.find("deepseek")->prices[0].output.value);
+        ModelPrice then;
+        then.model = "deepseek-reasoner";
+        then.input = {1.0, "recorded", "2026-01", "", ""};
+        then.cachedInput = {0.1, "recorded", "2026-01", "", ""};
+        then.output = {2.0, "recorded", "2026-01", "", ""};
+        run.generation["provider"]["price"] = modelPriceJson(then);
+        auto recorded = runCostJson(run, items, ProviderCatalog{});
+        QVERIFY(recorded.has_value());
+        QCOMPARE((*recorded)["price_source"], json("run"));
+        VERIFY_NEAR((*recorded)["usd_total"].get<double>(), (1142 * 1.0 + 400 * 0.1 + 430 * 2.0) / 1e6);
+        run.generation["provider"].erase("price");
 
         run.generation["provider"]["model"] = "no-such-model";
         auto unpriced = runCostJson(run, items, c);

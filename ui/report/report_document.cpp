@@ -446,8 +446,46 @@ void performanceSection(const ReportData& d, QList<DocBlock>& out) {
     out << table(all);
 }
 
+// The hosted-API side: what a provider run's tokens cost at the provider's prices.
+void apiCostBlock(const ReportData& d, QList<DocBlock>& out) {
+    if (d.apiCostA.is_null() && d.apiCostB.is_null()) return;
+    const QString dash = QString::fromUtf8(core::kDash);
+    auto usd = [&](const nlohmann::json& c, const char* k) {
+        return c.is_object() && c.contains(k) && c[k].is_number() ? q(core::formatUsd(c[k].get<double>())) : dash;
+    };
+    auto text = [&](const nlohmann::json& c, const char* k) {
+        return c.is_object() && c.contains(k) && c[k].is_string() ? q(c[k].get<std::string>()) : dash;
+    };
+    auto count = [&](const nlohmann::json& c, const char* k) {
+        return c.is_object() && c.contains("tokens") && c["tokens"].contains(k) ? QString::number(c["tokens"][k].get<int64_t>()) : dash;
+    };
+    DocTable t;
+    t.header = {"Hosted API", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {2.0, 2.2, 2.2};
+    t.firstColumnBold = true;
+    auto row = [&](const QString& name, auto get) { t.rows << QStringList{name, get(d.apiCostA), get(d.apiCostB)}; };
+    row("Provider / model", [&](const nlohmann::json& c) { return c.is_null() ? dash : text(c, "provider") + " / " + text(c, "model"); });
+    row("Run cost", [&](const nlohmann::json& c) {
+        if (c.is_object() && c.contains("reason")) return "not priced: " + text(c, "reason");
+        return usd(c, "usd_total");
+    });
+    row("Per 1M output tokens", [&](const nlohmann::json& c) { return usd(c, "usd_per_mtok_output"); });
+    row("Prompt / cached / output tokens", [&](const nlohmann::json& c) {
+        return c.is_null() ? dash : count(c, "prompt") + " / " + count(c, "cached_prompt") + " / " + count(c, "output");
+    });
+    row("Prices", [&](const nlohmann::json& c) {
+        if (!c.is_object() || !c.contains("price_source")) return dash;
+        return c["price_source"] == "run" ? QString("as recorded with the run") : QString("the catalog's current prices");
+    });
+    out << para("Runs made through a hosted provider preset, priced per token (reasoning at the output price; "
+                "docs/tco.md): the API side of the cost comparison, beside the hardware TCO below.",
+                Tone::Note);
+    out << table(t);
+}
+
 void costSection(const ReportData& d, QList<DocBlock>& out) {
     out << heading(reportSectionTitles()[4], 1);
+    apiCostBlock(d, out);
     const auto& c = d.cost;
     if (!c.missing.empty()) {
         out << callout("No cost analysis given: " + q(c.missing) + ".", Tone::Warning);

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace verdict::core {
 
 enum class EndpointAuth {
@@ -33,6 +35,10 @@ struct EndpointApi {
     // test refuses a closed-loop level above it and counts open-loop arrivals beyond it as
     // client_overload.
     int64_t maxConcurrency = 0;
+    // The preset's prices when the command ran ([{model, input, cached_input, output}], figures as
+    // endpoint_cost.h's modelPriceJson writes them; empty without a preset): a run keeps its
+    // model's entry, so that its cost does not change when the catalog's prices do.
+    nlohmann::json prices = nlohmann::json::array();
 };
 
 }  // namespace verdict::core

@@ -94,6 +94,37 @@ json endpointCostJson(const std::string& provider, const ModelPrice& price, cons
             {"notes", c.notes}};
 }
 
+json modelPriceJson(const ModelPrice& price) {
+    return {{"model", price.model},
+            {"input", priceJson(price.input)},
+            {"cached_input", priceJson(price.cachedInput)},
+            {"output", priceJson(price.output)}};
+}
+
+ModelPrice modelPriceFromJson(const json& j) {
+    auto figure = [&](const char* key) {
+        PriceFigure f;
+        if (!j.is_object() || !j.contains(key) || !j.at(key).is_object()) {
+            f.source = std::string("not recorded (") + key + ")";
+            return f;
+        }
+        const json& o = j.at(key);
+        if (o.contains("value") && o.at("value").is_number()) f.value = o.at("value").get<double>();
+        auto text = [&](const char* k) { return o.contains(k) && o.at(k).is_string() ? o.at(k).get<std::string>() : std::string(); };
+        f.source = text("source");
+        f.asOf = text("as_of");
+        f.url = text("url");
+        f.note = text("note");
+        return f;
+    };
+    ModelPrice p;
+    if (j.is_object() && j.contains("model") && j.at("model").is_string()) p.model = j.at("model").get<std::string>();
+    p.input = figure("input");
+    p.cachedInput = figure("cached_input");
+    p.output = figure("output");
+    return p;
+}
+
 std::optional<json> runCostJson(const RunRecord& run, const std::vector<RunItemRecord>& items, const ProviderCatalog& catalog) {
     if (!run.generation.is_object() || !run.generation.contains("provider")) return std::nullopt;
     const json& p = run.generation.at("provider");
@@ -103,6 +134,13 @@ std::optional<json> runCostJson(const RunRecord& run, const std::vector<RunItemR
     const auto unpriced = [&](const std::string& reason) {
         return json{{"provider", id}, {"model", model}, {"usd_total", nullptr}, {"reason", reason}};
     };
+    const BilledTokens tokens = runBilledTokens(items);
+    if (p.contains("price") && p.at("price").is_object()) {
+        const ModelPrice recorded = modelPriceFromJson(p.at("price"));
+        json out = endpointCostJson(id, recorded, tokens, endpointCost(recorded, tokens));
+        out["price_source"] = "run";
+        return out;
+    }
     const ProviderPreset* preset = catalog.find(id);
     if (!preset) return unpriced("provider '" + id + "' is not in the catalog (a user preset that is gone?)");
     if (preset->kind == ProviderKind::SelfHosted)
@@ -111,8 +149,9 @@ std::optional<json> runCostJson(const RunRecord& run, const std::vector<RunItemR
     if (!price)
         return unpriced("no price for model '" + model + "' in provider " + id +
                         " (add it to the user providers file: docs/tco.md)");
-    const BilledTokens tokens = runBilledTokens(items);
-    return endpointCostJson(id, *price, tokens, endpointCost(*price, tokens));
+    json out = endpointCostJson(id, *price, tokens, endpointCost(*price, tokens));
+    out["price_source"] = "catalog";
+    return out;
 }
 
 }  // namespace verdict::core

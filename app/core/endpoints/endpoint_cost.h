@@ -60,9 +60,16 @@ EndpointCost endpointCost(const ModelPrice& price, BilledTokens tokens);
 nlohmann::json endpointCostJson(const std::string& provider, const ModelPrice& price, const BilledTokens& tokens,
                                 const EndpointCost& cost);
 
+// {model, input, cached_input, output: {value, source, as_of[, url, note]}} and back (missing
+// figures read as unknown, naming the field in the source).
+nlohmann::json modelPriceJson(const ModelPrice& price);
+ModelPrice modelPriceFromJson(const nlohmann::json& j);
+
 // A stored run's cost when it was made through a provider preset (its generation.provider):
-// nullopt for other runs; {provider, model, usd_total: null, reason} when the preset or the
-// model's price is not in `catalog`.
+// nullopt for other runs. Priced with the prices the run recorded when it was made
+// (generation.provider.price; "price_source": "run"), else — runs from before they were recorded
+// — with `catalog`'s current ones ("price_source": "catalog"); {provider, model, usd_total: null,
+// reason} when neither has the model's price.
 std::optional<nlohmann::json> runCostJson(const RunRecord& run, const std::vector<RunItemRecord>& items,
                                           const ProviderCatalog& catalog);
 

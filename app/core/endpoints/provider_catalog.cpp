@@ -1,5 +1,7 @@
 #include "core/endpoints/provider_catalog.h"
 
+#include "core/endpoints/endpoint_cost.h"
+
 #include "core/catalog/catalog_file.h"
 
 #include <algorithm>
@@ -408,6 +410,7 @@ Result<ProviderEndpoint> providerEndpoint(const ProviderPreset& preset, const Pr
         out.api.query.replace(at, 13, version);
     out.api.provider = preset.id;
     out.api.maxConcurrency = preset.maxConcurrency.value_or(0);
+    for (const ModelPrice& price : preset.prices) out.api.prices.push_back(modelPriceJson(price));
     return out;
 }
 

@@ -1,5 +1,7 @@
 #include "core/report/report_data.h"
 
+#include "core/endpoints/endpoint_cost.h"
+
 #include "core/models/model_card_json.h"
 #include "core/report/report_decision.h"
 #include "core/report/report_format.h"
@@ -411,6 +413,17 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
         d.cost = std::move(*cost);
     } else {
         d.cost.missing = "no cost analysis given (pass --hardware ID, and --tokens-per-day N for the 3-year TCO)";
+    }
+
+    // Runs through a provider preset: their API cost (the catalog is read only when one is).
+    std::optional<ProviderCatalog> providers;
+    for (int side = 0; side < 2; ++side) {
+        if (!rec[side].generation.is_object() || !rec[side].generation.contains("provider")) continue;
+        if (!providers) {
+            auto c = loadProviderCatalog(std::nullopt);
+            providers.emplace(c ? std::move(*c) : ProviderCatalog{});  // no catalog: recorded prices only
+        }
+        if (auto cost = runCostJson(rec[side], items[side], *providers)) (side == 0 ? d.apiCostA : d.apiCostB) = std::move(*cost);
     }
 
     d.title = d.a.label + " vs " + d.b.label + (d.accuracy.suiteName.empty() ? "" : " on " + d.accuracy.suiteName);

@@ -237,6 +237,7 @@ nlohmann::json toJson(const ReportData& d) {
             {"preference", preferenceJson(d.preference)},
             {"performance", {{"a", perfJson(d.perfA)}, {"b", perfJson(d.perfB)}}},
             {"cost", costJson(d.cost)},
+            {"api_cost", {{"a", d.apiCostA}, {"b", d.apiCostB}}},
             {"sla", {{"ttft_ms", opt(d.sla.ttftMs)}, {"tpot_ms", opt(d.sla.tpotMs)}}},
             {"quality_gate", {{"no_worse_significant", d.quality.noWorseSignificant},
                               {"min_accuracy", opt(d.quality.minAccuracy)},

@@ -261,6 +261,10 @@ struct ReportData {
     ReportPreference preference;
     ReportPerf perfA, perfB;
     ReportCost cost;
+    // A run made through a hosted provider preset: what its tokens cost at the provider's prices
+    // (endpoint_cost.h runCostJson: usd_total, usd_per_mtok_output, prices, price_source, ...);
+    // null for other runs. The "hosted API" side beside the hardware TCO of `cost`.
+    nlohmann::json apiCostA = nullptr, apiCostB = nullptr;
     ReportSla sla;
     QualityGate quality;
     std::vector<DecisionRow> decision;

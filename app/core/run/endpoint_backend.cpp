@@ -39,6 +39,7 @@ BackendInfo EndpointBackend::info() const {
     i.engineVersion = m_engineVersion;
     i.device = endpointDeviceLabel(m_endpoint);
     i.provider = m_endpoint.api.provider;
+    i.providerPrices = m_endpoint.api.prices;
     return i;
 }
 

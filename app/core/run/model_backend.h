@@ -80,6 +80,7 @@ struct BackendInfo {
     std::string device;
     std::string chatTemplate;               // the model's template text ("" when none)
     std::string provider;                   // endpoint: the provider preset used ("" none); runs store it
+    nlohmann::json providerPrices = nlohmann::json::array();  // endpoint: that preset's prices (EndpointApi::prices)
 };
 
 // Called with each generated piece of text; return false to stop generating.

@@ -144,9 +144,14 @@ Result<PreparedRun> SuiteRunner::prepare(const RunRequest& req) {
         rec.generation = req.generation.toJson();
         // An endpoint reached through a provider preset: the preset and the served model, so that
         // `verdict results` can price the run (never the key). Only then: other runs keep their keys.
-        if (!info.provider.empty())
-            rec.generation["provider"] = {{"id", info.provider},
-                                          {"model", info.modelPath.substr(info.modelPath.find(' ') + 1)}};
+        // The served model's prices as the catalog gave them now are kept with the run, so that
+        // its cost stays what it was when the catalog changes.
+        if (!info.provider.empty()) {
+            const std::string model = info.modelPath.substr(info.modelPath.find(' ') + 1);
+            rec.generation["provider"] = {{"id", info.provider}, {"model", model}};
+            for (const auto& price : info.providerPrices)
+                if (price.is_object() && price.value("model", std::string()) == model) rec.generation["provider"]["price"] = price;
+        }
         const bool templated = req.prompting.useChatTemplate && !info.chatTemplate.empty();
         rec.chatTemplateMode = templated ? "model" : "raw";
         rec.chatTemplate = templated ? info.chatTemplate : std::string();
