@@ -17,6 +17,7 @@ packages=(
   libre2-dev                        # the regex scorer's linear-time matching (no backtracking on model output)
   libcurl4-openssl-dev ca-certificates  # the HTTP client: https verified against the system CA store
   libcpp-httplib-dev libssl-dev     # verdict serve (http/https); tests: the TLS fake OpenAI server, self-signed certificates
+  libevent-dev                      # bench_load (the load-generator benchmark): its event-driven fake server (evhttp)
   qtkeychain-qt6-dev                # the window keeps endpoint API keys in the desktop keyring
   clang libclang-rt-14-dev          # libFuzzer target (tests/fuzz)
   dpkg-dev file                     # .deb packaging test
