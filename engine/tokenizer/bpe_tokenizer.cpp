@@ -8,55 +8,26 @@
 //     they exist (llama.cpp drops the others).
 // With ignore_merges (Llama-3 style), a word that is itself a token is emitted directly.
 //
-// Symbols are numbered: vocabulary entries keep their token id; strings that occur in merges
-// but are no token get private ids >= nVocab, so that merging works on integers only.
+// Symbols are numbered as MergeTable says (models.h).
 #include "tokenizer/models.h"
 #include "tokenizer/unicode.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace verdict::tok {
 
 Result<std::unique_ptr<BpeModel>> BpeModel::create(const Vocab& vocab) {
-    std::unique_ptr<BpeModel> m(new BpeModel(vocab));
-    const int32_t nVocab = vocab.size();
-    std::unordered_map<std::string, int32_t> privateIds;
-    auto symbolOf = [&](std::string_view text, bool create) -> int32_t {
-        const int32_t id = vocab.find(text);
-        if (id != kNoToken) return id;
-        auto it = privateIds.find(std::string(text));
-        if (it != privateIds.end()) return it->second;
-        if (!create) return -1;
-        const int32_t pid = nVocab + int32_t(privateIds.size());
-        privateIds.emplace(std::string(text), pid);
-        return pid;
-    };
-
-    m->m_ranks.reserve(vocab.merges.size());
-    std::string joined;
-    for (size_t rank = 0; rank < vocab.merges.size(); ++rank) {
-        const std::string& merge = vocab.merges[rank];
-        // "left right": split at the first space after the first byte (llama.cpp find(' ', 1)).
-        const size_t space = merge.find(' ', 1);
-        if (space == std::string::npos) continue;  // llama.cpp records ("", "") which never matches
-        const std::string_view left(merge.data(), space);
-        const std::string_view right(merge.data() + space + 1, merge.size() - space - 1);
-        if (left.empty() || right.empty()) continue;
-        if (rank > 0xFFFFFFFEull) return Error{"tokenizer.ggml.merges: too many merges"};
-        const int32_t l = symbolOf(left, true);
-        const int32_t r = symbolOf(right, true);
-        joined.assign(left);
-        joined.append(right);
-        const int32_t merged = symbolOf(joined, true);
-        if (m->m_ranks.insert(PairMap::key(l, r), (uint64_t(rank) << 32) | uint32_t(merged))) {
-            std::string raw;
-            for (size_t off = 0; off < joined.size();) {
-                const int b = alphabetCpToByte(decodeUtf8At(joined, off));
-                if (b >= 0) raw.push_back(char(b));
-            }
-            m->addCrossings(raw);
+    std::vector<std::string> pairs;  // texts of the merge results, for the crossing tables
+    auto merges = MergeTable::build(vocab, [&](const std::string& joined) { pairs.push_back(joined); });
+    if (!merges) return merges.error();
+    std::unique_ptr<BpeModel> m(new BpeModel(vocab, std::move(merges.value())));
+    for (const std::string& joined : pairs) {
+        std::string raw;
+        for (size_t off = 0; off < joined.size();) {
+            const int b = alphabetCpToByte(decodeUtf8At(joined, off));
+            if (b >= 0) raw.push_back(char(b));
         }
+        m->addCrossings(raw);
     }
 
     for (unsigned a = 0; a < 128; ++a) {
@@ -74,7 +45,7 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(const Vocab& vocab) {
     for (int b = 0; b < 256; ++b) {
         ch.clear();
         appendUtf8(ch, byteToAlphabetCp(uint8_t(b)));
-        m->m_byteSymbol[b] = symbolOf(ch, false);
+        m->m_byteSymbol[b] = m->m_merges.symbol(ch);
         for (const char byte : ch) {
             const int32_t t = vocab.find(std::string_view(&byte, 1));
             if (t != kNoToken) m->m_fallback[b].push_back(t);
@@ -175,13 +146,8 @@ void BpeModel::mergePart(std::string_view word, size_t begin, size_t end, std::v
         syms.push_back(MergeSymbol{m_byteSymbol[uint8_t(word[i])], uint32_t(i), 1, idx - 1, idx + 1});
     }
     syms.back().next = -1;
-    runMerges(syms, [&](const MergeSymbol& l, const MergeSymbol& r, uint32_t& prio, int32_t& result) {
-        if (l.id < 0 || r.id < 0) return false;
-        const uint64_t* v = m_ranks.find(PairMap::key(l.id, r.id));
-        if (!v) return false;
-        prio = uint32_t(*v >> 32);
-        result = int32_t(uint32_t(*v));
-        return true;
+    runMerges(syms, [this](const MergeSymbol& l, const MergeSymbol& r, uint32_t& prio, int32_t& result) {
+        return m_merges.lookup(l, r, prio, result);
     });
     for (int32_t i = 0; i >= 0; i = syms[size_t(i)].next) {
         const MergeSymbol& s = syms[size_t(i)];

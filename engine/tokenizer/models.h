@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace verdict::tok {
@@ -39,6 +40,67 @@ private:
     int32_t m_byteIds[256];  // byte fallback token per byte
 };
 
+// tokenizer.ggml.merges as a table over symbol ids: vocabulary entries keep their token id,
+// strings that occur in merges but are no token get private ids >= nVocab, so that merging
+// works on integers only. Shared by the byte-level and the character-level BPE.
+class MergeTable {
+public:
+    // `onNewPair(joined)` sees the text of every (left, right) pair the first time it enters.
+    template <class OnNewPair>
+    static Result<MergeTable> build(const Vocab& vocab, OnNewPair&& onNewPair);
+    // Symbol id of `text`: its token id, its private id, or -1.
+    int32_t symbol(std::string_view text) const {
+        const int32_t id = m_vocab->find(text);
+        if (id != kNoToken) return id;
+        const int32_t p = m_private.find(text);
+        return p < 0 ? -1 : m_nVocab + p;
+    }
+    // runMerges' lookup: whether (left, right) merges, with its rank as the priority.
+    bool lookup(const MergeSymbol& l, const MergeSymbol& r, uint32_t& priority, int32_t& result) const {
+        if (l.id < 0 || r.id < 0) return false;
+        const uint64_t* v = m_ranks.find(PairMap::key(l.id, r.id));
+        if (!v) return false;
+        priority = uint32_t(*v >> 32);
+        result = int32_t(uint32_t(*v));
+        return true;
+    }
+
+private:
+    explicit MergeTable(const Vocab& vocab) : m_vocab(&vocab), m_nVocab(vocab.size()) {}
+    const Vocab* m_vocab;
+    int32_t m_nVocab;
+    PairMap m_ranks;
+    TextIndex m_private;
+};
+
+template <class OnNewPair>
+Result<MergeTable> MergeTable::build(const Vocab& vocab, OnNewPair&& onNewPair) {
+    MergeTable t(vocab);
+    auto symbolOf = [&](std::string_view text) -> int32_t {
+        const int32_t id = t.symbol(text);
+        return id >= 0 ? id : t.m_nVocab + t.m_private.add(text);
+    };
+    t.m_ranks.reserve(vocab.merges.size());
+    std::string joined;
+    for (size_t rank = 0; rank < vocab.merges.size(); ++rank) {
+        const std::string& merge = vocab.merges[rank];
+        // "left right": split at the first space after the first byte (llama.cpp find(' ', 1)).
+        const size_t space = merge.find(' ', 1);
+        if (space == std::string::npos) continue;  // llama.cpp records ("", "") which never matches
+        const std::string_view left(merge.data(), space);
+        const std::string_view right(merge.data() + space + 1, merge.size() - space - 1);
+        if (left.empty() || right.empty()) continue;
+        if (rank > 0xFFFFFFFEull) return Error{"tokenizer.ggml.merges: too many merges"};
+        const int32_t l = symbolOf(left);
+        const int32_t r = symbolOf(right);
+        joined.assign(left);
+        joined.append(right);
+        const int32_t merged = symbolOf(joined);
+        if (t.m_ranks.insert(PairMap::key(l, r), (uint64_t(rank) << 32) | uint32_t(merged))) onNewPair(joined);
+    }
+    return t;
+}
+
 // Byte-level BPE (llama.cpp llm_tokenizer_bpe): pre-tokenized words, bytes shown as the GPT-2
 // alphabet, merged by rank.
 class BpeModel {
@@ -47,7 +109,7 @@ public:
     void encode(std::string_view text, std::vector<int32_t>& out) const;
 
 private:
-    explicit BpeModel(const Vocab& vocab) : m_vocab(vocab) {}
+    BpeModel(const Vocab& vocab, MergeTable merges) : m_vocab(vocab), m_merges(std::move(merges)) {}
     void encodeWord(std::string_view word, const uint32_t* cps, size_t nCps, std::vector<int32_t>& out,
                     std::vector<MergeSymbol>& syms, std::string& scratch) const;
     void mergePart(std::string_view word, size_t begin, size_t end, std::vector<int32_t>& out,
@@ -58,7 +120,7 @@ private:
     void addCrossings(std::string_view mergedText);
 
     const Vocab& m_vocab;
-    PairMap m_ranks;              // (left, right) -> rank << 32 | merged symbol
+    MergeTable m_merges;
     // Where a merge result can span the boundary between two characters: pairs of whole
     // characters adjacent inside a merge result, and byte pairs at positions where a merge
     // result is not aligned to characters. Boundaries covered by neither split a word into
@@ -68,6 +130,25 @@ private:
     std::vector<uint64_t> m_crossAscii = std::vector<uint64_t>(128 * 128 / 64, 0);  // both, for ASCII pairs
     int32_t m_byteSymbol[256];    // symbol of each byte's alphabet character, -1 if none
     std::vector<int32_t> m_fallback[256];  // tokens emitted for a byte that ends up unmerged
+};
+
+// Character-level BPE ("gemma4"): spaces escaped as U+2581, the text cut into runs of newlines
+// and runs of everything else; a newline run that is a token stays whole, every other run starts
+// as one symbol per UTF-8 character and merges by rank; a final symbol that is no token is
+// written as <0xNN> byte tokens.
+class CharBpeModel {
+public:
+    static Result<std::unique_ptr<CharBpeModel>> create(const Vocab& vocab);
+    // `text` is raw (spaces not yet escaped), one fragment between special tokens.
+    void encode(std::string_view text, std::vector<int32_t>& out) const;
+
+private:
+    CharBpeModel(const Vocab& vocab, MergeTable merges) : m_vocab(vocab), m_merges(std::move(merges)) {}
+    void mergeRun(std::string_view run, std::vector<int32_t>& out, std::vector<MergeSymbol>& syms) const;
+
+    const Vocab& m_vocab;
+    MergeTable m_merges;
+    int32_t m_byteIds[256];  // <0xNN> token per byte, kNoToken if absent
 };
 
 // WordPiece (llama.cpp llm_tokenizer_wpm).

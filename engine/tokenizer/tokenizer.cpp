@@ -118,6 +118,12 @@ Result<std::shared_ptr<const Tokenizer>> Tokenizer::fromSpec(VocabSpec spec) {
             t->m_bpe = std::move(bpe.value());
             break;
         }
+        case VocabType::CharBpe: {
+            auto bpe = CharBpeModel::create(v);
+            if (!bpe) return bpe.error();
+            t->m_charBpe = std::move(bpe.value());
+            break;
+        }
         case VocabType::Wpm:
             break;
     }
@@ -127,7 +133,7 @@ Result<std::shared_ptr<const Tokenizer>> Tokenizer::fromSpec(VocabSpec spec) {
     if (v.type == VocabType::Spm) {
         v.newline = v.byteToken('\n');
         if (v.newline == kNoToken) v.newline = v.pad;
-    } else if (v.type == VocabType::Bpe) {
+    } else if (v.type == VocabType::Bpe || v.type == VocabType::CharBpe) {
         std::vector<int32_t> ids;
         t->encodeText("\n", ids);
         v.newline = ids.empty() ? v.pad : ids[0];
@@ -170,6 +176,9 @@ void Tokenizer::encodeText(std::string_view text, std::vector<int32_t>& out) con
         case VocabType::Bpe:
             m_bpe->encode(text, out);
             break;
+        case VocabType::CharBpe:
+            m_charBpe->encode(text, out);
+            break;
         case VocabType::Wpm:
             wpmEncode(m_vocab, text, out);
             break;
@@ -210,6 +219,7 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool addSpecial, b
             break;
         }
         case VocabType::Bpe:
+        case VocabType::CharBpe:
         case VocabType::Wpm: {
             const bool wpm = v.type == VocabType::Wpm;
             if (addSpecial && (wpm || v.addBos) && v.bos != kNoToken) out.push_back(v.bos);

@@ -1,6 +1,6 @@
 // Tokenizers that reproduce llama.cpp's tokenization exactly (its tokenizer test vectors are the
-// reference): SentencePiece BPE ("llama"), byte-level BPE with pre-tokenizers ("gpt2") and
-// WordPiece ("bert"), loaded from GGUF metadata.
+// reference): SentencePiece BPE ("llama"), byte-level BPE with pre-tokenizers ("gpt2"),
+// character-level BPE ("gemma4") and WordPiece ("bert"), loaded from GGUF metadata.
 //
 // Thread safety: a Tokenizer is immutable once created; every method is const and may be
 // called from any number of threads at once (all scratch memory is per call).
@@ -9,8 +9,8 @@
 //   * fromGguf / fromSpec return an Error naming the key for a missing or malformed tokenizer,
 //     an unsupported model ("t5", "rwkv", ...) or an unknown pre-tokenizer.
 //   * encode never fails: any byte string is accepted. Invalid UTF-8 is handled as llama.cpp
-//     does for the model type (SPM: raw bytes go through <0xNN> byte fallback; BPE and WPM: an
-//     invalid byte becomes U+FFFD). Texts of 1 GiB or more are not supported and give {}.
+//     does for the model type (SPM: raw bytes go through <0xNN> byte fallback; BPE, gemma4 and WPM:
+//     an invalid byte becomes U+FFFD). Texts of 1 GiB or more are not supported and give {}.
 //   * tokenToPiece / decode skip ids outside [0, nVocab()) (they produce no bytes).
 #pragma once
 
@@ -32,6 +32,7 @@ namespace verdict::tok {
 
 class SpmModel;
 class BpeModel;
+class CharBpeModel;
 class SpecialMatcher;
 
 class Tokenizer {
@@ -93,6 +94,7 @@ private:
     Vocab m_vocab;
     std::unique_ptr<SpmModel> m_spm;
     std::unique_ptr<BpeModel> m_bpe;
+    std::unique_ptr<CharBpeModel> m_charBpe;
     std::unique_ptr<SpecialMatcher> m_special;
     std::string m_pieceBlob;                // piece of every token, rendered
     std::vector<uint32_t> m_pieceOffsets;   // nVocab + 1 offsets into m_pieceBlob

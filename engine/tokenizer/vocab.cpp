@@ -132,7 +132,7 @@ Result<VocabSpec> readVocabSpec(const gguf::GgufFile& f) {
 bool Vocab::isEog(int32_t id) const { return std::binary_search(eog.begin(), eog.end(), id); }
 
 int32_t Vocab::byteToken(uint8_t b) const {
-    if (type == VocabType::Spm) {
+    if (type == VocabType::Spm || type == VocabType::CharBpe) {
         static constexpr char kHex[] = "0123456789ABCDEF";
         const char buf[6] = {'<', '0', 'x', kHex[b >> 4], kHex[b & 15], '>'};
         const int32_t id = find(std::string_view(buf, 6));

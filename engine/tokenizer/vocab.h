@@ -51,6 +51,7 @@ enum class VocabType {
     Spm,  // "llama": SentencePiece BPE with scores and <0xNN> byte fallback
     Bpe,  // "gpt2": byte-level BPE with merge ranks and a pre-tokenizer
     Wpm,  // "bert": WordPiece
+    CharBpe,  // "gemma4": BPE by merge rank over UTF-8 characters, spaces as U+2581, <0xNN> fallback
 };
 
 // The tokenizer metadata as stored, before defaults are applied. Filled from GGUF by
@@ -114,7 +115,7 @@ struct Vocab {
     int32_t find(std::string_view s) const { return texts.find(s); }
     bool isEog(int32_t id) const;
 
-    // Token of one raw byte: <0xNN> (SPM) or the byte's own character, kNoToken if absent.
+    // Token of one raw byte: <0xNN> (SPM, character-level BPE) or the byte's own character, kNoToken if absent.
     int32_t byteToken(uint8_t b) const;
     // Byte value of a <0xNN> byte token; -1 when `id` is not one.
     int byteOfToken(int32_t id) const;

@@ -48,14 +48,14 @@ std::string lowerAscii(std::string s) {
 }  // namespace
 
 std::optional<std::string> Vocab::unsupported(std::string_view model, std::string_view pre) {
-    if (model == "llama" || model == "bert") return std::nullopt;
+    if (model == "llama" || model == "bert" || model == "gemma4") return std::nullopt;
     if (model == "gpt2") {
         if (lookupPreTokenizer(pre)) return std::nullopt;
         return "tokenizer.ggml.pre = '" + std::string(pre) + "': unknown pre-tokenizer";
     }
     if (model == "no_vocab" || model == "none")
         return "tokenizer.ggml.model = '" + std::string(model) + "': the model has no vocabulary";
-    return "tokenizer.ggml.model = '" + std::string(model) + "': unsupported tokenizer (supported: llama, gpt2, bert)";
+    return "tokenizer.ggml.model = '" + std::string(model) + "': unsupported tokenizer (supported: llama, gpt2, bert, gemma4)";
 }
 
 Result<Vocab> Vocab::build(VocabSpec spec) {
@@ -86,6 +86,13 @@ Result<Vocab> Vocab::build(VocabSpec spec) {
             return Error{"tokenizer.ggml.merges: missing (required by tokenizer model 'gpt2')"};
         v.bos = 11;
         v.eos = 11;
+    } else if (spec.model == "gemma4") {
+        v.type = VocabType::CharBpe;
+        if (!spec.merges) return Error{"tokenizer.ggml.merges: missing (required by tokenizer model 'gemma4')"};
+        v.bos = 2;
+        v.eos = 1;
+        v.unk = 3;
+        v.pad = 0;
     } else {
         return Error{*unsupported(spec.model, spec.pre)};
     }
@@ -106,6 +113,13 @@ Result<Vocab> Vocab::build(VocabSpec spec) {
         }
         case VocabType::Spm:
             v.addSpacePrefix = true;
+            v.cleanSpaces = false;
+            v.addBos = true;
+            v.addEos = false;
+            break;
+        case VocabType::CharBpe:
+            v.addSpacePrefix = false;
+            v.escapeWhitespaces = true;
             v.cleanSpaces = false;
             v.addBos = true;
             v.addEos = false;

@@ -51,6 +51,8 @@ const std::vector<VectorSet>& vectorSets() {
             v.push_back(VectorSet{n, f, f});
         }
         v.push_back(VectorSet{"qwen35", "tokenizer/ggml-vocab-qwen35.gguf", "tokenizer/ggml-vocab-qwen35.gguf", 50});
+        // Gemma 4: character-level BPE (tokenizer.ggml.model gemma4); its .inp ends without a separator.
+        v.push_back(VectorSet{"gemma-4", "tokenizer/ggml-vocab-gemma-4.gguf", "tokenizer/ggml-vocab-gemma-4.gguf"});
         // v0.5.0's case files of the first ten sets (case 2 is now "Äpfel"), same vocabularies.
         for (const char* n : {"bert-bge", "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "llama-spm", "mpt",
                               "phi-3", "refact", "starcoder"}) {
@@ -74,14 +76,18 @@ struct Case {
     std::vector<int32_t> ids;
 };
 
-// .inp: cases each followed by "\n__ggml_vocab_test__\n"; .out: one line of ids per case.
+// .inp: cases separated by "\n__ggml_vocab_test__\n" (usually also after the last one; where it
+// is not, the text after the final separator is one more case, as llama.cpp v0.5.0 reads it);
+// .out: one line of ids per case.
 std::vector<Case> readCases(const std::string& stem) {
     const std::string inp = readFile(test::fixture(stem + ".inp"));
     const std::string out = readFile(test::fixture(stem + ".out"));
     const std::string sep = "\n__ggml_vocab_test__\n";
     std::vector<Case> cases;
-    for (size_t pos = 0, hit; (hit = inp.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
+    size_t pos = 0;
+    for (size_t hit; (hit = inp.find(sep, pos)) != std::string::npos; pos = hit + sep.size())
         cases.push_back(Case{inp.substr(pos, hit - pos), {}});
+    if (pos < inp.size()) cases.push_back(Case{inp.substr(pos), {}});
     std::istringstream lines(out);
     std::string line;
     size_t i = 0;
@@ -165,6 +171,7 @@ private slots:
     void rstripAttribute();
     void addSpecialFollowsVocabulary();
     void piecesAreExactBytes();
+    void gemma4CharacterBpe();
     void decodeMatchesLlamaCpp();
     void streamDecoderHoldsIncompleteCharacters();
     void invalidUtf8();
@@ -412,6 +419,40 @@ void TestTokenizer::piecesAreExactBytes() {
     QCOMPARE(qb(spm->tokenToPiece(spm->nVocab())), QByteArray());
 }
 
+void TestTokenizer::gemma4CharacterBpe() {
+    VERDICT_NEED_FIXTURE(test::fixture("tokenizer/ggml-vocab-gemma-4.gguf"));
+    std::string error;
+    auto g = load("tokenizer/ggml-vocab-gemma-4.gguf", &error);
+    QVERIFY2(g, error.c_str());
+    QCOMPARE(g->type(), VocabType::CharBpe);
+    // The file's keys: BOS <bos> = 2 added, EOS <eos> = 1 ends generation, no space prefix.
+    QCOMPARE(g->bos(), 2);
+    QVERIFY(g->addBos());
+    QVERIFY(g->isEog(1));
+    QCOMPARE(g->encode("Hello", true, false).front(), 2);
+    QCOMPARE(qids(g->encode("Hello", true, false)), qids({2, 9259}));
+    // Lossless: the reference ids' pieces are the case text (spaces unescaped, byte tokens raw).
+    for (const VectorSet& s : vectorSets()) {
+        if (s.name != "gemma-4") continue;
+        for (const Case& c : readCases(s.cases)) {
+            std::string joined;
+            for (int32_t id : c.ids) joined += g->tokenToPiece(id);
+            QCOMPARE(qb(toHex(joined)), qb(toHex(c.text)));
+            QCOMPARE(qb(toHex(g->decode(c.ids, false))), qb(toHex(c.text)));
+        }
+    }
+    // A character outside the vocabulary falls back to its bytes (the llama emoji of case 18).
+    QCOMPARE(qids(g->encode("\xF0\x9F\xA6\x99", false, false)),
+             qids({*g->tokenId("<0xF0>"), *g->tokenId("<0x9F>"), *g->tokenId("<0xA6>"), *g->tokenId("<0x99>")}));
+    // A newline run that is a token stays whole; newline runs never merge with their neighbours.
+    QCOMPARE(qids(g->encode("a\n\n\nb", false, false)),
+             qids({*g->tokenId("a"), *g->tokenId("\n\n\n"), *g->tokenId("b")}));
+    // An invalid byte is U+FFFD, as in the byte-level BPE.
+    std::string joined;
+    for (int32_t id : g->encode("x\xFFy", false, false)) joined += g->tokenToPiece(id);
+    QCOMPARE(qb(joined), QByteArray("x\xEF\xBF\xBDy"));
+}
+
 void TestTokenizer::decodeMatchesLlamaCpp() {
     VERDICT_NEED_FIXTURE(test::fixture("tokenizer/ggml-vocab-gpt-2.gguf"));
     auto spm = load("tokenizer/ggml-vocab-llama-spm.gguf");
@@ -501,7 +542,7 @@ void TestTokenizer::largeInputs() {
     std::string random(1 << 20, '\0');
     for (char& c : random) c = char(rng() & 0xFF);
     const std::vector<std::string> inputs = {std::string(1 << 20, 'a'), std::string(1 << 20, ' '), random};
-    for (const char* name : {"llama-spm", "gpt-2", "deepseek-llm", "mpt", "bert-bge"}) {
+    for (const char* name : {"llama-spm", "gpt-2", "deepseek-llm", "mpt", "bert-bge", "gemma-4"}) {
         auto tok = load(std::string("tokenizer/ggml-vocab-") + name + ".gguf");
         QVERIFY(tok);
         for (const std::string& in : inputs) {
