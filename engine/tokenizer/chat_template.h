@@ -10,7 +10,8 @@
 //   parse():  "TemplateSyntaxError: <what> (line L, column C)"
 //   render(): "TemplateError: <message>"   for raise_exception(message) in the template, verbatim;
 //             "<Kind>: <what> (line L, column C)" otherwise, Kind one of UndefinedError,
-//             TypeError, ValueError, SecurityError (mutating call in the sandbox) or LimitError
+//             TypeError, ValueError, SecurityError (mutating call in the sandbox),
+//             TemplateRuntimeError (a filter or test jinja2 lacks, e.g. from_json) or LimitError
 //             (a TemplateLimits bound was hit: huge loops, runaway output, deep recursion).
 // Any byte string is accepted as message content (invalid UTF-8 passes through unchanged).
 #pragma once

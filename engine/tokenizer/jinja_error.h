@@ -21,6 +21,7 @@ enum class ErrorKind {
     Type,       // TypeError: operation on the wrong kind of value
     Value,      // ValueError: right kind, bad value (unpacking, slice step 0, int("x"))
     Security,   // SecurityError: mutating call refused by the immutable sandbox
+    Runtime,    // TemplateRuntimeError: a filter or test that does not exist was applied
     Limit,      // LimitError: a resource bound (iterations, output size, recursion) was hit
 };
 

@@ -324,13 +324,15 @@ Value Interpreter::callValue(const Value& callee, CallArgs& args) {
 
 Value Interpreter::applyFilter(std::string_view name, const Value& input, CallArgs& args) {
     const FilterFn fn = findFilter(name);
-    if (!fn) fail(ErrorKind::Type, "no filter named '" + std::string(name) + "'");
+    // jinja2 reports an unknown filter met while rendering (e.g. llama.cpp's from_json, which
+    // jinja2 lacks) as TemplateRuntimeError "No filter named 'x' found.".
+    if (!fn) fail(ErrorKind::Runtime, "No filter named '" + std::string(name) + "' found.");
     return fn(*this, input, args);
 }
 
 bool Interpreter::applyTest(std::string_view name, const Value& input, CallArgs& args) {
     const TestFn fn = findTest(name);
-    if (!fn) fail(ErrorKind::Type, "no test named '" + std::string(name) + "'");
+    if (!fn) fail(ErrorKind::Runtime, "No test named '" + std::string(name) + "' found.");
     return fn(*this, input, args);
 }
 

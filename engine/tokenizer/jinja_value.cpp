@@ -454,6 +454,7 @@ const char* errorKindName(ErrorKind kind) {
     case ErrorKind::Type: return "TypeError";
     case ErrorKind::Value: return "ValueError";
     case ErrorKind::Security: return "SecurityError";
+    case ErrorKind::Runtime: return "TemplateRuntimeError";
     case ErrorKind::Limit: return "LimitError";
     }
     return "Error";

@@ -1,6 +1,8 @@
 // Chat-template tests.
-//  - every case of shared/fixtures/chat-templates (real templates, transformers' output):
-//    byte-for-byte, or the same failure (TemplateError messages compared exactly);
+//  - every case of shared/fixtures/chat-templates and of its llamacpp-v0.5.0/ folder (cases and
+//    extra_cases: tool-call round trips, enable_thinking, reasoning history, reasoning_effort,
+//    documents), real templates, transformers' output: byte-for-byte, or the same failure
+//    (TemplateError messages compared exactly);
 //  - the built-in family renderers and family detection against the same goldens;
 //  - goldens in tests/data/chat-templates: interpreter features and tool-calling conversations
 //    (expected strings from jinja2, see generate_goldens.py) and a hand-derived ChatML template;
@@ -50,6 +52,7 @@ struct GoldenRow {
     std::string jsonPath;      // the case file (fixture or tests/data)
     std::string templatePath;  // the .jinja it renders
     std::size_t caseIndex = 0;
+    bool extra = false;        // an entry of "extra_cases" (llamacpp-v0.5.0/), not of "cases"
 };
 
 struct BuiltinRow {
@@ -82,6 +85,8 @@ json readJson(const std::filesystem::path& p) { return json::parse(readFile(p));
 QByteArray qb(const std::string& s) { return QByteArray::fromStdString(s); }
 
 std::filesystem::path fixtureDir() { return test::fixture("chat-templates"); }
+// The 61 templates of llama.cpp v0.5.0 (chat-templates/README.md "Added: llama.cpp v0.5.0 templates").
+std::filesystem::path v050Dir() { return fixtureDir() / "llamacpp-v0.5.0"; }
 
 TemplateTime frozenClock() { return TemplateTime{2026, 1, 15, 12, 0, 0}; }
 
@@ -93,6 +98,8 @@ ChatTemplateInputs inputsFor(const json& meta, const json& c) {
     in.addGenerationPrompt = c["add_generation_prompt"].get<bool>();
     if (meta.contains("bos_token") && meta["bos_token"].is_string()) in.bosToken = meta["bos_token"].get<std::string>();
     if (meta.contains("eos_token") && meta["eos_token"].is_string()) in.eosToken = meta["eos_token"].get<std::string>();
+    // extra_cases: more variables on top (enable_thinking, reasoning_effort, documents, ...).
+    if (c.contains("extra_vars")) in.extraVariables = c["extra_vars"];
     in.now = frozenClock;
     return in;
 }
@@ -254,6 +261,24 @@ void TestChatTemplate::fixtureInventory() {
     }
     QCOMPARE(templates, static_cast<std::size_t>(std::stoul(m[1].str())));
     QCOMPARE(cases, static_cast<std::size_t>(std::stoul(m[2].str())));
+
+    // llamacpp-v0.5.0/README.md: "`61` templates, `297` cases ... `extra_cases`: `161` more cases".
+    VERDICT_NEED_FIXTURE(v050Dir());
+    const std::string readme050 = readFile(v050Dir() / "README.md");
+    std::smatch totals, extras;
+    QVERIFY(std::regex_search(readme050, totals, std::regex("`(\\d+)` templates, `(\\d+)` cases")));
+    QVERIFY(std::regex_search(readme050, extras, std::regex("`extra_cases`: `(\\d+)` more cases")));
+    std::size_t templates050 = 0, cases050 = 0, extra050 = 0;
+    for (const auto& e : std::filesystem::directory_iterator(v050Dir())) {
+        if (e.path().extension() != ".json") continue;
+        ++templates050;
+        const json meta = readJson(e.path());
+        cases050 += meta["cases"].size();
+        extra050 += meta.value("extra_cases", json::array()).size();
+    }
+    QCOMPARE(templates050, static_cast<std::size_t>(std::stoul(totals[1].str())));
+    QCOMPARE(cases050, static_cast<std::size_t>(std::stoul(totals[2].str())));
+    QCOMPARE(extra050, static_cast<std::size_t>(std::stoul(extras[1].str())));
 }
 
 void TestChatTemplate::fixtureGoldens_data() {
@@ -263,15 +288,22 @@ void TestChatTemplate::fixtureGoldens_data() {
         return;
     }
     std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(fixtureDir()))
-        if (e.path().extension() == ".json") files.push_back(e.path());
+    for (const auto& dir : {fixtureDir(), v050Dir()}) {
+        if (!std::filesystem::exists(dir)) continue;
+        for (const auto& e : std::filesystem::directory_iterator(dir))
+            if (e.path().extension() == ".json") files.push_back(e.path());
+    }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
         const json meta = readJson(f);
-        for (std::size_t i = 0; i < meta["cases"].size(); ++i) {
-            const std::string name = f.stem().string() + "/" + meta["cases"][i]["name"].get<std::string>();
-            QTest::addRow("%s", name.c_str())
-                << GoldenRow{f.string(), std::filesystem::path(f).replace_extension(".jinja").string(), i};
+        const std::string prefix = f.parent_path() == v050Dir() ? "v0.5.0/" : "";
+        for (const bool extra : {false, true}) {
+            const json& list = meta.value(extra ? "extra_cases" : "cases", json::array());
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                const std::string name = prefix + f.stem().string() + "/" + list[i]["name"].get<std::string>();
+                QTest::addRow("%s", name.c_str())
+                    << GoldenRow{f.string(), std::filesystem::path(f).replace_extension(".jinja").string(), i, extra};
+            }
         }
     }
 }
@@ -280,7 +312,7 @@ void TestChatTemplate::fixtureGoldens() {
     QFETCH(GoldenRow, row);
     VERDICT_NEED_FIXTURE(fixtureDir());
     const json meta = readJson(row.jsonPath);
-    const json& c = meta["cases"][row.caseIndex];
+    const json& c = meta[row.extra ? "extra_cases" : "cases"][row.caseIndex];
     auto tmpl = ChatTemplate::parse(readFile(row.templatePath));
     QVERIFY2(tmpl.ok(), tmpl.ok() ? "" : tmpl.error().message.c_str());
     checkOutcome(tmpl->render(inputsFor(meta, c)), c);
