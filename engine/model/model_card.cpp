@@ -94,6 +94,12 @@ Result<ModelCard> describeModel(const gguf::GgufFile& f, std::optional<uint64_t>
         return Error{f.path() + ": " + c.arch + ".expert_used_count = " + std::to_string(c.nExpertUsed) +
                      " exceeds expert_count = " + std::to_string(c.nExpert)};
     c.kvLoraRank = static_cast<uint32_t>(archUInt(f, c.arch, "attention.kv_lora_rank").value_or(0));
+    if (c.kvLoraRank > 0) {
+        const bool split = f.tensor("blk.0.attn_k_b.weight") && f.tensor("blk.0.attn_v_b.weight");
+        c.mlaLayout = split ? "split" : f.tensor("blk.0.attn_kv_b.weight") ? "merged" : "";
+        c.mlaHeadDimK = static_cast<uint32_t>(archUInt(f, c.arch, "attention.key_length_mla").value_or(c.headDimK));
+        c.mlaHeadDimV = static_cast<uint32_t>(archUInt(f, c.arch, "attention.value_length_mla").value_or(c.headDimV));
+    }
     c.ropeDims = static_cast<uint32_t>(archUInt(f, c.arch, "rope.dimension_count").value_or(c.headDimK));
     c.ropeFreqBase = f.getFloat(c.arch + ".rope.freq_base").value_or(10000.0);
     c.ropeScalingType = f.getString(c.arch + ".rope.scaling.type").value_or("");

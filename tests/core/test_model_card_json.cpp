@@ -28,6 +28,20 @@ private slots:
             QVERIFY2(j["memory"].contains(k) && j["memory"][k].is_number_unsigned(), k);
         QCOMPARE(j["memory"]["ctx"].get<uint64_t>(), uint64_t(1024));
         QVERIFY(j["n_params_active"].get<uint64_t>() < j["n_params"].get<uint64_t>());
+        QVERIFY(!j.contains("mla_layout"));  // MLA keys only for MLA models
+    }
+
+    // MLA models add the layout and the per-head sizes (docs/cli.md, `verdict info`).
+    void mlaShape() {
+        const auto model = verdict::test::fixture("models/synth-deepseek2-f16.gguf");
+        VERDICT_NEED_FIXTURE(model);
+        auto card = describeModelFile(model.string());
+        QVERIFY(card.ok());
+        auto j = core::modelCardToJson(*card);
+        QCOMPARE(j["mla_layout"].get<std::string>(), std::string("merged"));
+        for (const char* k : {"kv_lora_rank", "mla_head_dim_k", "mla_head_dim_v"})
+            QVERIFY2(j.contains(k) && j[k].is_number_unsigned() && j[k].get<uint64_t>() > 0, k);
+        QVERIFY(core::modelCardToText(*card).find("merged attn_kv_b") != std::string::npos);
     }
 
     // `verdict info` prints names and metadata from the file: escaped, one line each, cut (issue

@@ -212,6 +212,16 @@ private slots:
             auto m = rewriteKvB(src.string(), mergedPath, false);
             QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
         }
+        // The model card names the layout and the per-head sizes of both files alike.
+        auto cardMerged = describeModelFile(mergedPath);
+        auto cardSplit = describeModelFile(splitPath);
+        QVERIFY(cardMerged.ok() && cardSplit.ok());
+        QCOMPARE(QString::fromStdString(cardMerged->mlaLayout), QString("merged"));
+        QCOMPARE(QString::fromStdString(cardSplit->mlaLayout), QString("split"));
+        QCOMPARE(cardSplit->mlaHeadDimK, cardMerged->mlaHeadDimK);
+        QCOMPARE(cardSplit->mlaHeadDimV, cardMerged->mlaHeadDimV);
+        QCOMPARE(cardMerged->mlaHeadDimK, cardMerged->headDimK);
+        QCOMPARE(cardSplit->headDimK, cardSplit->kvLoraRank + cardSplit->ropeDims);  // the MQA view the split file states
         auto merged = open(mergedPath);
         auto split = open(splitPath);
         QVERIFY(merged && split);

@@ -64,6 +64,11 @@ nlohmann::ordered_json modelCardToJson(const ModelCard& c) {
     j["n_expert_used"] = c.nExpertUsed;
     j["n_expert_shared"] = c.nExpertShared;
     j["kv_lora_rank"] = c.kvLoraRank;  // MLA latent width (deepseek2); 0 = per-head K/V cache
+    if (c.kvLoraRank) {
+        j["mla_layout"] = c.mlaLayout;  // "merged" (attn_kv_b) or "split" (attn_k_b / attn_v_b)
+        j["mla_head_dim_k"] = c.mlaHeadDimK;
+        j["mla_head_dim_v"] = c.mlaHeadDimV;
+    }
     j["rope"] = {{"dims", c.ropeDims}, {"freq_base", c.ropeFreqBase},
                  {"scaling_type", c.ropeScalingType}, {"scaling_factor", c.ropeScalingFactor}};
     j["tokenizer_model"] = c.tokenizerModel;
@@ -113,7 +118,11 @@ std::string modelCardToText(const ModelCard& c) {
                                 std::to_string(c.headDimK) + ", v " + std::to_string(c.headDimV) + ")");
     if (c.kvLoraRank)
         row("MLA latent", std::to_string(c.kvLoraRank) + " + rope key " + std::to_string(c.ropeDims) +
-                              " cached per token and layer (not per-head K/V)");
+                              " cached per token and layer (not per-head K/V); per-head k " +
+                              std::to_string(c.mlaHeadDimK) + ", v " + std::to_string(c.mlaHeadDimV) + "; " +
+                              (c.mlaLayout == "split"    ? "split attn_k_b / attn_v_b (converters since 2025)"
+                               : c.mlaLayout == "merged" ? "merged attn_kv_b (older converters)"
+                                                         : "no attn_kv_b nor attn_k_b / attn_v_b"));
     row("trained context", std::to_string(c.nCtxTrain));
     row("RoPE", "dims " + std::to_string(c.ropeDims) + ", base " + fixed(c.ropeFreqBase, 0) +
                     (c.ropeScalingType.empty() ? "" : ", " + c.ropeScalingType + " x" + fixed(c.ropeScalingFactor, 2)));

@@ -49,6 +49,13 @@ struct ModelCard {
     uint32_t nExpertUsed = 0;
     uint32_t nExpertShared = 0;
     uint32_t kvLoraRank = 0;          // MLA latent size (deepseek2); 0 otherwise
+    // MLA only: how the file stores the K/V up-projection. "merged": one attn_kv_b per layer
+    // (converters before 2025); "split": attn_k_b + attn_v_b (llama.cpp's converter since 2025,
+    // the DeepSeek-V3 / R1 / Kimi-K2 downloads), whose key_length / value_length describe MLA as
+    // MQA; the per-head sizes are then key_length_mla / value_length_mla. "" without MLA.
+    std::string mlaLayout;
+    uint32_t mlaHeadDimK = 0;         // per-head query/key size of MLA (nope + rope); 0 without MLA
+    uint32_t mlaHeadDimV = 0;         // per-head value size of MLA
 
     uint32_t ropeDims = 0;            // rope.dimension_count (defaults to the head size)
     double ropeFreqBase = 10000.0;
