@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/endpoints/endpoint_cost.h"
 #include "core/endpoints/provider_catalog.h"
+#include "core/stats/classification.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -25,7 +26,8 @@ namespace {
 nlohmann::json optJson(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, const core::RunSummary& s,
-                       const std::optional<nlohmann::json>& cost) {
+                       const std::optional<nlohmann::json>& cost,
+                       const std::optional<core::ClassificationSummary>& classification) {
     const auto& acc = s.accuracy;
     return {{"run_id", r.id},
             {"status", std::string(core::runStatusName(r.status))},
@@ -51,7 +53,42 @@ nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, c
             {"engine_version", r.engineVersion},
             {"device", r.device},
             {"error", r.error},
-            {"cost", cost ? *cost : nlohmann::json(nullptr)}};
+            {"cost", cost ? *cost : nlohmann::json(nullptr)},
+            {"classification", classification ? core::classificationJson(*classification) : nlohmann::json(nullptr)}};
+}
+
+// The per-label table and the confusion matrix of a classification run.
+void printClassification(const core::ClassificationSummary& c) {
+    auto pct = [](const std::optional<double>& v) {
+        char b[16] = "     -";
+        if (v) std::snprintf(b, sizeof b, "%5.1f%%", 100 * *v);
+        return std::string(b);
+    };
+    std::printf("       classification: %lld items, macro-F1 %s [%.1f, %.1f], %lld without a label\n",
+                static_cast<long long>(c.n), pct(c.macroF1).c_str(), 100 * c.macroF1Ci.lo, 100 * c.macroF1Ci.hi,
+                static_cast<long long>(c.noLabel));
+    std::printf("       %-20s %7s %7s %-18s %-18s %-18s\n", "label", "support", "pred", "precision (95% CI)",
+                "recall (95% CI)", "F1 (95% CI)");
+    for (const auto& m : c.perLabel) {
+        auto cell = [&](const std::optional<double>& v, const core::Interval& i) {
+            char b[40];
+            if (!v) return std::string("-");
+            std::snprintf(b, sizeof b, "%.1f [%.1f, %.1f]", 100 * *v, 100 * i.lo, 100 * i.hi);
+            return std::string(b);
+        };
+        std::printf("       %-20s %7lld %7lld %-18s %-18s %-18s\n", m.label.substr(0, 20).c_str(),
+                    static_cast<long long>(m.support), static_cast<long long>(m.predicted),
+                    cell(m.precision, m.precisionCi).c_str(), cell(m.recall, m.recallCi).c_str(),
+                    cell(m.f1, m.f1Ci).c_str());
+    }
+    std::printf("       confusion (rows gold, columns predicted):\n       %-20s", "");
+    for (const auto& l : c.labels) std::printf(" %8s", l.substr(0, 8).c_str());
+    std::printf(" %8s\n", "(none)");
+    for (size_t g = 0; g < c.labels.size(); ++g) {
+        std::printf("       %-20s", c.labels[g].substr(0, 20).c_str());
+        for (int64_t v : c.confusion[g]) std::printf(" %8lld", static_cast<long long>(v));
+        std::printf("\n");
+    }
 }
 
 void printCost(const nlohmann::json& c) {
@@ -135,10 +172,11 @@ int runResults(const std::vector<std::string>& argv) {
         auto items = runs.items(r.id);
         if (!items) return fail("results", items.error().message, kExitRuntime);
         const core::RunSummary s = core::summarizeRun(*items);
+        const auto classification = core::classificationOfRun(*items);
         auto cost = costOf(r, *items);
         if (!cost) return fail("results", cost.error().message, kExitBadInput);
         if (args->has("json")) {
-            out.push_back(runJson(r, suiteNames[r.suiteId], s, *cost));
+            out.push_back(runJson(r, suiteNames[r.suiteId], s, *cost, classification));
             continue;
         }
         const auto& a = s.accuracy;
@@ -157,6 +195,7 @@ int runResults(const std::vector<std::string>& argv) {
             if (s.meanTtftMs)
                 std::printf("       mean TTFT %.1f ms, mean decode %.1f tok/s\n", *s.meanTtftMs, s.meanDecodeTps.value_or(0));
             if (*cost) printCost(**cost);
+            if (classification) printClassification(*classification);
             for (const auto& [name, c] : a.byCategory)
                 std::printf("       %-28s %6.1f%% [%.1f, %.1f]  (%lld/%lld)\n", name.empty() ? "(none)" : name.c_str(),
                             100 * c.accuracy, 100 * c.ci.lo, 100 * c.ci.hi, static_cast<long long>(c.correct),

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -29,6 +30,9 @@ struct FakeOpenAiOptions {
     std::string apiKey;                // non-empty: requests without "Authorization: Bearer KEY" get 401
     std::string model = "fake-model";
     std::string answer = "A";          // the answer, streamed in pieces of up to 4 bytes
+    // Non-empty: the answer is the value of the first key found in the last message's content
+    // (else `answer`), e.g. {{"lottery", "Spam."}} for a classification suite.
+    std::map<std::string, std::string> answerFor;
     std::string reasoning;             // streamed as reasoning_content before the answer
     bool exactTokens = false;          // stream max_tokens pieces " t" instead of the answer (load tests)
     int rejectFirst = 0;               // the first N completion requests: 429 with Retry-After
@@ -146,7 +150,18 @@ private:
             if (m_o.exactTokens) {
                 for (int i = 0; i < maxTokens + m_o.ignoreMaxTokensBy; ++i) pieces.emplace_back("content", " t");
             } else {
-                for (size_t i = 0; i < m_o.answer.size(); i += 4) pieces.emplace_back("content", m_o.answer.substr(i, 4));
+                std::string answer = m_o.answer;
+                const auto& msgs = body.value("messages", nlohmann::json::array());
+                const std::string last = msgs.is_array() && !msgs.empty() && msgs.back().contains("content") &&
+                                                 msgs.back()["content"].is_string()
+                                             ? msgs.back()["content"].get<std::string>()
+                                             : std::string();
+                for (const auto& [key, reply] : m_o.answerFor)
+                    if (last.find(key) != std::string::npos) {
+                        answer = reply;
+                        break;
+                    }
+                for (size_t i = 0; i < answer.size(); i += 4) pieces.emplace_back("content", answer.substr(i, 4));
             }
             const int64_t promptTokens = static_cast<int64_t>(req.body.size() / 4);
             const int64_t completionTokens = static_cast<int64_t>(pieces.size()) + m_o.usageOutputOffset;

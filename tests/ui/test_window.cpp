@@ -34,6 +34,7 @@
 #include <QLocale>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
@@ -577,6 +578,47 @@ private slots:
         QVERIFY(!db.readAll().contains(key));
         m_wb->removeModel(url);
         qunsetenv("VERDICT_WINDOW_TEST_KEY");
+    }
+
+    // A classification suite ("label" scorer): the Suites screen shows per-label precision /
+    // recall / F1 of both runs and their confusion matrices, the same figures `verdict results` gives.
+    void classificationInTheWindow() {
+        const QString path = m_tmp.filePath("labels.jsonl");
+        const QByteArray scorer = ", \"scorer\": {\"name\": \"label\", \"params\": {\"labels\": [\"even\", \"odd\"]}}}\n";
+        writeFile(path, "{\"prompt\": \"Q: Is 4 even or odd?\\nA:\", \"reference\": \"even\"" + scorer +
+                            "{\"prompt\": \"Q: Is 7 even or odd?\\nA:\", \"reference\": \"odd\"" + scorer);
+        const int64_t runA = m_wb->runA(), runB = m_wb->runB();
+        m_window->showScreen(MainWindow::Suites);
+        SuitesView* sv = m_window->suitesView();
+        ImportSuiteDialog* dlg = sv->importFile(path);
+        QVERIFY(dlg);
+        QSignalSpy loaded(dlg, &ImportSuiteDialog::loadedChanged);
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(dlg->previewRows(), 2);
+        QVERIFY(dlg->save());
+        QVERIFY(sv->selectSuite("labels"));
+        QSignalSpy finished(sv, &SuitesView::runsFinished);
+        QVERIFY(sv->runBoth());
+        QVERIFY(finished.wait(300000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        const QString text = sv->classificationText();
+        QVERIFY2(text.contains("macro-F1") && text.contains("even") && text.contains("odd") &&
+                     text.contains("confusion") && text.contains("(no label)"),
+                 qPrintable(text));
+        QProcess cli;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("VERDICT_DB", m_tmp.filePath("results.db"));
+        cli.setProcessEnvironment(env);
+        cli.start(VERDICT_BINARY, {"results", QString::number(m_wb->runA()), "--json"});
+        QVERIFY(cli.waitForFinished(60000));
+        const QJsonObject c =
+            QJsonDocument::fromJson(cli.readAllStandardOutput()).object().value("runs").toArray().at(0).toObject().value("classification").toObject();
+        QCOMPARE(c.value("n").toInt(), 2);
+        QCOMPARE(c.value("labels").toArray().size() >= 2, true);
+        // Back to the runs the later tests compare; a plain suite shows no classification table.
+        m_wb->setComparedRuns(runA, runB);
+        QVERIFY(sv->selectSuite("mini"));
+        QTRY_VERIFY(sv->classificationText().isEmpty());
     }
 
     void closeDuringRun() {

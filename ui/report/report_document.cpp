@@ -199,6 +199,59 @@ void modelsSection(const ReportData& d, QList<DocBlock>& out) {
                 Tone::Note);
 }
 
+// Classification suites: per-label precision / recall / F1 of both runs, macro-F1, and each run's
+// confusion matrix (definitions: docs/metrics.md "Classification").
+void classificationSection(const ReportData& d, QList<DocBlock>& out) {
+    const auto& acc = d.accuracy;
+    out << heading("Classification", 2);
+    out << para(QString("Per label: precision TP/(TP+FP) and recall TP/(TP+FN) with Wilson 95 % intervals, F1 = "
+                        "2TP/(2TP+FP+FN) and macro-F1 (the mean F1 over the labels) with percentile bootstrap 95 % "
+                        "intervals over items (%1 resamples). An output naming no label counts against its gold "
+                        "label's recall.")
+                    .arg(core::kBootstrapResamples));
+    auto pct = [](const std::optional<double>& v, const core::Interval& i) {
+        if (!v) return QString::fromUtf8(core::kDash);
+        return fmt("%.1f", *v * 100) + QString(" [%1\u2013%2]").arg(fmt("%.1f", i.lo * 100), fmt("%.1f", i.hi * 100));
+    };
+    const std::vector<std::string> labels = core::unionLabels(acc.classificationA, acc.classificationB);
+    DocTable t;
+    t.header = {"Label", "A precision", "A recall", "A F1", "B precision", "B recall", "B F1"};
+    t.columnWeights = {1.2, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5};
+    t.firstColumnBold = true;
+    for (const auto& l : labels) {
+        QStringList row{q(l)};
+        for (const auto* c : {&acc.classificationA, &acc.classificationB}) {
+            const core::LabelMetrics* m = *c ? (*c)->find(l) : nullptr;
+            if (!m) {
+                row << QString::fromUtf8(core::kDash) << QString::fromUtf8(core::kDash) << QString::fromUtf8(core::kDash);
+                continue;
+            }
+            row << pct(m->precision, m->precisionCi) << pct(m->recall, m->recallCi) << pct(m->f1, m->f1Ci);
+        }
+        t.rows << row;
+    }
+    QStringList macro{"macro-F1"};
+    for (const auto* c : {&acc.classificationA, &acc.classificationB}) {
+        macro << "" << "" << (*c ? pct((*c)->macroF1, (*c)->macroF1Ci) : QString::fromUtf8(core::kDash));
+    }
+    t.rows << macro;
+    out << table(t);
+    for (const auto& [side, c] : {std::pair{&d.a, &acc.classificationA}, std::pair{&d.b, &acc.classificationB}}) {
+        if (!*c) continue;
+        DocTable m;
+        m.header << QString("%1: gold \u2193 / predicted \u2192").arg(QChar(side->side));
+        for (const auto& l : (*c)->labels) m.header << q(l);
+        m.header << "(no label)";
+        m.firstColumnBold = true;
+        for (size_t g = 0; g < (*c)->labels.size(); ++g) {
+            QStringList row{q((*c)->labels[g])};
+            for (int64_t v : (*c)->confusion[g]) row << QString::number(v);
+            m.rows << row;
+        }
+        out << table(m);
+    }
+}
+
 void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     out << heading(reportSectionTitles()[2], 1);
     const auto& acc = d.accuracy;
@@ -231,6 +284,8 @@ void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     out << table(t);
     const auto bars = accuracyBars(d);
     out << chart([d] { return accuracyChart(d); }, barTable("Category", cats, bars), 0.45);
+
+    if (acc.classificationA || acc.classificationB) classificationSection(d, out);
 
     out << heading("Paired test", 2);
     if (!acc.nothingScored.empty()) {

@@ -132,6 +132,8 @@ Result<void> gatherAccuracy(Database& db, const ReportRequest& req, const RunRec
     acc->suiteId = a.suiteId;
     acc->a = summarizeRun(itemsA).accuracy;
     acc->b = summarizeRun(itemsB).accuracy;
+    acc->classificationA = classificationOfRun(itemsA);
+    acc->classificationB = classificationOfRun(itemsB);
     const RunPairing pairing = pairRuns(itemsA, itemsB);
     acc->onlyInA = pairing.onlyInA;
     acc->onlyInB = pairing.onlyInB;

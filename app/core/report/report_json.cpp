@@ -49,6 +49,12 @@ json accuracyJson(const ReportAccuracy& a) {
     j["a"] = summaryJson(a.a);
     j["b"] = summaryJson(a.b);
     j["nothing_scored"] = optStr(a.nothingScored);
+    if (a.classificationA || a.classificationB)
+        j["classification"] = {
+            {"a", a.classificationA ? classificationJson(*a.classificationA) : json(nullptr)},
+            {"b", a.classificationB ? classificationJson(*a.classificationB) : json(nullptr)}};
+    else
+        j["classification"] = nullptr;
     if (a.paired) {
         const auto& p = *a.paired;
         j["paired"] = {{"n_pairs", p.nPairs},

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/stats/accuracy.h"
+#include "core/stats/classification.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/preference.h"
 #include "core/tco/cost_model.h"
@@ -112,6 +113,8 @@ struct ReportAccuracy {
     std::string nothingScored;       // nothingScoredReason(): why no item was paired ("" when some were)
     bool significant = false;        // McNemar p < 0.05
     std::vector<ReportDisagreement> disagreements;
+    // Classification suites ("label" scorer): confusion matrix and per-label P / R / F1 of each run.
+    std::optional<ClassificationSummary> classificationA, classificationB;
 };
 
 // ---------------------------------------------------------------- judged preference

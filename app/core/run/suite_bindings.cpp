@@ -79,6 +79,7 @@ ItemScorer makeRegistryScorer(const ScorerOptions& options) {
             const ScoreResult r = scorer->score(item, output);
             nlohmann::json detail = nlohmann::json::object();
             if (!r.extracted.empty()) detail["extracted"] = r.extracted;
+            if (!r.expected.empty()) detail["expected"] = r.expected;
             if (!r.detail.empty()) detail["why"] = r.detail;
             out.push_back({spec.name, r.score, r.pass, std::move(detail)});
         }

@@ -6,7 +6,7 @@
 //   if (s) ScoreResult r = (*s)->score(item, output);
 //
 // Registered names: exact, contains, starts_with, regex, numeric, mc_letter, rouge_l, bleu,
-// json_valid, code_exec. Any spec may add "negate": true (promptfoo's not-* asserts).
+// json_valid, code_exec, label (classification). Any spec may add "negate": true (promptfoo's not-* asserts).
 // "mc_loglik" is not a generated-text scorer: it needs per-choice log-likelihoods, see mc_loglik.h.
 #pragma once
 
@@ -24,6 +24,7 @@ struct ScoreResult {
     double score = 0.0;      // in [0, 1]; 1 = fully correct (BLEU/ROUGE are fractions, not 0-100)
     bool pass = false;       // the scorer's verdict (score >= threshold for graded scorers)
     std::string extracted;   // what was read from the output: the number, letter, regex group, code run
+    std::string expected;    // what it was compared with, where one value is (label: the gold label)
     std::string detail;      // why, for a person: "expected 42, got 41", "timed out after 10 s", ...
 };
 

@@ -19,6 +19,7 @@ Made makeRougeL(const nlohmann::json& params, const ScorerOptions& options);
 Made makeBleu(const nlohmann::json& params, const ScorerOptions& options);
 Made makeJsonValid(const nlohmann::json& params, const ScorerOptions& options);
 Made makeCodeExec(const nlohmann::json& params, const ScorerOptions& options);
+Made makeLabel(const nlohmann::json& params, const ScorerOptions& options);
 
 // Param helpers: a wrong type is an Error naming the scorer and the key.
 Result<bool> boolParam(const nlohmann::json& params, const char* scorer, const char* key, bool fallback);

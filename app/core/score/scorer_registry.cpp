@@ -16,6 +16,7 @@ constexpr Entry kScorers[] = {
     {"numeric", scorers::makeNumeric},      {"mc_letter", scorers::makeMcLetter},
     {"rouge_l", scorers::makeRougeL},       {"bleu", scorers::makeBleu},
     {"json_valid", scorers::makeJsonValid}, {"code_exec", scorers::makeCodeExec},
+    {"label", scorers::makeLabel},
 };
 
 // promptfoo's not-* asserts: the same check, verdict inverted.

@@ -1,11 +1,14 @@
 #include "core/store/suite_repository.h"
 
+#include "core/score/scorer.h"
+
 #include "core/store/store.h"
 #include "core/store/suite_item_json.h"
 #include "util/quote.h"
 #include "util/sha256.h"
 
 #include <charconv>
+#include <set>
 #include <chrono>
 
 namespace verdict::core {
@@ -164,6 +167,23 @@ Result<StoredImport> importSuiteToStore(Database& db, const std::string& file, c
         if (claimed) return *claimed;
         if (!storeError) storeError = claimed.error();
         return true;
+    };
+    // A scorer that cannot be made (unknown name, a regex that does not compile, a label scorer
+    // without its labels) rejects its record here, with the line, instead of failing every item
+    // of every run later. Specs repeat over items: each distinct one is checked once.
+    std::set<std::string> checked;
+    o.validateItem = [&, inner = options.validateItem](const SuiteItem& item) -> std::optional<std::string> {
+        if (inner)
+            if (auto why = inner(item)) return why;
+        for (const ScorerSpec& spec : item.scorers) {
+            if (isLoglikelihoodScorer(spec.name)) continue;
+            const std::string key = spec.name + "\x1f" + spec.params.dump();
+            if (checked.count(key)) continue;
+            auto made = makeScorer(spec);
+            if (!made) return "scorer '" + spec.name + "': " + made.error().message;
+            checked.insert(key);
+        }
+        return std::nullopt;
     };
     auto summary = importSuiteStreaming(file, o, [&](SuiteItem&& item) {
         if (storeError) return false;

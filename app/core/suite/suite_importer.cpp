@@ -166,6 +166,12 @@ Result<ImportSummary> importRecords(RecordReader& rd, const std::string& path, c
             if (!defaultsCache[key]) defaultsCache[key] = defaultScorers(ctx.shape, m.item);
             m.item.scorers = *defaultsCache[key];
         }
+        if (options.validateItem) {
+            if (auto why = options.validateItem(m.item)) {
+                collect.reject(rec.line, std::move(*why));
+                return;
+            }
+        }
         ++summary.takenCount;
         if (!onItem(std::move(m.item))) stopped = true;
     };

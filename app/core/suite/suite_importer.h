@@ -39,6 +39,9 @@ struct ImportOptions {
     // "id@line"). Unset: a set of id hashes in memory, which grows with the item count;
     // importSuiteToStore keeps the ids in the database instead (SuiteWriter::claimId).
     std::function<bool(const std::string& id)> claimId;
+    // Checks a mapped item (after its scorers are set); a message rejects the record with it, as
+    // a malformed one. importSuiteToStore checks the scorer specs here (unknown names, bad params).
+    std::function<std::optional<std::string>(const SuiteItem& item)> validateItem;
 };
 
 struct RejectedRecord {

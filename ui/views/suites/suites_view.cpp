@@ -1,6 +1,7 @@
 #include "views/suites/suites_view.h"
 
 #include "core/services/suite_run.h"
+#include "core/stats/classification.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
@@ -30,6 +31,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextDocument>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -130,6 +132,11 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_significance = new QLabel;
     m_significance->setObjectName("significance");
     m_significance->setWordWrap(true);
+    m_classification = new QLabel;
+    m_classification->setObjectName("classification");
+    m_classification->setTextFormat(Qt::RichText);
+    m_classification->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_classification->hide();
     m_itemModel = new ItemComparisonModel(this);
     m_filter = new ItemFilterProxy(this);
     m_filter->setSourceModel(m_itemModel);
@@ -158,6 +165,7 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     resultsLayout->setContentsMargins(0, 0, 0, 0);
     resultsLayout->addWidget(m_runsTitle);
     resultsLayout->addWidget(m_significance);
+    resultsLayout->addWidget(m_classification);
     resultsLayout->addLayout(filters);
     resultsLayout->addWidget(m_items, 1);
 
@@ -254,6 +262,62 @@ bool SuitesView::running() const { return m_job->busy(); }
 void SuitesView::cancelRuns() { m_job->cancel(); }
 
 QString SuitesView::significanceText() const { return m_significance->text(); }
+
+QString SuitesView::classificationText() const {
+    if (m_classification->isHidden()) return {};
+    QTextDocument doc;
+    doc.setHtml(m_classification->text());
+    return doc.toPlainText();
+}
+
+namespace {
+
+// Per-label precision / recall / F1 of both runs (95 % intervals) and each run's confusion matrix.
+QString classificationHtml(const std::optional<core::ClassificationSummary>& a,
+                           const std::optional<core::ClassificationSummary>& b) {
+    auto cell = [](const std::optional<double>& v, const core::Interval& i) {
+        if (!v) return QString("—");
+        return QString("%1 <small>[%2–%3]</small>").arg(100 * *v, 0, 'f', 1).arg(100 * i.lo, 0, 'f', 1).arg(100 * i.hi, 0, 'f', 1);
+    };
+    QString h = QObject::tr("<b>Classification</b> (precision, recall: Wilson 95 %; F1, macro-F1: bootstrap 95 %)"
+                            "<table cellspacing=\"0\" cellpadding=\"3\" border=\"1\"><tr><th>label</th>"
+                            "<th>A precision</th><th>A recall</th><th>A F1</th><th>B precision</th><th>B recall</th>"
+                            "<th>B F1</th></tr>");
+    for (const std::string& l : core::unionLabels(a, b)) {
+        h += "<tr><td>" + QString::fromStdString(l).toHtmlEscaped() + "</td>";
+        for (const auto* c : {&a, &b}) {
+            const core::LabelMetrics* m = *c ? (*c)->find(l) : nullptr;
+            if (!m) {
+                h += "<td>—</td><td>—</td><td>—</td>";
+                continue;
+            }
+            h += "<td>" + cell(m->precision, m->precisionCi) + "</td><td>" + cell(m->recall, m->recallCi) + "</td><td>" +
+                 cell(m->f1, m->f1Ci) + "</td>";
+        }
+        h += "</tr>";
+    }
+    h += "<tr><td><b>macro-F1</b></td>";
+    for (const auto* c : {&a, &b})
+        h += "<td colspan=\"3\">" + (*c ? cell((*c)->macroF1, (*c)->macroF1Ci) : QString("—")) + "</td>";
+    h += "</tr></table>";
+    for (const auto& [side, c] : {std::pair{"A", &a}, std::pair{"B", &b}}) {
+        if (!*c) continue;
+        h += QObject::tr("<br>%1 confusion (rows gold, columns predicted):"
+                         "<table cellspacing=\"0\" cellpadding=\"3\" border=\"1\"><tr><th></th>")
+                 .arg(side);
+        for (const auto& l : (*c)->labels) h += "<th>" + QString::fromStdString(l).toHtmlEscaped() + "</th>";
+        h += QObject::tr("<th>(no label)</th></tr>");
+        for (size_t g = 0; g < (*c)->labels.size(); ++g) {
+            h += "<tr><td>" + QString::fromStdString((*c)->labels[g]).toHtmlEscaped() + "</td>";
+            for (int64_t v : (*c)->confusion[g]) h += QString("<td>%1</td>").arg(v);
+            h += "</tr>";
+        }
+        h += "</table>";
+    }
+    return h;
+}
+
+}  // namespace
 
 JudgeDialog* SuitesView::openJudgeDialog() {
     if (m_wb.runA() <= 0 || m_wb.runB() <= 0) return nullptr;
@@ -368,6 +432,8 @@ bool SuitesView::runBoth(int64_t limit) {
 void SuitesView::loadComparedRuns() {
     m_itemModel->clear();
     m_significance->clear();
+    m_classification->clear();
+    m_classification->hide();
     const int64_t a = m_wb.runA(), b = m_wb.runB();
     if (a <= 0 || b <= 0) {
         m_runsTitle->setText(tr("No runs compared yet: run a suite on A and B, or pick two runs on the History screen."));
@@ -400,6 +466,11 @@ void SuitesView::loadComparedRuns() {
     }
     m_filter->setCategory({});
     const core::RunSummary sa = core::summarizeRun(*ia), sb = core::summarizeRun(*ib);
+    const auto ca = core::classificationOfRun(*ia), cb = core::classificationOfRun(*ib);
+    if ((ca || cb) && (*ra)->suiteId == (*rb)->suiteId) {
+        m_classification->setText(classificationHtml(ca, cb));
+        m_classification->show();
+    }
     // "—" (not 0 %) for a run with no scored item: nothing was measured.
     auto acc = [](const core::RunSummary& rs) {
         return rs.accuracy.overall.n > 0 ? QString("%1 %").arg(100 * rs.accuracy.overall.accuracy, 0, 'f', 1)

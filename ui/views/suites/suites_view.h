@@ -42,6 +42,7 @@ public:
     ItemComparisonModel* itemModel() const { return m_itemModel; }
     ItemFilterProxy* itemFilter() const { return m_filter; }
     QString significanceText() const;
+    QString classificationText() const;  // the classification table (plain text), "" when hidden
     // Opens the judging dialog for the compared runs (a person blind, or a judge model); null
     // when no two runs are compared.
     JudgeDialog* openJudgeDialog();
@@ -75,6 +76,7 @@ private:
     QCheckBox* m_disagree;
     QCheckBox* m_wrong;
     QLabel* m_significance;
+    QLabel* m_classification;  // per-label P / R / F1 and confusion matrices of classification runs
     QPushButton* m_judge;
     QTableView* m_items;
     ItemComparisonModel* m_itemModel;
