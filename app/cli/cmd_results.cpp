@@ -7,13 +7,16 @@
 #include "core/endpoints/endpoint_cost.h"
 #include "core/endpoints/provider_catalog.h"
 #include "core/stats/classification.h"
+#include "core/stats/needle_grid.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
 #include "core/store/suite_repository.h"
 
 #include <nlohmann/json.hpp>
+#include <verdict/engine/model_card.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -27,7 +30,8 @@ nlohmann::json optJson(const std::optional<double>& v) { return v ? nlohmann::js
 
 nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, const core::RunSummary& s,
                        const std::optional<nlohmann::json>& cost,
-                       const std::optional<core::ClassificationSummary>& classification) {
+                       const std::optional<core::ClassificationSummary>& classification,
+                       const nlohmann::json& needle) {
     const auto& acc = s.accuracy;
     return {{"run_id", r.id},
             {"status", std::string(core::runStatusName(r.status))},
@@ -54,7 +58,31 @@ nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, c
             {"device", r.device},
             {"error", r.error},
             {"cost", cost ? *cost : nlohmann::json(nullptr)},
-            {"classification", classification ? core::classificationJson(*classification) : nlohmann::json(nullptr)}};
+            {"classification", classification ? core::classificationJson(*classification) : nlohmann::json(nullptr)},
+            {"needle", needle}};
+}
+
+// The heat map of a needle-in-a-haystack run: accuracy per length (rows) and depth (columns);
+// "n/a" where no item of the cell could run (the first error says why), "." where none was run.
+void printNeedle(const core::NeedleGrid& g, std::optional<uint64_t> kvPerToken) {
+    std::printf("       needle in a haystack: accuracy by prompt length (rows) and needle depth (columns)\n       %12s", "tokens");
+    for (double d : g.depths) std::printf(" %6g%%", d);
+    if (kvPerToken) std::printf("   KV cache");
+    std::printf("\n");
+    std::vector<std::string> errors;
+    for (size_t li = 0; li < g.lengths.size(); ++li) {
+        std::printf("       %12lld", static_cast<long long>(g.lengths[li]));
+        for (size_t di = 0; di < g.depths.size(); ++di) {
+            const core::NeedleCell& c = g.at(li, di);
+            if (c.n == 0) std::printf(" %7s", ".");
+            else if (!c.held()) std::printf(" %7s", "n/a");
+            else std::printf(" %6.0f%%", 100 * *c.accuracy());
+            if (!c.error.empty() && std::find(errors.begin(), errors.end(), c.error) == errors.end()) errors.push_back(c.error);
+        }
+        if (kvPerToken) std::printf("   %.1f MiB", double(*kvPerToken * uint64_t(g.lengths[li])) / (1024.0 * 1024.0));
+        std::printf("\n");
+    }
+    for (size_t i = 0; i < errors.size() && i < 3; ++i) std::printf("       failed: %s\n", errors[i].substr(0, 300).c_str());
 }
 
 // The per-label table and the confusion matrix of a classification run.
@@ -147,9 +175,33 @@ int runResults(const std::vector<std::string>& argv) {
             list.push_back(std::move(**r));
         }
     }
-    std::map<int64_t, std::string> suiteNames;
+    std::map<int64_t, std::string> suiteNames, suiteShapes;
     if (auto suites = core::SuiteRepository(*db).list())
-        for (const auto& s : *suites) suiteNames[s.id] = s.name;
+        for (const auto& s : *suites) {
+            suiteNames[s.id] = s.name;
+            suiteShapes[s.id] = s.shape;
+        }
+    // A needle suite's heat map needs its items' metadata (lengths, depths); read once per suite.
+    std::map<int64_t, std::vector<core::SuiteItem>> needleSuites;
+    const auto needleOf = [&](const core::RunRecord& r, const std::vector<core::RunItemRecord>& items)
+        -> Result<std::optional<core::NeedleGrid>> {
+        if (suiteShapes[r.suiteId] != "needle") return std::optional<core::NeedleGrid>();
+        auto it = needleSuites.find(r.suiteId);
+        if (it == needleSuites.end()) {
+            auto si = core::SuiteRepository(*db).items(r.suiteId);
+            if (!si) return si.error();
+            it = needleSuites.emplace(r.suiteId, std::move(*si)).first;
+        }
+        return core::needleGridOfRun(it->second, items);
+    };
+    // KV cache per token of a local model file (the memory each length needs); none for endpoints.
+    const auto kvPerTokenOf = [](const core::RunRecord& r) -> std::optional<uint64_t> {
+        std::error_code ec;
+        if (r.backend == "endpoint" || !std::filesystem::is_regular_file(r.modelPath, ec)) return std::nullopt;
+        auto card = describeModelFile(r.modelPath);
+        if (!card) return std::nullopt;
+        return card->memoryTrained.kvBytesPerToken;
+    };
 
     // Prices for runs made through a provider preset; read only when such a run is listed.
     std::optional<core::ProviderCatalog> providers;
@@ -175,8 +227,12 @@ int runResults(const std::vector<std::string>& argv) {
         const auto classification = core::classificationOfRun(*items);
         auto cost = costOf(r, *items);
         if (!cost) return fail("results", cost.error().message, kExitBadInput);
+        auto needle = needleOf(r, *items);
+        if (!needle) return fail("results", needle.error().message, kExitRuntime);
+        const std::optional<uint64_t> kvPerToken = *needle ? kvPerTokenOf(r) : std::nullopt;
         if (args->has("json")) {
-            out.push_back(runJson(r, suiteNames[r.suiteId], s, *cost, classification));
+            out.push_back(runJson(r, suiteNames[r.suiteId], s, *cost, classification,
+                                  *needle ? core::needleGridJson(**needle, kvPerToken) : nlohmann::json(nullptr)));
             continue;
         }
         const auto& a = s.accuracy;
@@ -196,6 +252,7 @@ int runResults(const std::vector<std::string>& argv) {
                 std::printf("       mean TTFT %.1f ms, mean decode %.1f tok/s\n", *s.meanTtftMs, s.meanDecodeTps.value_or(0));
             if (*cost) printCost(**cost);
             if (classification) printClassification(*classification);
+            if (*needle) printNeedle(**needle, kvPerToken);
             for (const auto& [name, c] : a.byCategory)
                 std::printf("       %-28s %6.1f%% [%.1f, %.1f]  (%lld/%lld)\n", name.empty() ? "(none)" : name.c_str(),
                             100 * c.accuracy, 100 * c.ci.lo, 100 * c.ci.hi, static_cast<long long>(c.correct),

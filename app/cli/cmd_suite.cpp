@@ -1,6 +1,7 @@
 // verdict suite import FILE [--name N] [--map SPEC] [--format F] [--shape S] [--json]
 // verdict suite list [--json]
 // verdict suite show NAME [--limit N] [--json]
+// verdict suite make needle --lengths L --depths D [--haystack FILE] [--tokenizer GGUF] [--json]
 // Suites live in the results database (--db PATH, else $VERDICT_DB, else the XDG data dir).
 // Import reads the file with the suite importer (core/suite/suite_importer.h) and stores the
 // accepted items; every rejected record is listed with its line and reason. Shapes: docs/cli.md.
@@ -9,6 +10,8 @@
 #include "core/store/store.h"
 #include "core/store/suite_item_json.h"
 #include "core/store/suite_repository.h"
+#include "core/services/needle.h"
+#include "core/suite/needle_suite.h"
 #include "core/suite/suite_importer.h"
 #include "util/quote.h"
 
@@ -196,19 +199,92 @@ int showCommand(const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+// verdict suite make needle: a needle-in-a-haystack suite (core/suite/needle_suite.h), stored.
+int makeCommand(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"lengths", true, "LIST", "prompt lengths in tokens, e.g. 1k,4k,16k,64k,128k (k = 1024)"},
+        {"depths", true, "LIST", "needle depths in percent (default 0,25,50,75,100)"},
+        {"haystack", true, "FILE", "filler text (UTF-8, at most 64 MiB; repeated when short; default: built-in sentences)"},
+        {"tokenizer", true, "GGUF", "count tokens with this model's tokenizer (default: estimate bytes / 4)"},
+        {"needles", true, "N", "items per length and depth, each with its own needle (default 1)"},
+        {"seed", true, "S", "needles and built-in filler (default 1)"},
+        {"name", true, "N", "suite name (default needle)"},
+        kDbOption, kJsonOption, kHelpOption,
+    };
+    const std::string usage = "verdict suite make needle --lengths LIST [--depths LIST] [--haystack FILE] [--tokenizer GGUF] [--json]";
+    if (argv.empty() || argv[0] != "needle") {
+        if (!argv.empty() && (argv[0] == "--help" || argv[0] == "-h")) {
+            printHelp(usage, formatOptions(specs));
+            return kExitOk;
+        }
+        return fail("suite make", "expected a kind: needle (" + usage + ")", kExitUsage);
+    }
+    auto args = Args::parse(std::vector<std::string>(argv.begin() + 1, argv.end()), specs);
+    if (!args) return fail("suite make", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp(usage, formatOptions(specs));
+        return kExitOk;
+    }
+    if (!args->positionals().empty()) return fail("suite make", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
+    core::NeedleRequest req;
+    req.lengths = args->value("lengths").value_or("");
+    req.depths = args->value("depths").value_or(req.depths);
+    auto needles = args->integer("needles", 1);
+    if (!needles || *needles < 1 || *needles > 100) return fail("suite make", "--needles must be 1..100", kExitUsage);
+    req.needlesPerCell = static_cast<int>(*needles);
+    auto seed = args->integer("seed", 1);
+    if (!seed || *seed < 0) return fail("suite make", "--seed must be a non-negative integer", kExitUsage);
+    req.seed = static_cast<uint64_t>(*seed);
+    req.haystackPath = args->value("haystack").value_or("");
+    req.tokenizerPath = args->value("tokenizer").value_or("");
+    req.name = args->value("name").value_or("needle");
+    // The lists are the person's choices (a usage error, exit 1); what the service refuses after
+    // that is input it could not use (an unreadable haystack or tokenizer, exit 2).
+    if (req.lengths.empty()) return fail("suite make", "--lengths is required (e.g. --lengths 1k,4k,16k)", kExitUsage);
+    if (auto l = core::parseNeedleLengths(req.lengths); !l) return fail("suite make", l.error().message, kExitUsage);
+    if (auto d = core::parseNeedleDepths(req.depths); !d) return fail("suite make", d.error().message, kExitUsage);
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("suite make", db.error().message, kExitBadInput);
+    auto made = core::makeNeedleSuiteInStore(*db, req);
+    if (!made) return fail("suite make", made.error().message, kExitBadInput);
+    if (args->has("json")) {
+        std::cout << dumpJson({{"suite", suiteJson(made->saved.suite)},
+                               {"already_stored", made->saved.alreadyStored},
+                               {"n_items", made->nItems},
+                               {"lengths", made->lengths},
+                               {"depths", made->depths},
+                               {"token_count", made->counted ? "tokenizer" : "estimate"},
+                               {"prompt_tokens", {{"min", made->minPromptTokens}, {"max", made->maxPromptTokens}}},
+                               {"haystack", made->haystack}})
+                  << "\n";
+        return kExitOk;
+    }
+    std::cout << (made->saved.alreadyStored ? "already stored as suite '" : "made suite '") << made->saved.suite.name
+              << "' (id " << made->saved.suite.id << "): " << made->nItems << " needle items, prompts of "
+              << made->minPromptTokens << " to " << made->maxPromptTokens << " tokens ("
+              << (made->counted ? "counted with " + req.tokenizerPath
+                                : std::string("estimated as bytes / 4: pass --tokenizer GGUF to count"))
+              << ")\nrun it with --ctx at least the longest length, e.g. verdict run MODEL --suite "
+              << made->saved.suite.name << " --ctx " << *std::max_element(made->lengths.begin(), made->lengths.end()) + 64
+              << "\n";
+    return kExitOk;
+}
+
 }  // namespace
 
 int runSuite(const std::vector<std::string>& argv) {
-    const std::string usage = "usage: verdict suite import|list|show ... (verdict suite SUBCOMMAND --help)";
+    const std::string usage = "usage: verdict suite import|list|show|make ... (verdict suite SUBCOMMAND --help)";
     if (argv.empty()) return fail("suite", "missing subcommand; " + usage, kExitUsage);
     const std::string sub = argv[0];
     const std::vector<std::string> rest(argv.begin() + 1, argv.end());
     if (sub == "import") return importCommand(rest);
     if (sub == "list") return listCommand(rest);
     if (sub == "show") return showCommand(rest);
+    if (sub == "make") return makeCommand(rest);
     if (sub == "--help" || sub == "-h") {
         std::cout << usage << "\n  import FILE   read a suite file into the database\n"
-                  << "  list          the stored suites\n  show NAME     one suite and its first items\n";
+                  << "  list          the stored suites\n  show NAME     one suite and its first items\n"
+                  << "  make needle   a needle-in-a-haystack suite (--lengths 1k,4k,16k --depths 0,50,100)\n";
         return kExitOk;
     }
     return fail("suite", "unknown subcommand '" + sub + "'; " + usage, kExitUsage);

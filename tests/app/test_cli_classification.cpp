@@ -1,6 +1,7 @@
 // A classification suite end to end (issue 22): imported with the "label" scorer, run against
 // the fake OpenAI server (whose answer depends on the prompt), and read back by `verdict results`
 // with the confusion matrix and per-label precision / recall / F1 worked out by hand.
+#include "cli_process.h"
 #include "fake_openai_server.h"
 
 #include <QtTest/QtTest>
@@ -14,22 +15,12 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-    json parsed() const { return json::parse(out.toStdString(), nullptr, false); }
-};
+using Run = verdict::test::CliRun;
 
+// The built binary with the temporary folder's database and config dir (no user catalog leaks in).
 Run runVerdict(const QStringList& args, const QTemporaryDir& dir) {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("VERDICT_DB", dir.filePath("v.db"));
-    env.insert("XDG_CONFIG_HOME", dir.filePath("config"));
-    env.remove("VERDICT_API_KEY");
-    p.setProcessEnvironment(env);
-    p.start(VERDICT_BINARY, args);
-    p.waitForFinished(180000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return verdict::test::runVerdict(args, dir.filePath("v.db"), 180000,
+                                     {{"XDG_CONFIG_HOME", dir.filePath("config")}, {"VERDICT_API_KEY", ""}});
 }
 
 bool near(const json& v, double x) { return v.is_number() && std::fabs(v.get<double>() - x) < 1e-9; }
@@ -58,11 +49,11 @@ private slots:
         QVERIFY2(imp.exitCode == 0, imp.err.constData());
         Run r = runVerdict({"run", QString::fromStdString(s.baseUrl()), "--suite", "c", "--json"}, dir);
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        const QString id = QString::number(r.parsed()["run_id"].get<long long>());
+        const QString id = QString::number(r.json()["run_id"].get<long long>());
 
         Run res = runVerdict({"results", id, "--json"}, dir);
         QVERIFY2(res.exitCode == 0, res.err.constData());
-        const json c = res.parsed()["runs"][0]["classification"];
+        const json c = res.json()["runs"][0]["classification"];
         QVERIFY2(c.is_object(), res.out.constData());
         QCOMPARE(c["n"], json(5));
         QCOMPARE(c["correct"], json(3));
@@ -76,7 +67,7 @@ private slots:
         QVERIFY(near(c["macro_f1"], 0.65));
         QVERIFY(c["macro_f1_ci"][0].get<double>() <= 0.65 && c["macro_f1_ci"][1].get<double>() >= 0.65);
         // accuracy agrees with the run's own figure
-        QVERIFY(near(res.parsed()["runs"][0]["accuracy"], 0.6));
+        QVERIFY(near(res.json()["runs"][0]["accuracy"], 0.6));
 
         Run text = runVerdict({"results", id}, dir);
         QVERIFY2(text.exitCode == 0, text.err.constData());
@@ -88,7 +79,7 @@ private slots:
         QVERIFY2(s2.ok(), s2.error().c_str());
         Run r2 = runVerdict({"run", QString::fromStdString(s2.baseUrl()), "--suite", "c", "--json"}, dir);
         QVERIFY2(r2.exitCode == 0, r2.err.constData());
-        const QString id2 = QString::number(r2.parsed()["run_id"].get<long long>());
+        const QString id2 = QString::number(r2.json()["run_id"].get<long long>());
         Run rep = runVerdict({"report", "--run", id, "--run", id2, "-o", dir.filePath("r.md"), "--format", "md",
                               "--data-json", dir.filePath("r.json")},
                              dir);
@@ -115,8 +106,8 @@ private slots:
         QCOMPARE(runVerdict({"suite", "import", dir.filePath("p.jsonl"), "--name", "p"}, dir).exitCode, 0);
         Run plain = runVerdict({"run", QString::fromStdString(s.baseUrl()), "--suite", "p", "--json"}, dir);
         QVERIFY2(plain.exitCode == 0, plain.err.constData());
-        const QString pid = QString::number(plain.parsed()["run_id"].get<long long>());
-        QCOMPARE(runVerdict({"results", pid, "--json"}, dir).parsed()["runs"][0]["classification"], json(nullptr));
+        const QString pid = QString::number(plain.json()["run_id"].get<long long>());
+        QCOMPARE(runVerdict({"results", pid, "--json"}, dir).json()["runs"][0]["classification"], json(nullptr));
     }
 
     // Bad scorer params reject the record at import, naming its line, the scorer and the param
@@ -137,7 +128,7 @@ private slots:
         }
         Run partial = runVerdict({"suite", "import", dir.filePath("b2.jsonl"), "--name", "b2", "--json"}, dir);
         QVERIFY2(partial.exitCode == 0, partial.err.constData());
-        const json p = partial.parsed();
+        const json p = partial.json();
         QVERIFY2(p.dump().find("twice") != std::string::npos, p.dump().c_str());
     }
 };

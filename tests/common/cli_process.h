@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 namespace verdict::test {
 
 struct CliRun {
@@ -17,10 +19,17 @@ struct CliRun {
     nlohmann::json json() const { return nlohmann::json::parse(out.toStdString(), nullptr, false); }
 };
 
-inline CliRun runVerdict(const QStringList& args, const QString& db = {}, int timeoutMs = 300000) {
+// `extraEnv`: more variables (e.g. XDG_CONFIG_HOME of a temporary folder, so that no user
+// catalog of the machine leaks in); an empty value removes the variable.
+inline CliRun runVerdict(const QStringList& args, const QString& db = {}, int timeoutMs = 300000,
+                         const std::map<QString, QString>& extraEnv = {}) {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     if (!db.isEmpty()) env.insert("VERDICT_DB", db);
+    for (const auto& [k, v] : extraEnv) {
+        if (v.isEmpty()) env.remove(k);
+        else env.insert(k, v);
+    }
     p.setProcessEnvironment(env);
     p.start(VERDICT_BINARY, args);
     p.waitForFinished(timeoutMs);

@@ -17,6 +17,7 @@
 #include "views/performance/performance_view.h"
 #include "views/suites/suites_view.h"
 #include "dialogs/import_suite_dialog.h"
+#include "dialogs/needle_dialog.h"
 #include "dialogs/judge_dialog.h"
 #include "fake_openai_server.h"
 #include "scripted_judge.h"
@@ -619,6 +620,40 @@ private slots:
         m_wb->setComparedRuns(runA, runB);
         QVERIFY(sv->selectSuite("mini"));
         QTRY_VERIFY(sv->classificationText().isEmpty());
+    }
+
+    // "Needle suite…": made through the dialog (the service `verdict suite make needle` uses), run
+    // on A and B; the Suites screen shows the length x depth heat map of both runs, cells that
+    // cannot run marked with the reason.
+    void needleSuiteInTheWindow() {
+        const int64_t runA = m_wb->runA(), runB = m_wb->runB();
+        m_window->showScreen(MainWindow::Suites);
+        SuitesView* sv = m_window->suitesView();
+        NeedleDialog* dlg = sv->makeNeedleSuite();
+        QVERIFY(dlg);
+        dlg->lengthsEdit()->setText("200,4k");
+        dlg->depthsEdit()->setText("0,100");
+        dlg->nameEdit()->setText("needles");
+        dlg->haystackEdit()->setText(m_tmp.filePath("no-such-haystack.txt"));
+        QVERIFY(!dlg->make());  // an unreadable haystack: an error box, the dialog stays
+        QCOMPARE(takeErrorBoxes(), 1);
+        dlg->haystackEdit()->clear();
+        QVERIFY(dlg->make());
+        QVERIFY(sv->selectSuite("needles"));
+        QSignalSpy finished(sv, &SuitesView::runsFinished);
+        QVERIFY(sv->runBoth());
+        QVERIFY(finished.wait(300000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        const QString text = sv->needleText();
+        qInfo("%s", qPrintable(text));
+        QVERIFY2(text.contains("Long context") && text.contains("A: tokens") && text.contains("B: tokens") &&
+                     text.contains("200") && text.contains("4096") && text.contains(" %"),
+                 qPrintable(text));
+        // 4k tokens exceed the demo models' context: marked, with the reason.
+        QVERIFY2(text.contains("cannot run") && text.contains("does not fit"), qPrintable(text));
+        m_wb->setComparedRuns(runA, runB);
+        QVERIFY(sv->selectSuite("mini"));
+        QTRY_VERIFY(sv->needleText().isEmpty());
     }
 
     void closeDuringRun() {

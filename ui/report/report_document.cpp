@@ -252,6 +252,40 @@ void classificationSection(const ReportData& d, QList<DocBlock>& out) {
     }
 }
 
+// Needle-in-a-haystack suites: accuracy per prompt length (rows) and needle depth (columns) of
+// each run, the cells that could not run marked, and the KV cache each length needs.
+void needleSection(const ReportData& d, QList<DocBlock>& out) {
+    const auto& acc = d.accuracy;
+    out << heading("Long context (needle in a haystack)", 2);
+    out << para("Accuracy by prompt length in tokens (rows) and where the needle sits in the text (columns, 0 % = "
+                "first sentence, 100 % = last). \u201ccannot run\u201d: no item of that cell ran (the prompt did not "
+                "fit the context, or the device's memory); the reason is given below the table.");
+    for (const auto& [side, g] : {std::pair{&d.a, &acc.needleA}, std::pair{&d.b, &acc.needleB}}) {
+        if (!*g) continue;
+        DocTable t;
+        t.header << QString("%1: tokens").arg(QChar(side->side));
+        for (double dp : (*g)->depths) t.header << fmt("%g %%", dp);
+        const bool kv = side->cardAvailable && side->kvBytesPerToken > 0;
+        if (kv) t.header << "KV cache";
+        t.firstColumnBold = true;
+        QStringList reasons;
+        for (size_t li = 0; li < (*g)->lengths.size(); ++li) {
+            QStringList row{QString::number((*g)->lengths[li])};
+            for (size_t di = 0; di < (*g)->depths.size(); ++di) {
+                const core::NeedleCell& c = (*g)->at(li, di);
+                if (c.n == 0) row << QString::fromUtf8(core::kDash);
+                else if (!c.held()) row << "cannot run";
+                else row << fmt("%.0f %%", 100 * *c.accuracy()) + QString(" (%1/%2)").arg(c.correct).arg(c.n);
+                if (!c.error.empty() && reasons.size() < 3 && !reasons.contains(q(c.error))) reasons << q(c.error);
+            }
+            if (kv) row << q(core::formatBytes(side->kvBytesPerToken * uint64_t((*g)->lengths[li])));
+            t.rows << row;
+        }
+        out << table(t);
+        if (!reasons.isEmpty()) out << bullets(reasons);
+    }
+}
+
 void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     out << heading(reportSectionTitles()[2], 1);
     const auto& acc = d.accuracy;
@@ -286,6 +320,7 @@ void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     out << chart([d] { return accuracyChart(d); }, barTable("Category", cats, bars), 0.45);
 
     if (acc.classificationA || acc.classificationB) classificationSection(d, out);
+    if (acc.needleA || acc.needleB) needleSection(d, out);
 
     out << heading("Paired test", 2);
     if (!acc.nothingScored.empty()) {

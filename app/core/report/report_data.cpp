@@ -148,6 +148,8 @@ Result<void> gatherAccuracy(Database& db, const ReportRequest& req, const RunRec
     for (const auto& r : itemsB) byIdB[r.itemId] = &r;
     auto suiteItems = suites.items(a.suiteId);
     if (!suiteItems) return suiteItems.error();
+    acc->needleA = needleGridOfRun(*suiteItems, itemsA);
+    acc->needleB = needleGridOfRun(*suiteItems, itemsB);
     const auto& onlyA = acc->paired->aRightBWrong;
     const auto& onlyB = acc->paired->bRightAWrong;
     for (size_t i = 0; acc->disagreements.size() < static_cast<size_t>(std::max(0, req.maxDisagreements)) &&

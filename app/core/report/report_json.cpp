@@ -42,7 +42,13 @@ json summaryJson(const AccuracySummary& s) {
             {"n_errors", s.nErrors}};
 }
 
-json accuracyJson(const ReportAccuracy& a) {
+// A model's KV cache per token where its card was read (local files), else none.
+std::optional<uint64_t> kvPerToken(const ReportModel& m) {
+    if (!m.cardAvailable || m.kvBytesPerToken == 0) return std::nullopt;
+    return m.kvBytesPerToken;
+}
+
+json accuracyJson(const ReportAccuracy& a, std::optional<uint64_t> kvA, std::optional<uint64_t> kvB) {
     json j = {{"refused", a.refused}, {"refused_reason", optStr(a.refusedReason)}};
     if (a.refused) return j;
     j["suite"] = {{"id", a.suiteId}, {"name", a.suiteName}, {"content_hash", a.suiteHash}, {"n_items", a.suiteItems}};
@@ -55,6 +61,11 @@ json accuracyJson(const ReportAccuracy& a) {
             {"b", a.classificationB ? classificationJson(*a.classificationB) : json(nullptr)}};
     else
         j["classification"] = nullptr;
+    if (a.needleA || a.needleB)
+        j["needle"] = {{"a", a.needleA ? needleGridJson(*a.needleA, kvA) : json(nullptr)},
+                       {"b", a.needleB ? needleGridJson(*a.needleB, kvB) : json(nullptr)}};
+    else
+        j["needle"] = nullptr;
     if (a.paired) {
         const auto& p = *a.paired;
         j["paired"] = {{"n_pairs", p.nPairs},
@@ -239,7 +250,7 @@ nlohmann::json toJson(const ReportData& d) {
     return {{"title", d.title},
             {"generated_at", d.generatedAt},
             {"models", {{"a", modelJson(d.a)}, {"b", modelJson(d.b)}}},
-            {"accuracy", accuracyJson(d.accuracy)},
+            {"accuracy", accuracyJson(d.accuracy, kvPerToken(d.a), kvPerToken(d.b))},
             {"preference", preferenceJson(d.preference)},
             {"performance", {{"a", perfJson(d.perfA)}, {"b", perfJson(d.perfB)}}},
             {"cost", costJson(d.cost)},

@@ -5,6 +5,7 @@
 
 #include "core/stats/accuracy.h"
 #include "core/stats/classification.h"
+#include "core/stats/needle_grid.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/preference.h"
 #include "core/tco/cost_model.h"
@@ -115,6 +116,8 @@ struct ReportAccuracy {
     std::vector<ReportDisagreement> disagreements;
     // Classification suites ("label" scorer): confusion matrix and per-label P / R / F1 of each run.
     std::optional<ClassificationSummary> classificationA, classificationB;
+    // Needle-in-a-haystack suites: accuracy per (prompt length, needle depth) of each run.
+    std::optional<NeedleGrid> needleA, needleB;
 };
 
 // ---------------------------------------------------------------- judged preference

@@ -2,6 +2,7 @@
 
 #include "core/services/suite_run.h"
 #include "core/stats/classification.h"
+#include "core/stats/needle_grid.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
@@ -9,6 +10,7 @@
 #include "core/version.h"
 #include "dialogs/import_suite_dialog.h"
 #include "dialogs/judge_dialog.h"
+#include "dialogs/needle_dialog.h"
 #include "main_window.h"
 #include "models/item_comparison_model.h"
 #include "widgets/device_combo.h"
@@ -31,7 +33,10 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
+#include <QColor>
 #include <QTextDocument>
+
+#include <tuple>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -62,10 +67,18 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_suites->verticalHeader()->hide();
     m_suites->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     auto* importBtn = new QPushButton(tr("Import suite…"));
+    auto* needleBtn = new QPushButton(tr("Needle suite…"));
+    needleBtn->setObjectName("makeNeedleSuite");
+    needleBtn->setToolTip(tr("Make a needle-in-a-haystack suite: one fact hidden at several depths of texts of several "
+                             "lengths, for the long-context heat map"));
+    connect(needleBtn, &QPushButton::clicked, this, [this] { makeNeedleSuite(); });
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(importBtn);
+    auto* suiteButtons = new QHBoxLayout;
+    suiteButtons->addWidget(importBtn);
+    suiteButtons->addWidget(needleBtn);
+    leftLayout->addLayout(suiteButtons);
     leftLayout->addWidget(m_suites, 1);
 
     // Right top: run the selected suite on A and B.
@@ -137,6 +150,11 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_classification->setTextFormat(Qt::RichText);
     m_classification->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_classification->hide();
+    m_needle = new QLabel;
+    m_needle->setObjectName("needleHeatMap");
+    m_needle->setTextFormat(Qt::RichText);
+    m_needle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_needle->hide();
     m_itemModel = new ItemComparisonModel(this);
     m_filter = new ItemFilterProxy(this);
     m_filter->setSourceModel(m_itemModel);
@@ -166,6 +184,7 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     resultsLayout->addWidget(m_runsTitle);
     resultsLayout->addWidget(m_significance);
     resultsLayout->addWidget(m_classification);
+    resultsLayout->addWidget(m_needle);
     resultsLayout->addLayout(filters);
     resultsLayout->addWidget(m_items, 1);
 
@@ -248,6 +267,20 @@ ImportSuiteDialog* SuitesView::importFile(const QString& pathArg) {
     return dlg;
 }
 
+NeedleDialog* SuitesView::makeNeedleSuite() {
+    // Model A's tokenizer counts the tokens when A is a local GGUF; an endpoint's is not at hand.
+    const QString a = m_wb.modelA();
+    const QString tokenizer = QFileInfo(a).isFile() ? a : QString();
+    auto* dlg = new NeedleDialog(m_wb, tokenizer, this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dlg, &NeedleDialog::made, this, [this](const QString& name) {
+        reloadSuites();
+        selectSuite(name);
+    });
+    dlg->open();
+    return dlg;
+}
+
 void SuitesView::updateButtons() {
     const bool busy = m_job->busy();
     m_run->setEnabled(!busy && !m_wb.modelA().isEmpty() && !m_wb.modelB().isEmpty());
@@ -270,7 +303,54 @@ QString SuitesView::classificationText() const {
     return doc.toPlainText();
 }
 
+QString SuitesView::needleText() const {
+    if (m_needle->isHidden()) return {};
+    QTextDocument doc;
+    doc.setHtml(m_needle->text());
+    return doc.toPlainText();
+}
+
 namespace {
+
+// Accuracy per prompt length (rows) x needle depth (columns) of both runs side by side, each cell
+// shaded from red (0 %) to green (100 %); "cannot run" where no item of the cell ran (the first
+// reason in the cell's tooltip-free footnote), with the KV cache each length needs for local models.
+QString needleHtml(const std::optional<core::NeedleGrid>& a, const std::optional<core::NeedleGrid>& b,
+                   std::optional<uint64_t> kvA, std::optional<uint64_t> kvB) {
+    QString h = QObject::tr("<b>Long context</b>: accuracy by prompt length (rows) and needle depth (columns)<table><tr>");
+    QStringList reasons;
+    for (const auto& [side, g, kv] : {std::tuple{"A", &a, kvA}, std::tuple{"B", &b, kvB}}) {
+        if (!*g) continue;
+        h += "<td valign=\"top\"><table cellspacing=\"0\" cellpadding=\"3\" border=\"1\"><tr><th>" +
+             QString("%1: tokens").arg(side) + "</th>";
+        for (double d : (*g)->depths) h += QString("<th>%1 %</th>").arg(d);
+        if (kv) h += QObject::tr("<th>KV cache</th>");
+        h += "</tr>";
+        for (size_t li = 0; li < (*g)->lengths.size(); ++li) {
+            h += QString("<tr><td>%1</td>").arg((*g)->lengths[li]);
+            for (size_t di = 0; di < (*g)->depths.size(); ++di) {
+                const core::NeedleCell& c = (*g)->at(li, di);
+                if (c.n == 0) {
+                    h += "<td>—</td>";
+                } else if (!c.held()) {
+                    h += QObject::tr("<td bgcolor=\"#bbbbbb\">cannot run</td>");
+                } else {
+                    const double acc = *c.accuracy();
+                    const QColor bg = QColor::fromHsv(int(120 * acc), 90, 240);
+                    h += QString("<td bgcolor=\"%1\">%2 %</td>").arg(bg.name()).arg(100 * acc, 0, 'f', 0);
+                }
+                const QString why = QString::fromStdString(c.error).toHtmlEscaped();
+                if (!c.error.empty() && reasons.size() < 3 && !reasons.contains(why)) reasons << why;
+            }
+            if (kv) h += QString("<td>%1 MiB</td>").arg(double(*kv * uint64_t((*g)->lengths[li])) / (1024.0 * 1024.0), 0, 'f', 1);
+            h += "</tr>";
+        }
+        h += "</table></td>";
+    }
+    h += "</tr></table>";
+    for (const QString& r : reasons) h += QObject::tr("<br>cannot run: ") + r;
+    return h;
+}
 
 // Per-label precision / recall / F1 of both runs (95 % intervals) and each run's confusion matrix.
 QString classificationHtml(const std::optional<core::ClassificationSummary>& a,
@@ -434,6 +514,8 @@ void SuitesView::loadComparedRuns() {
     m_significance->clear();
     m_classification->clear();
     m_classification->hide();
+    m_needle->clear();
+    m_needle->hide();
     const int64_t a = m_wb.runA(), b = m_wb.runB();
     if (a <= 0 || b <= 0) {
         m_runsTitle->setText(tr("No runs compared yet: run a suite on A and B, or pick two runs on the History screen."));
@@ -470,6 +552,18 @@ void SuitesView::loadComparedRuns() {
     if ((ca || cb) && (*ra)->suiteId == (*rb)->suiteId) {
         m_classification->setText(classificationHtml(ca, cb));
         m_classification->show();
+    }
+    if ((*ra)->suiteId == (*rb)->suiteId) {
+        const auto na = core::needleGridOfRun(*items, *ia), nb = core::needleGridOfRun(*items, *ib);
+        if (na || nb) {
+            auto kvOf = [this](const core::RunRecord& r) -> std::optional<uint64_t> {
+                const ModelEntry* e = m_wb.models()->find(QString::fromStdString(r.modelPath));
+                if (!e || !e->card || e->card->memoryTrained.kvBytesPerToken == 0) return std::nullopt;
+                return e->card->memoryTrained.kvBytesPerToken;
+            };
+            m_needle->setText(needleHtml(na, nb, kvOf(**ra), kvOf(**rb)));
+            m_needle->show();
+        }
     }
     // "—" (not 0 %) for a run with no scored item: nothing was measured.
     auto acc = [](const core::RunSummary& rs) {

@@ -21,6 +21,7 @@ namespace verdict::ui {
 class Workbench;
 class Job;
 class ImportSuiteDialog;
+class NeedleDialog;
 class JudgeDialog;
 class ItemComparisonModel;
 class ItemFilterProxy;
@@ -32,6 +33,8 @@ public:
 
     // Opens the import dialog for `path` (asks for a file when empty); null when none chosen.
     ImportSuiteDialog* importFile(const QString& path = {});
+    // "Needle suite…": the dialog, open (model A's tokenizer counts when A is a local file).
+    NeedleDialog* makeNeedleSuite();
     // Runs the selected suite on A, then B. False when no suite/models are chosen or a run is going.
     bool runBoth(int64_t limit = -1);
     void cancelRuns();
@@ -43,6 +46,7 @@ public:
     ItemFilterProxy* itemFilter() const { return m_filter; }
     QString significanceText() const;
     QString classificationText() const;  // the classification table (plain text), "" when hidden
+    QString needleText() const;          // the needle-in-a-haystack heat maps (plain text), "" when hidden
     // Opens the judging dialog for the compared runs (a person blind, or a judge model); null
     // when no two runs are compared.
     JudgeDialog* openJudgeDialog();
@@ -77,6 +81,7 @@ private:
     QCheckBox* m_wrong;
     QLabel* m_significance;
     QLabel* m_classification;  // per-label P / R / F1 and confusion matrices of classification runs
+    QLabel* m_needle;          // accuracy by prompt length x needle depth of needle-in-a-haystack runs
     QPushButton* m_judge;
     QTableView* m_items;
     ItemComparisonModel* m_itemModel;

@@ -1,0 +1,40 @@
+// Making a needle-in-a-haystack suite and storing it: one service for `verdict suite make needle`
+// and the Suites screen's "Needle suite…" dialog (core/suite/needle_suite.h makes the items).
+#pragma once
+
+#include "core/services/service_result.h"
+#include "core/store/suite_repository.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace verdict::core {
+
+class Database;
+
+struct NeedleRequest {
+    std::string lengths;                      // "1k,4k,16k" (k = 1024)
+    std::string depths = "0,25,50,75,100";    // percent
+    std::string haystackPath;                 // "" = built-in filler; else UTF-8 text, at most 64 MiB
+    std::string tokenizerPath;                // a GGUF whose tokenizer counts; "" = bytes / 4
+    int needlesPerCell = 1;
+    uint64_t seed = 1;
+    std::string name = "needle";
+};
+
+struct NeedleMade {
+    SuiteSaveResult saved;
+    size_t nItems = 0;
+    std::vector<int64_t> lengths;
+    std::vector<double> depths;
+    bool counted = false;                     // tokens counted with a tokenizer (else estimated)
+    size_t minPromptTokens = 0, maxPromptTokens = 0;
+    std::string haystack;                     // the file, or "built-in"
+};
+
+// BadInput for a bad list, an unreadable haystack or tokenizer, lengths too short; Storage when
+// the database refuses (a name taken by other content).
+ServiceResult<NeedleMade> makeNeedleSuiteInStore(Database& db, const NeedleRequest& request);
+
+}  // namespace verdict::core

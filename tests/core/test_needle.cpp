@@ -1,0 +1,169 @@
+// Needle-in-a-haystack suites (issue 22, long context): the generator's lengths, depths and
+// needles, its errors, and the heat map of a run (accuracy per cell, cells that could not run).
+#include "core/stats/needle_grid.h"
+#include "core/suite/needle_suite.h"
+
+#include <QtTest/QtTest>
+
+using namespace verdict;
+using namespace verdict::core;
+
+namespace {
+
+// Words as tokens: an exact, predictable counter.
+size_t words(std::string_view s) {
+    size_t n = 0;
+    bool in = false;
+    for (char c : s) {
+        const bool space = c == ' ' || c == '\n';
+        if (!space && !in) ++n;
+        in = !space;
+    }
+    return n;
+}
+
+std::string needleOf(const SuiteItem& it) { return "is " + it.references.at(0) + "."; }
+
+}  // namespace
+
+class TestNeedle : public QObject {
+    Q_OBJECT
+private slots:
+    void parseLists() {
+        QCOMPARE(*parseNeedleLengths("1k,4096,128k"), (std::vector<int64_t>{1024, 4096, 131072}));
+        QCOMPARE(*parseNeedleDepths("0,25,50,75,100"), (std::vector<double>{0, 25, 50, 75, 100}));
+        QCOMPARE(*parseNeedleDepths("12.5"), (std::vector<double>{12.5}));
+        for (const char* bad : {"", "1k,", "x", "-5", "0", "4kk", "1.5k"}) {
+            auto r = parseNeedleLengths(bad);
+            QVERIFY2(!r.ok(), bad);
+            QVERIFY(r.error().message.rfind("--lengths: '", 0) == 0);
+        }
+        for (const char* bad : {"", "101", "-1", "50,", "a"}) QVERIFY2(!parseNeedleDepths(bad).ok(), bad);
+    }
+
+    void lengthsDepthsAndNeedles() {
+        NeedleOptions o;
+        o.lengths = {200, 1000};
+        o.depths = {0, 50, 100};
+        o.needlesPerCell = 2;
+        o.countTokens = words;
+        auto items = makeNeedleSuite(o);
+        QVERIFY2(items.ok(), items.ok() ? "" : items.error().message.c_str());
+        QCOMPARE(items->size(), size_t(2 * 3 * 2));
+        for (const SuiteItem& it : *items) {
+            const auto& m = it.metadata["needle"];
+            const int64_t len = m["context_tokens"].get<int64_t>();
+            const size_t count = words(it.prompt);
+            QCOMPARE(m["prompt_tokens"].get<size_t>(), count);
+            QVERIFY2(count <= size_t(len) && count + 12 >= size_t(len), it.id.c_str());  // within one sentence
+            QCOMPARE(m["token_count"].get<std::string>(), std::string("tokenizer"));
+            QCOMPARE(it.scorers.at(0).name, std::string("contains"));
+            QCOMPARE(it.references.size(), size_t(1));
+            QCOMPARE(it.references[0].size(), size_t(6));
+            // The code is in the prompt once, and the question asks for the needle's subject.
+            const size_t at = it.prompt.find(it.references[0]);
+            QVERIFY(at != std::string::npos && it.prompt.find(it.references[0], at + 1) == std::string::npos);
+            const size_t q = it.prompt.rfind("Question: What is the secret code of ");
+            QVERIFY(q != std::string::npos && q > at);
+            const std::string subject = it.prompt.substr(q + 37, it.prompt.find('?', q) - q - 37);
+            QVERIFY2(it.prompt.find("The secret code of " + subject + " is " + it.references[0]) != std::string::npos,
+                     subject.c_str());
+            // Depth: 0 % right after the introduction, 100 % as the last sentence before the question.
+            const double depth = m["depth_pct"].get<double>();
+            const double where = double(at) / double(q);
+            if (depth == 0) QVERIFY2(it.prompt.find("\n\nThe secret code of") != std::string::npos, it.id.c_str());
+            if (depth == 100) QVERIFY2(it.prompt.find(needleOf(it) + "\n\nQuestion:") != std::string::npos, it.id.c_str());
+            if (depth == 50) QVERIFY2(where > 0.4 && where < 0.6, it.id.c_str());
+            QCOMPARE(it.category, std::to_string(len) + " tokens @ " + (depth == 0 ? "0" : depth == 50 ? "50" : "100") + "%");
+        }
+        // Each item has its own needle; the same options give the same suite.
+        QVERIFY((*items)[0].references != (*items)[1].references);
+        auto again = makeNeedleSuite(o);
+        QCOMPARE(again->at(5).prompt, items->at(5).prompt);
+        // Without a tokenizer: bytes / 4, and the items say it is an estimate.
+        o.countTokens = {};
+        auto est = makeNeedleSuite(o);
+        QVERIFY(est.ok());
+        QCOMPARE(est->at(0).metadata["needle"]["token_count"].get<std::string>(), std::string("estimate"));
+        QVERIFY((est->at(0).prompt.size() + 3) / 4 <= 200);
+    }
+
+    void fileHaystackRepeats() {
+        NeedleOptions o;
+        o.lengths = {300};
+        o.depths = {50};
+        o.haystack = "Alpha one. Beta two! Gamma three?\nDelta four";
+        o.haystackName = "h.txt";
+        o.countTokens = words;
+        auto items = makeNeedleSuite(o);
+        QVERIFY(items.ok());
+        const auto& m = items->at(0).metadata["needle"];
+        QVERIFY(m["haystack_repeated"].get<bool>());
+        QCOMPARE(m["haystack"].get<std::string>(), std::string("h.txt"));
+        QVERIFY(items->at(0).prompt.find("Delta four Alpha one.") != std::string::npos);
+    }
+
+    void badOptions() {
+        NeedleOptions o;
+        o.countTokens = words;
+        o.depths = {50};
+        QVERIFY(!makeNeedleSuite(o).ok());  // no lengths
+        o.lengths = {32};
+        QVERIFY(makeNeedleSuite(o).error().message.find("under 64 tokens") != std::string::npos);
+        o.lengths = {1000};
+        o.depths = {150};
+        QVERIFY(makeNeedleSuite(o).error().message.find("outside 0..100") != std::string::npos);
+        o.depths = {50};
+        o.haystack = " \n \n";
+        QVERIFY(makeNeedleSuite(o).error().message.find("has no sentence") != std::string::npos);
+    }
+
+    // Four cells of one length and two depths, plus a length whose items all failed.
+    void heatMap() {
+        NeedleOptions o;
+        o.lengths = {100, 5000};
+        o.depths = {0, 100};
+        o.needlesPerCell = 2;
+        o.countTokens = words;
+        auto items = makeNeedleSuite(o);
+        QVERIFY(items.ok());
+        std::vector<RunItemRecord> runs;
+        for (size_t i = 0; i < items->size(); ++i) {
+            RunItemRecord r;
+            r.itemIdx = int64_t(i);
+            const auto& m = (*items)[i].metadata["needle"];
+            const bool long5000 = m["context_tokens"].get<int64_t>() == 5000;
+            const bool deep = m["depth_pct"].get<double>() == 100;
+            if (long5000) {
+                r.correct = false;
+                r.error = "the prompt of 4990 tokens does not fit in the context of 4096 tokens";
+            } else {
+                // depth 0: both right; depth 100: one of two right
+                r.correct = !deep || i % 2 == 0;
+            }
+            runs.push_back(r);
+        }
+        runs.pop_back();  // one item of the last cell not run
+        auto g = needleGridOfRun(*items, runs);
+        QVERIFY(g);
+        QCOMPARE(g->lengths, (std::vector<int64_t>{100, 5000}));
+        QCOMPARE(g->depths, (std::vector<double>{0, 100}));
+        QCOMPARE(*g->at(0, 0).accuracy(), 1.0);
+        QCOMPARE(*g->at(0, 1).accuracy(), 0.5);
+        QVERIFY(g->at(0, 1).held());
+        QVERIFY(!g->at(1, 0).held());
+        QCOMPARE(g->at(1, 0).errors, int64_t(2));
+        QCOMPARE(g->at(1, 1).n, int64_t(1));
+        QVERIFY(g->at(1, 0).error.find("does not fit") != std::string::npos);
+        const nlohmann::json j = needleGridJson(*g, uint64_t(1000));
+        QCOMPARE(j["cells"][2]["kv_bytes"].get<uint64_t>(), uint64_t(5000000));
+        QCOMPARE(j["cells"][2]["held"].get<bool>(), false);
+        QCOMPARE(j["cells"][1]["accuracy"].get<double>(), 0.5);
+        QVERIFY(needleGridJson(*g, std::nullopt)["kv_bytes_per_token"].is_null());
+        // A run of another suite: no needle items, no heat map.
+        QVERIFY(!needleGridOfRun({SuiteItem{}}, {RunItemRecord{}}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNeedle)
+#include "test_needle.moc"
