@@ -8,10 +8,20 @@
 // model_decode_tok_s / model_prefill_tok_s time only the model's matrix products (no attention,
 // norms or sampling): an upper bound for the engine's tokens per second.
 //
+// --decode-steps N: fixed work instead of fixed time, for timing the whole process from outside
+// (two levels' runs as a ratio): only the model's decode, exactly N steps per type and level,
+// after one warm-up step; no bandwidth baseline, matvec / matmul or prefill figures.
+//
+// Types Verdict cannot quantize (i-quants, MXFP4, TQ1_0 / TQ2_0) get random blocks with a sane
+// super-block scale (the kernels' speed does not depend on the values, but a zero block would
+// hit one grid entry only).
+//
 //   bench_kernels [--threads N] [--types q4_0,q8_0,f16] [--levels best|all|avx512,avx2,scalar]
-//                 [--seconds S] [--prefill-tokens N] [--no-model]
+//                 [--seconds S] [--prefill-tokens N] [--no-model] [--decode-steps N]
+//   e.g. --types iq2_xxs,iq3_xxs,iq3_s --levels all
 #include "backend/cpu/matmul_kernel.h"
 #include "backend/cpu/thread_pool.h"
+#include "tensor/half.h"
 #include "tensor/quantize.h"
 
 #include <algorithm>
@@ -41,6 +51,7 @@ struct Options {
     double seconds = 1.5;
     int prefillTokens = 512;
     bool model = true;
+    int decodeSteps = 0;  // > 0: fixed-work decode only
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -75,7 +86,23 @@ std::vector<uint8_t> makeWeights(TensorType t, int64_t rows, int64_t K, uint32_t
     std::normal_distribution<float> nd(0.0f, 0.02f);
     for (auto& v : wf) v = nd(rng);
     std::vector<uint8_t> w(rb * static_cast<uint64_t>(rows));
-    (void)tensor::quantizeRows(t, wf.data(), w.data(), seedRows, K);
+    if (tensor::canQuantize(t)) {
+        (void)tensor::quantizeRows(t, wf.data(), w.data(), seedRows, K);
+    } else {
+        // Random bytes; the f16 scale (d 0.01-0.05) where the format keeps it: last for TQ1_0 /
+        // TQ2_0, none for IQ1_M (it spreads it over scale nibbles; random is fine), MXFP4 an
+        // exponent byte, first otherwise.
+        std::uniform_int_distribution<int> byte(0, 255);
+        std::uniform_real_distribution<float> scale(0.01f, 0.05f);
+        const uint64_t bb = tensor::traits(t).blockBytes, bytes = rb * static_cast<uint64_t>(seedRows);
+        for (uint64_t i = 0; i < bytes; ++i) w[i] = static_cast<uint8_t>(byte(rng));
+        for (uint64_t b = 0; b + bb <= bytes; b += bb) {
+            const uint16_t d = tensor::fp32ToFp16(scale(rng));
+            if (t == TensorType::MXFP4) w[b] = static_cast<uint8_t>(120 + byte(rng) % 5);
+            else if (t == TensorType::TQ1_0 || t == TensorType::TQ2_0) std::memcpy(w.data() + b + bb - 2, &d, 2);
+            else if (t != TensorType::IQ1_M) std::memcpy(w.data() + b, &d, 2);
+        }
+    }
     for (int64_t r = seedRows; r < rows; ++r) std::memcpy(w.data() + r * rb, w.data() + (r % seedRows) * rb, rb);
     return w;
 }
@@ -132,33 +159,38 @@ BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const O
     const uint64_t rb = *tensor::rowBytes(t, K);
     const int copies = static_cast<int>(std::clamp<uint64_t>((256ull << 20) / (rb * rows), 2, 64));
     std::vector<std::vector<uint8_t>> ws;
-    ws.push_back(makeWeights(t, rows, K, 1));
-    for (int c = 1; c < copies; ++c) ws.push_back(ws[0]);
-    std::vector<float> x(static_cast<size_t>(o.prefillTokens) * 5632);
+    if (o.decodeSteps == 0) {
+        ws.push_back(makeWeights(t, rows, K, 1));
+        for (int c = 1; c < copies; ++c) ws.push_back(ws[0]);
+    }
+    const size_t maxTok = o.decodeSteps > 0 ? 1 : static_cast<size_t>(o.prefillTokens);
+    std::vector<float> x(maxTok * 5632);
     for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.001f * static_cast<float>(i));
-    std::vector<float> y(static_cast<size_t>(o.prefillTokens) * 32000);
+    std::vector<float> y(maxTok * 32000);
 
     int iters = 0;
     auto t0 = Clock::now();
-    while (secondsSince(t0) < o.seconds || iters < 3) {
-        matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), 1, y.data(), rows, pool);
-        ++iters;
-    }
-    double sec = secondsSince(t0);
-    res.matvecUs = sec / iters * 1e6;
-    res.matvecGbs = static_cast<double>(rb * rows) * iters / sec / 1e9;
+    if (o.decodeSteps == 0) {
+        while (secondsSince(t0) < o.seconds || iters < 3) {
+            matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), 1, y.data(), rows, pool);
+            ++iters;
+        }
+        double sec = secondsSince(t0);
+        res.matvecUs = sec / iters * 1e6;
+        res.matvecGbs = static_cast<double>(rb * rows) * iters / sec / 1e9;
 
-    iters = 0;
-    t0 = Clock::now();
-    const double cpu0 = processCpuSeconds();
-    while (secondsSince(t0) < o.seconds || iters < 2) {
-        matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), o.prefillTokens, y.data(), rows, pool);
-        ++iters;
+        iters = 0;
+        t0 = Clock::now();
+        const double cpu0 = processCpuSeconds();
+        while (secondsSince(t0) < o.seconds || iters < 2) {
+            matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), o.prefillTokens, y.data(), rows, pool);
+            ++iters;
+        }
+        sec = secondsSince(t0);
+        const double flops = 2.0 * rows * K * o.prefillTokens * iters;
+        res.matmulGflops = flops / sec / 1e9;
+        res.matmulGflopsPerCore = flops / (processCpuSeconds() - cpu0) / 1e9;
     }
-    sec = secondsSince(t0);
-    const double flops = 2.0 * rows * K * o.prefillTokens * iters;
-    res.matmulGflops = flops / sec / 1e9;
-    res.matmulGflopsPerCore = flops / (processCpuSeconds() - cpu0) / 1e9;
     ws.clear();
 
     if (o.model) {
@@ -182,11 +214,12 @@ BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const O
         for (size_t i = 0; i < order.size(); ++i) run(i, 1);  // warm up (page faults)
         iters = 0;
         t0 = Clock::now();
-        while (secondsSince(t0) < o.seconds || iters < 3) {
+        while (o.decodeSteps > 0 ? iters < o.decodeSteps : (secondsSince(t0) < o.seconds || iters < 3)) {
             for (size_t i = 0; i < order.size(); ++i) run(i, 1);
             ++iters;
         }
         res.decodeTokS = iters / secondsSince(t0);
+        if (o.decodeSteps > 0) return res;
         // Prefill is compute bound: time one layer's matmuls, times 16, plus the output matrix
         // for the last token only (llama.cpp computes logits only where they are asked for).
         iters = 0;
@@ -216,16 +249,19 @@ int main(int argc, char** argv) {
         else if (a == "--seconds") o.seconds = std::atof(next().c_str());
         else if (a == "--prefill-tokens") o.prefillTokens = std::max(1, std::atoi(next().c_str()));
         else if (a == "--no-model") o.model = false;
+        else if (a == "--decode-steps") o.decodeSteps = std::max(1, std::atoi(next().c_str()));
         else {
             std::fprintf(stderr, "usage: %s [--threads N] [--types q4_0,q8_0,f16] [--levels best|all|avx512,avx2,scalar] "
-                                 "[--seconds S] [--prefill-tokens N] [--no-model]\n", argv[0]);
+                                 "[--seconds S] [--prefill-tokens N] [--no-model] [--decode-steps N]\n", argv[0]);
             return 2;
         }
     }
+    if (o.decodeSteps > 0) o.model = true;
     ThreadPool pool(o.threads);
     std::printf("{\n  \"threads\": %d,\n  \"cpu_simd\": \"%s\",\n  \"prefill_tokens\": %d,\n", pool.size(),
                 std::string(simdLevelName(maxSimdLevel())).c_str(), o.prefillTokens);
-    std::printf("  \"stream_read_gbs\": %.2f,\n  \"results\": [", streamReadGbs(pool, 1.0));
+    if (o.decodeSteps > 0) std::printf("  \"decode_steps\": %d,\n  \"results\": [", o.decodeSteps);
+    else std::printf("  \"stream_read_gbs\": %.2f,\n  \"results\": [", streamReadGbs(pool, 1.0));
     std::fflush(stdout);
     bool first = true;
     for (const auto& name : o.types) {

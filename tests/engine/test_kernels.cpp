@@ -29,6 +29,14 @@ const TensorType kComputable[] = {TensorType::F32,  TensorType::F16,  TensorType
                                   TensorType::IQ3_S, TensorType::IQ1_S, TensorType::IQ1_M, TensorType::TQ1_0,
                                   TensorType::TQ2_0};
 
+// Types with an AVX2 kernel (kernels_avx2_*.cpp): where the CPU has AVX2, simdMatchesReference
+// must compare them, not skip them.
+const TensorType kAvx2Types[] = {TensorType::F32,    TensorType::F16,     TensorType::BF16,   TensorType::Q4_0,
+                                 TensorType::Q4_1,   TensorType::Q5_0,    TensorType::Q5_1,   TensorType::Q8_0,
+                                 TensorType::Q2_K,   TensorType::Q3_K,    TensorType::Q4_K,   TensorType::Q5_K,
+                                 TensorType::Q6_K,   TensorType::IQ4_XS,  TensorType::IQ2_XXS, TensorType::IQ2_XS,
+                                 TensorType::IQ2_S,  TensorType::IQ3_XXS, TensorType::IQ3_S};
+
 std::vector<int64_t> kSizes(TensorType t) {
     switch (tensor::traits(t).blockElems) {
         case 1: return {1, 7, 16, 33, 100, 256, 1000};
@@ -170,6 +178,7 @@ private slots:
         ThreadPool pool(2);
         uint32_t seed = 1;
         int compared = 0;
+        std::vector<double> worst(kernels.size(), 0.0);  // max |y - ref| / sum|w x|
         for (int64_t K : kSizes(t))
             for (int64_t nRows : {1, 3, 5, 8, 17, 67})
                 for (int64_t nTok : {1, 2, 3, 7, 16, 33}) {
@@ -183,6 +192,7 @@ private slots:
                             for (int64_t r = 0; r < nRows; ++r) {
                                 const size_t i = static_cast<size_t>(tk * p.ldy + r);
                                 const double tol = 4e-6 * mag[i] + 1e-6;
+                                if (mag[i] > 0) worst[ki] = std::max(worst[ki], std::fabs(double(y[i]) - ref[i]) / mag[i]);
                                 if (!(std::fabs(double(y[i]) - ref[i]) <= tol))
                                     QFAIL(qPrintable(where(p, *kernels[ki], tk, r) +
                                                      QString(" = %1, reference %2").arg(y[i]).arg(ref[i])));
@@ -194,6 +204,59 @@ private slots:
                     }
                 }
         QVERIFY(compared > 0);
+        for (size_t ki = 1; ki < kernels.size(); ++ki)
+            qInfo("%s %s: %d problems, max |simd - ref| / sum|w x| = %.3g", std::string(tensor::typeName(t)).c_str(),
+                  std::string(simdLevelName(kernels[ki]->level)).c_str(), compared / int(kernels.size() - 1), worst[ki]);
+    }
+
+    // The types with AVX2 kernels have them (on an AVX2 CPU), so the comparison above runs.
+    void simdKernelsPresent() {
+        if (maxSimdLevel() < SimdLevel::Avx2) QSKIP("no AVX2 on this CPU");
+        for (TensorType t : kAvx2Types) {
+            const MatmulKernel* k = avx2Kernel(t);
+            QVERIFY2(k && k->type == t && k->level == SimdLevel::Avx2, std::string(tensor::typeName(t)).c_str());
+        }
+    }
+
+    // The lattice i-quants at their extremes: every index, sign and scale bit set (largest scales,
+    // all signs negative; IQ2_XXS / IQ3_XXS sign indices 127 -> 8 negatives), all clear, and
+    // alternating bytes; activations at full scale with both signs (quants +-127).
+    void gridQuantsExtremeBlocks_data() {
+        QTest::addColumn<int>("type");
+        for (TensorType t : {TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS, TensorType::IQ3_S})
+            QTest::addRow("%s", std::string(tensor::typeName(t)).c_str()) << static_cast<int>(t);
+    }
+
+    void gridQuantsExtremeBlocks() {
+        QFETCH(int, type);
+        const auto t = static_cast<TensorType>(type);
+        const auto kernels = availableKernels(t);
+        if (kernels.size() == 1) QSKIP("no SIMD kernel for this type on this CPU");
+        ThreadPool pool(2);
+        const uint64_t blockBytes = tensor::traits(t).blockBytes;
+        for (int pattern = 0; pattern < 3; ++pattern) {
+            Problem p(t, 6, 512, 5, 11);
+            uint8_t* w = p.wBuf.data() + 4;
+            const uint16_t d = tensor::fp32ToFp16(0.03f);
+            for (uint64_t b = 0; b + blockBytes <= p.wBuf.size() - 4; b += blockBytes) {
+                for (uint64_t i = 2; i < blockBytes; ++i)
+                    w[b + i] = pattern == 0 ? 0xFF : pattern == 1 ? 0x00 : static_cast<uint8_t>((i % 2) ? 0xAA : 0x55);
+                std::memcpy(w + b, &d, 2);
+            }
+            for (size_t i = 1; i < p.xBuf.size(); ++i) p.xBuf[i] = (i % 3 == 0 ? -4.0f : 4.0f) + 0.001f * float(i % 7);
+            const auto ref = p.run(*kernels[0], pool);
+            const auto mag = p.magnitude();
+            for (size_t ki = 1; ki < kernels.size(); ++ki) {
+                const auto y = p.run(*kernels[ki], pool);
+                for (int64_t tk = 0; tk < p.nTok; ++tk)
+                    for (int64_t r = 0; r < p.nRows; ++r) {
+                        const size_t i = static_cast<size_t>(tk * p.ldy + r);
+                        if (!(std::fabs(double(y[i]) - ref[i]) <= 4e-6 * mag[i] + 1e-6))
+                            QFAIL(qPrintable(where(p, *kernels[ki], tk, r) +
+                                             QString(" pattern %1 = %2, reference %3").arg(pattern).arg(y[i]).arg(ref[i])));
+                    }
+            }
+        }
     }
 
     // The reference against float math on dequantized weights and unquantized activations:
@@ -244,7 +307,7 @@ private slots:
     void deterministicAcrossThreadCounts() {
         ThreadPool one(1), two(2), three(3);
         for (TensorType t : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K, TensorType::F16,
-                             TensorType::BF16}) {
+                             TensorType::BF16, TensorType::IQ2_XXS, TensorType::IQ3_S}) {
             const int64_t K = tensor::traits(t).blockElems == 1 ? 512 : 1024;
             for (int64_t nTok : {1, 40}) {
                 const Problem p(t, 301, K, nTok, 5);

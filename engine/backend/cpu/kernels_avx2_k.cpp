@@ -1,17 +1,23 @@
-// AVX2 kernels for the K-quants Q2_K .. Q6_K and IQ4_XS x Q8_K activations.
+// AVX2 kernels for the K-quants Q2_K .. Q6_K, IQ4_XS and the lattice i-quants IQ2_XXS, IQ2_XS,
+// IQ2_S, IQ3_XXS, IQ3_S x Q8_K activations.
 //
 // A row's super-block unpacks into 8 ymm of unsigned quants (in the activation order of
 // act_layout.h, 32 per ymm) and 8 ymm of 16-bit scales (one per pair of quants). vpmaddubsw
 // then vpmaddwd by the scales gives 32-bit lane sums; offsets (Q3_K, Q6_K) and mins (Q2_K, Q4_K,
 // Q5_K) go through the activation's 16-element sums as in the AVX-512 kernels.
+// The lattice i-quants unpack into GridUnpacked instead: grid magnitudes, sign bytes that go onto
+// the activation (vpsignb), and the odd scales ls; all integer, so only the order of the float
+// sums differs from the reference (kernels_ref.cpp).
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
+#include "tensor/iq_grids.h"
 
 #include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c,bmi,bmi2")
@@ -180,6 +186,249 @@ struct DecIQ4_XS {
     }
 };
 
+// ---- lattice i-quants ------------------------------------------------------------------------
+// A sub-block of 32 (natural order) is 4 grid points of 8 magnitudes (IQ2_*) or 8 of 4 (IQ3_*),
+// each byte unsigned and <= 62, with one sign bit per element. The signs go onto the activation
+// (vpsignb), so vpmaddubsw sees |v| x (+-a): pairs stay below 2 * 62 * 127, no saturation, and
+// vpmaddwd by the sub-block's ls (<= 31) keeps every sum an exact int32, as in the reference.
+// d carries the format's fixed factor (1/8 IQ2_*, 1/4 IQ3_XXS; powers of two, exact).
+//
+// Each format has prepare(), what the whole super-block shares: d and the sign and scale words of
+// all 8 sub-blocks (GridCtx, computed 8 at a time), and grid(), one sub-block's 32 magnitudes;
+// gridSub() adds the sub-block's signs and scales. The decode (one token) path runs gridSub()
+// and the dot product sub-block by sub-block (no 24-register unpacked block to spill; ~10-30 %
+// faster); the prefill tiles keep all 8 sub-blocks (GridUnpacked) for their tokens. The
+// sub-block loops are unrolled by pragma: with ib constant the selectors fold into constants
+// (GCC left the IQ3_XXS loop rolled, 20 % slower).
+struct GridUnpacked {
+    __m256i q[8];   // magnitudes
+    __m256i sg[8];  // per quant: negative (bit 7 set) or positive, never 0 (a vpsignb operand)
+    __m256i sc[8];  // ls per pair of quants
+    float d;
+};
+
+struct GridCtx {
+    __m256i signs[2];  // sign words of sub-blocks 0-3 / 4-7 (bit j: element j negative), both lanes
+    __m256i ls[2];     // per sub-block dword: byte 0 = ls (IQ2_XS / IQ2_S: first half, byte 1 second)
+    float d;
+};
+
+// The sub-blocks 0-3 (hi = false) or 4-7 of 8 dwords, in both 128-bit lanes (so vpshufb, which
+// stays in its lane, can read any of the four from either lane).
+static inline __m256i dupLanes(__m256i v, bool hi) {
+    return hi ? _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 2, 3, 2)) : _mm256_permute4x64_epi64(v, _MM_SHUFFLE(1, 0, 1, 0));
+}
+
+static inline void setSigns(GridCtx& c, __m256i words) {
+    c.signs[0] = dupLanes(words, false);
+    c.signs[1] = dupLanes(words, true);
+}
+static inline void setScales(GridCtx& c, __m256i words) {
+    c.ls[0] = dupLanes(words, false);
+    c.ls[1] = dupLanes(words, true);
+}
+
+// Sub-block ib's sign bits as vpsignb bytes: byte j gets sign byte j/8, keeps bit j%8 (t = 0 or
+// that bit), plus an offset that makes t = bit land on 0x80..0x81 (negative) and t = 0 on 1..127.
+static inline __m256i subSigns(const GridCtx& c, int ib) {
+    const __m256i sel = _mm256_add_epi8(_mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0),
+                                        _mm256_set1_epi8(static_cast<char>(4 * (ib % 4))));
+    const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    const __m256i off = _mm256_set1_epi64x(0x01406070787C7E7Fll);
+    return _mm256_add_epi8(_mm256_and_si256(_mm256_shuffle_epi8(c.signs[ib / 4], sel), bit), off);
+}
+
+// Sub-block ib's ls as 16 words (Half: words 0-7 from byte 0, 8-15 from byte 1 of its dword).
+template <bool Half>
+static inline __m256i subScales(const GridCtx& c, int ib) {
+    const int b = 4 * (ib % 4);
+    const __m256i sel = _mm256_set_m128i(_mm_set1_epi16(static_cast<short>(0x8000 | (b + (Half ? 1 : 0)))),
+                                         _mm_set1_epi16(static_cast<short>(0x8000 | b)));
+    return _mm256_shuffle_epi8(c.ls[ib / 4], sel);
+}
+
+// Bytes holding a 7-bit sign index each (bit 7 clear) -> kIQ2Signs of it: bit 7 = parity of bits
+// 0-6, from a nibble-parity lookup.
+static inline __m256i signsOf7BitIndices(__m256i f) {
+    const __m256i parity = _mm256_broadcastsi128_si256(
+        _mm_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0));
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i lo = _mm256_shuffle_epi8(parity, _mm256_and_si256(f, m4));
+    const __m256i hi = _mm256_shuffle_epi8(parity, _mm256_and_si256(_mm256_srli_epi16(f, 4), m4));
+    return _mm256_or_si256(f, _mm256_xor_si256(lo, hi));
+}
+
+// IQ2_XXS / IQ3_XXS: the 8 sub-blocks' aux words (four 7-bit sign indices in bits 7l..7l+6, the
+// scale s in bits 28-31) -> sign words (byte l = kIQ2Signs[index l]) and ls = 2s + 1.
+static inline void xxsWords(GridCtx& c, __m256i aux) {
+    const __m256i f = _mm256_or_si256(
+        _mm256_or_si256(_mm256_and_si256(aux, _mm256_set1_epi32(0x7F)),
+                        _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_set1_epi32(0x7F00))),
+        _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_set1_epi32(0x7F0000)),
+                        _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_set1_epi32(0x7F000000))));
+    setSigns(c, signsOf7BitIndices(f));
+    setScales(c, _mm256_or_si256(_mm256_slli_epi32(_mm256_srli_epi32(aux, 28), 1), _mm256_set1_epi32(1)));
+}
+
+// IQ2_XS / IQ2_S: 8 scale bytes (low nibble: first half of the sub-block) -> dword ib =
+// (2 lo + 1) | (2 hi + 1) << 8.
+static inline void halfScaleWords(GridCtx& c, const uint8_t* scales) {
+    const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales)));
+    const __m256i m4 = _mm256_set1_epi32(0xF);
+    const __m256i w = _mm256_or_si256(_mm256_and_si256(v, m4), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(v, 4), m4), 8));
+    setScales(c, _mm256_or_si256(_mm256_slli_epi32(w, 1), _mm256_set1_epi32(0x0101)));
+}
+
+// Two 32-byte halves of (index word, aux word) pairs, sub-blocks 0-3 and 4-7 -> the 8 aux words
+// in order (vshufps gives sub-blocks 0 1 4 5 | 2 3 6 7).
+static inline __m256i oddDwords(__m256i lo, __m256i hi) {
+    const __m256 s = _mm256_shuffle_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi), _MM_SHUFFLE(3, 1, 3, 1));
+    return _mm256_permute4x64_epi64(_mm256_castps_si256(s), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+// Grid points by scalar loads: on Zen 4 faster than vpgatherdq / vpgatherdd fed from the same
+// bytes (IQ2_XXS 25 %, IQ3_XXS 20 %).
+static inline __m256i grid4x64(const uint64_t* g, unsigned i0, unsigned i1, unsigned i2, unsigned i3) {
+    return _mm256_set_epi64x(static_cast<long long>(g[i3]), static_cast<long long>(g[i2]),
+                             static_cast<long long>(g[i1]), static_cast<long long>(g[i0]));
+}
+
+static inline __m256i grid8x32(const uint32_t* g, const uint8_t* i) {
+    return _mm256_set_epi32(static_cast<int>(g[i[7]]), static_cast<int>(g[i[6]]), static_cast<int>(g[i[5]]),
+                            static_cast<int>(g[i[4]]), static_cast<int>(g[i[3]]), static_cast<int>(g[i[2]]),
+                            static_cast<int>(g[i[1]]), static_cast<int>(g[i[0]]));
+}
+
+// IQ2_XXS: per sub-block a u32 of four 8-bit grid indices, then the aux word.
+struct DecIQ2_XXS {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_XXS);
+    static constexpr bool kGrid = true, kHalfScales = false;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        GridCtx c;
+        c.d = 0.125f * half(p);
+        xxsWords(c, oddDwords(loadY(p + 2), loadY(p + 34)));
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        const uint8_t* i = p + 2 + 8 * ib;
+        return grid4x64(tensor::kIQ2XXSGrid, i[0], i[1], i[2], i[3]);
+    }
+};
+
+// IQ3_XXS: 64 8-bit indices (8 per sub-block, grid points of 4), then the 8 aux words.
+struct DecIQ3_XXS {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ3_XXS);
+    static constexpr bool kGrid = true, kHalfScales = false;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        GridCtx c;
+        c.d = 0.25f * half(p);
+        xxsWords(c, loadY(p + 2 + 64));
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) { return grid8x32(tensor::kIQ3XXSGrid, p + 2 + 8 * ib); }
+};
+
+// IQ3_S: 9-bit indices (qs byte + a bit of qh), plain sign bytes, 4-bit scales in nibbles. The
+// indices are built in a vector, so the grid is read by vpgatherdd (on Zen 4 ~5 % faster than
+// storing them for scalar loads, 35 % faster than building them in scalar code).
+struct DecIQ3_S {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ3_S);
+    static constexpr bool kGrid = true, kHalfScales = false;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ3_S*>(p);
+        GridCtx c;
+        c.d = half(p);
+        setSigns(c, loadY(b.signs));
+        const __m256i w = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(loadU32(b.scales))),
+                                            _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+        setScales(c, _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xF)), 1), _mm256_set1_epi32(1)));
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ3_S*>(p);
+        const __m256i hi = _mm256_and_si256(
+            _mm256_sllv_epi32(_mm256_set1_epi32(b.qh[ib]), _mm256_setr_epi32(8, 7, 6, 5, 4, 3, 2, 1)), _mm256_set1_epi32(0x100));
+        const __m256i lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.qs + 8 * ib)));
+        return _mm256_i32gather_epi32(reinterpret_cast<const int*>(tensor::kIQ3SGrid), _mm256_or_si256(lo, hi), 4);
+    }
+};
+
+// IQ2_XS: u16 per group of 8 = 9-bit grid index | 7-bit sign index << 9; a scale per half.
+struct DecIQ2_XS {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_XS);
+    static constexpr bool kGrid = true, kHalfScales = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        GridCtx c;
+        c.d = 0.125f * half(p);
+        const __m256i lo = _mm256_srli_epi16(loadY(p + 2), 9), hi = _mm256_srli_epi16(loadY(p + 34), 9);
+        // vpackuswb: one sign index per byte, sub-blocks 0 1 4 5 | 2 3 6 7
+        setSigns(c, signsOf7BitIndices(_mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), _MM_SHUFFLE(3, 1, 2, 0))));
+        halfScaleWords(c, p + 2 + 64);
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        const uint8_t* i = p + 2 + 8 * ib;
+        return grid4x64(tensor::kIQ2XSGrid, loadU16(i) & 511, loadU16(i + 2) & 511, loadU16(i + 4) & 511, loadU16(i + 6) & 511);
+    }
+};
+
+// IQ2_S: 10-bit indices (qs byte + 2 bits of qh), plain sign bytes, a scale per half.
+struct DecIQ2_S {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_S);
+    static constexpr bool kGrid = true, kHalfScales = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ2_S*>(p);
+        GridCtx c;
+        c.d = 0.125f * half(p);
+        setSigns(c, loadY(b.qs + 32));
+        halfScaleWords(c, b.scales);
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ2_S*>(p);
+        const uint8_t* i = b.qs + 4 * ib;
+        const unsigned h = b.qh[ib];
+        return grid4x64(tensor::kIQ2SGrid, i[0] | ((h & 3) << 8), i[1] | (((h >> 2) & 3) << 8), i[2] | (((h >> 4) & 3) << 8),
+                        i[3] | (((h >> 6) & 3) << 8));
+    }
+};
+
+template <class Dec>
+static inline void gridSub(const uint8_t* p, const GridCtx& c, int ib, __m256i& q, __m256i& sg, __m256i& sc) {
+    q = Dec::grid(p, ib);
+    sg = subSigns(c, ib);
+    sc = subScales<Dec::kHalfScales>(c, ib);
+}
+
+template <class Dec>
+constexpr bool gridQuants() {
+    if constexpr (requires { Dec::kGrid; }) return Dec::kGrid;
+    return false;
+}
+
+template <class Dec>
+using UnpackedOf = std::conditional_t<gridQuants<Dec>(), GridUnpacked, Unpacked>;
+
+template <class Dec>
+    requires(gridQuants<Dec>())
+static inline void decode(const uint8_t* p, GridUnpacked& u) {
+    const GridCtx c = Dec::prepare(p);
+    u.d = c.d;
+#pragma GCC unroll 8
+    for (int ib = 0; ib < 8; ++ib) gridSub<Dec>(p, c, ib, u.q[ib], u.sg[ib], u.sc[ib]);
+}
+
+template <class Dec>
+    requires(!gridQuants<Dec>())
+static inline void decode(const uint8_t* p, Unpacked& u) {
+    Dec::decode(p, u);
+}
+
 template <class Dec>
 constexpr bool signedQuants() {
     if constexpr (requires { Dec::kSigned; }) return Dec::kSigned;
@@ -207,6 +456,33 @@ static inline void accumulate(const Unpacked& u, const ActSuper& A, __m256& acc)
     }
 }
 
+template <class Dec>
+static inline void accumulate(const GridUnpacked& u, const ActSuper& A, __m256& acc) {
+    __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+        const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(A.qs + 32 * k));
+        isum = _mm256_add_epi32(
+            isum, _mm256_madd_epi16(_mm256_maddubs_epi16(u.q[k], _mm256_sign_epi8(a, u.sg[k])), u.sc[k]));
+    }
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(u.d * A.d), acc);
+}
+
+// One row's super-block against one token: decode and dot product sub-block by sub-block.
+template <class Dec>
+static inline void accumulateDirect(const uint8_t* p, const ActSuper& A, __m256& acc) {
+    const GridCtx c = Dec::prepare(p);
+    __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 8  // constant ib: the sign / scale selectors fold into constants
+    for (int ib = 0; ib < 8; ++ib) {
+        __m256i q, sg, sc;
+        gridSub<Dec>(p, c, ib, q, sg, sc);
+        const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(A.qs + 32 * ib));
+        isum = _mm256_add_epi32(isum, _mm256_madd_epi16(_mm256_maddubs_epi16(q, _mm256_sign_epi8(a, sg)), sc));
+    }
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(c.d * A.d), acc);
+}
+
 template <class Dec, int R, int T>
 void tile(const MatmulArgs& a, int64_t r, int64_t t) {
     const int64_t nSuper = a.K / 256;
@@ -217,10 +493,14 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
         for (int i = 0; i < R; ++i) {
             const uint8_t* wp = a.W + (r + i) * a.rowBytes + sb * Dec::kBlock;
             if constexpr (T == 1) prefetchSpan(wp + R * a.rowBytes, Dec::kBlock);
-            Unpacked u;
-            Dec::decode(wp, u);
-            for (int j = 0; j < T; ++j)
-                accumulate<Dec>(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
+            if constexpr (gridQuants<Dec>() && T == 1) {
+                accumulateDirect<Dec>(wp, reinterpret_cast<const ActSuper*>(a.act + t * a.actStride)[sb], acc[i][0]);
+            } else {
+                UnpackedOf<Dec> u;
+                decode<Dec>(wp, u);
+                for (int j = 0; j < T; ++j)
+                    accumulate<Dec>(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
+            }
         }
     }
     for (int j = 0; j < T; ++j)
@@ -254,6 +534,11 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::Q5_K, SimdLevel::Avx2, superActBytes, packSuperAct<DecQ5_K::kOrder>, compute<DecQ5_K>},
         {TensorType::Q6_K, SimdLevel::Avx2, superActBytes, packSuperAct<DecQ6_K::kOrder>, compute<DecQ6_K>},
         {TensorType::IQ4_XS, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>},
+        {TensorType::IQ2_XXS, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ2_XXS::kOrder>, compute<DecIQ2_XXS>},
+        {TensorType::IQ2_XS, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ2_XS::kOrder>, compute<DecIQ2_XS>},
+        {TensorType::IQ2_S, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ2_S::kOrder>, compute<DecIQ2_S>},
+        {TensorType::IQ3_XXS, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ3_XXS::kOrder>, compute<DecIQ3_XXS>},
+        {TensorType::IQ3_S, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ3_S::kOrder>, compute<DecIQ3_S>},
     };
     for (const auto& k : kKernels)
         if (k.type == t) return &k;
