@@ -8,6 +8,7 @@
 #include "core/endpoints/provider_catalog.h"
 #include "core/stats/classification.h"
 #include "core/stats/needle_grid.h"
+#include "core/stats/turn_accuracy.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -31,7 +32,7 @@ nlohmann::json optJson(const std::optional<double>& v) { return v ? nlohmann::js
 nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, const core::RunSummary& s,
                        const std::optional<nlohmann::json>& cost,
                        const std::optional<core::ClassificationSummary>& classification,
-                       const nlohmann::json& needle) {
+                       const nlohmann::json& needle, const std::optional<core::TurnAccuracy>& turns) {
     const auto& acc = s.accuracy;
     return {{"run_id", r.id},
             {"status", std::string(core::runStatusName(r.status))},
@@ -59,7 +60,21 @@ nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, c
             {"error", r.error},
             {"cost", cost ? *cost : nlohmann::json(nullptr)},
             {"classification", classification ? core::classificationJson(*classification) : nlohmann::json(nullptr)},
-            {"needle", needle}};
+            {"needle", needle},
+            {"by_turn", turns ? core::turnAccuracyJson(*turns) : nlohmann::json(nullptr)}};
+}
+
+// Multi-turn consistency: accuracy by range of turn indices (and per turn for short conversations).
+void printTurns(const core::TurnAccuracy& t) {
+    std::printf("       multi-turn consistency (%lld conversations): accuracy by turn\n", static_cast<long long>(t.conversations));
+    const bool perTurn = t.byTurn.size() <= 12;
+    for (const auto& c : perTurn ? t.byTurn : t.byRange) {
+        char label[32];
+        if (c.first == c.last) std::snprintf(label, sizeof label, "turn %d", c.first);
+        else std::snprintf(label, sizeof label, "turns %d-%d", c.first, c.last);
+        std::printf("       %-16s %6.1f%% [%.1f, %.1f]  (%lld/%lld)\n", label, 100 * c.acc.accuracy, 100 * c.acc.ci.lo,
+                    100 * c.acc.ci.hi, static_cast<long long>(c.acc.correct), static_cast<long long>(c.acc.n));
+    }
 }
 
 // The heat map of a needle-in-a-haystack run: accuracy per length (rows) and depth (columns);
@@ -230,9 +245,10 @@ int runResults(const std::vector<std::string>& argv) {
         auto needle = needleOf(r, *items);
         if (!needle) return fail("results", needle.error().message, kExitRuntime);
         const std::optional<uint64_t> kvPerToken = *needle ? kvPerTokenOf(r) : std::nullopt;
+        const auto turns = core::turnAccuracyOfRun(*items);
         if (args->has("json")) {
             out.push_back(runJson(r, suiteNames[r.suiteId], s, *cost, classification,
-                                  *needle ? core::needleGridJson(**needle, kvPerToken) : nlohmann::json(nullptr)));
+                                  *needle ? core::needleGridJson(**needle, kvPerToken) : nlohmann::json(nullptr), turns));
             continue;
         }
         const auto& a = s.accuracy;
@@ -253,6 +269,7 @@ int runResults(const std::vector<std::string>& argv) {
             if (*cost) printCost(**cost);
             if (classification) printClassification(*classification);
             if (*needle) printNeedle(**needle, kvPerToken);
+            if (turns) printTurns(*turns);
             for (const auto& [name, c] : a.byCategory)
                 std::printf("       %-28s %6.1f%% [%.1f, %.1f]  (%lld/%lld)\n", name.empty() ? "(none)" : name.c_str(),
                             100 * c.accuracy, 100 * c.ci.lo, 100 * c.ci.hi, static_cast<long long>(c.correct),

@@ -328,6 +328,32 @@ private slots:
         // A single-turn item is as before: no turns in its details.
         QVERIFY(!(*items)[1].details.contains("turns"));
         QCOMPARE((*items)[1].output, std::string("A1: What is 1 + 2?"));
+
+        // Multi-turn consistency: turns with references are scored one by one (turn 1 has none,
+        // turn 2 is right, turn 3 wrong); the item is right only when every scored turn is.
+        SuiteItem mc;
+        mc.id = "mc1";
+        mc.turns = {"My name is Ada.", "What is my name?", "And my name again?"};
+        mc.prompt = mc.turns[0];
+        mc.metadata["turn_references"] = {nullptr, "A3: What is my name?", {"Ada", "ada"}};
+        Env env2({mc});
+        SuiteRunner runner2(env2.db, echo, renderChat, scoreExact);
+        auto prepared2 = runner2.prepare(env2.request());
+        QVERIFY(prepared2.ok());
+        QVERIFY(runner2.execute(*prepared2, {}).ok());
+        auto items2 = RunRepository(env2.db).items(prepared2->run.id);
+        const RunItemRecord& c = (*items2)[0];
+        QVERIFY2(c.error.empty(), c.error.c_str());
+        const auto& t = c.details["turns"];
+        QCOMPARE(t.size(), size_t(3));
+        QVERIFY(!t[0].contains("correct"));
+        QCOMPARE(t[1]["correct"].get<bool>(), true);
+        QCOMPARE(t[2]["correct"].get<bool>(), false);
+        QCOMPARE(t[2]["references"], nlohmann::json({"Ada", "ada"}));
+        QCOMPARE(c.correct, std::optional<bool>(false));
+        QCOMPARE(c.scores.size(), size_t(1));
+        QCOMPARE(c.scores[0]["name"].get<std::string>(), std::string("turns"));
+        QCOMPARE(c.scores[0]["score"].get<double>(), 0.5);
     }
 
     void loglikItems() {

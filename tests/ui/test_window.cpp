@@ -622,6 +622,34 @@ private slots:
         QTRY_VERIFY(sv->classificationText().isEmpty());
     }
 
+    // A conversation suite with per-turn references: the Suites screen shows accuracy by turn
+    // of both runs (the demo models forget everything; the figures are the point, not the score).
+    void multiTurnConsistencyInTheWindow() {
+        const int64_t runA = m_wb->runA(), runB = m_wb->runB();
+        const QString path = m_tmp.filePath("turns.jsonl");
+        writeFile(path, "{\"id\": \"t1\", \"turns\": [\"Q: My number is 7.\\nA:\", \"Q: What is my number?\\nA:\"], "
+                        "\"turn_references\": [null, \"7\"]}\n");
+        m_window->showScreen(MainWindow::Suites);
+        SuitesView* sv = m_window->suitesView();
+        ImportSuiteDialog* dlg = sv->importFile(path);
+        QVERIFY(dlg);
+        QSignalSpy loaded(dlg, &ImportSuiteDialog::loadedChanged);
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(dlg->save());
+        QVERIFY(sv->selectSuite("turns"));
+        QSignalSpy finished(sv, &SuitesView::runsFinished);
+        QVERIFY(sv->runBoth());
+        QVERIFY(finished.wait(300000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        const QString text = sv->turnsText();
+        QVERIFY2(text.contains("Multi-turn consistency") && text.contains("1–5") &&
+                     (text.contains("(0/1)") || text.contains("(1/1)")),
+                 qPrintable(text));
+        m_wb->setComparedRuns(runA, runB);
+        QVERIFY(sv->selectSuite("mini"));
+        QTRY_VERIFY(sv->turnsText().isEmpty());
+    }
+
     // "Needle suite…": made through the dialog (the service `verdict suite make needle` uses), run
     // on A and B; the Suites screen shows the length x depth heat map of both runs, cells that
     // cannot run marked with the reason.

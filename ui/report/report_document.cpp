@@ -286,6 +286,38 @@ void needleSection(const ReportData& d, QList<DocBlock>& out) {
     }
 }
 
+// Conversation suites: accuracy by range of turn indices of both runs (turns 1-5 against 101-200:
+// does the model still hold what it was told early on).
+void turnsSection(const ReportData& d, QList<DocBlock>& out) {
+    const auto& acc = d.accuracy;
+    out << heading("Multi-turn consistency", 2);
+    out << para("Accuracy of the turns that carry a reference, by turn index (ranges of turns), with Wilson 95 % "
+                "intervals: whether facts given early in a conversation are still used many turns later.");
+    std::vector<std::pair<int, int>> ranges;
+    for (const auto* t : {&acc.turnsA, &acc.turnsB})
+        if (*t)
+            for (const auto& c : (*t)->byRange)
+                if (std::find(ranges.begin(), ranges.end(), std::pair{c.first, c.last}) == ranges.end())
+                    ranges.emplace_back(c.first, c.last);
+    std::sort(ranges.begin(), ranges.end());
+    DocTable t;
+    t.header = {"Turns", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {1.2, 2.4, 2.4};
+    t.firstColumnBold = true;
+    for (const auto& [first, last] : ranges) {
+        QStringList row{first == last ? QString::number(first) : QString("%1\u2013%2").arg(first).arg(last)};
+        for (const auto* tr : {&acc.turnsA, &acc.turnsB}) {
+            QString cell = QString::fromUtf8(core::kDash);
+            if (*tr)
+                for (const auto& c : (*tr)->byRange)
+                    if (c.first == first && c.last == last) cell = ci(c.acc);
+            row << cell;
+        }
+        t.rows << row;
+    }
+    out << table(t);
+}
+
 void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     out << heading(reportSectionTitles()[2], 1);
     const auto& acc = d.accuracy;
@@ -321,6 +353,7 @@ void accuracySection(const ReportData& d, QList<DocBlock>& out) {
 
     if (acc.classificationA || acc.classificationB) classificationSection(d, out);
     if (acc.needleA || acc.needleB) needleSection(d, out);
+    if (acc.turnsA || acc.turnsB) turnsSection(d, out);
 
     out << heading("Paired test", 2);
     if (!acc.nothingScored.empty()) {

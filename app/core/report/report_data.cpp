@@ -150,6 +150,8 @@ Result<void> gatherAccuracy(Database& db, const ReportRequest& req, const RunRec
     if (!suiteItems) return suiteItems.error();
     acc->needleA = needleGridOfRun(*suiteItems, itemsA);
     acc->needleB = needleGridOfRun(*suiteItems, itemsB);
+    acc->turnsA = turnAccuracyOfRun(itemsA);
+    acc->turnsB = turnAccuracyOfRun(itemsB);
     const auto& onlyA = acc->paired->aRightBWrong;
     const auto& onlyB = acc->paired->bRightAWrong;
     for (size_t i = 0; acc->disagreements.size() < static_cast<size_t>(std::max(0, req.maxDisagreements)) &&

@@ -66,6 +66,11 @@ json accuracyJson(const ReportAccuracy& a, std::optional<uint64_t> kvA, std::opt
                        {"b", a.needleB ? needleGridJson(*a.needleB, kvB) : json(nullptr)}};
     else
         j["needle"] = nullptr;
+    if (a.turnsA || a.turnsB)
+        j["by_turn"] = {{"a", a.turnsA ? turnAccuracyJson(*a.turnsA) : json(nullptr)},
+                        {"b", a.turnsB ? turnAccuracyJson(*a.turnsB) : json(nullptr)}};
+    else
+        j["by_turn"] = nullptr;
     if (a.paired) {
         const auto& p = *a.paired;
         j["paired"] = {{"n_pairs", p.nPairs},

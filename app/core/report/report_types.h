@@ -6,6 +6,7 @@
 #include "core/stats/accuracy.h"
 #include "core/stats/classification.h"
 #include "core/stats/needle_grid.h"
+#include "core/stats/turn_accuracy.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/preference.h"
 #include "core/tco/cost_model.h"
@@ -118,6 +119,8 @@ struct ReportAccuracy {
     std::optional<ClassificationSummary> classificationA, classificationB;
     // Needle-in-a-haystack suites: accuracy per (prompt length, needle depth) of each run.
     std::optional<NeedleGrid> needleA, needleB;
+    // Conversation suites with per-turn references: accuracy by turn of each run.
+    std::optional<TurnAccuracy> turnsA, turnsB;
 };
 
 // ---------------------------------------------------------------- judged preference

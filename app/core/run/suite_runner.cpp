@@ -17,6 +17,37 @@
 #include <thread>
 
 namespace verdict::core {
+
+namespace {
+
+// A multi-turn item's per-turn references (metadata.turn_references, checked at import): the
+// accepted answers of turn k, empty when turn k is not scored.
+std::vector<std::string> turnReferences(const SuiteItem& item, size_t k) {
+    auto it = item.metadata.find("turn_references");
+    if (it == item.metadata.end() || !it->is_array() || k >= it->size()) return {};
+    const nlohmann::json& v = (*it)[k];
+    if (v.is_string()) return {v.get<std::string>()};
+    std::vector<std::string> out;
+    if (v.is_array())
+        for (const auto& e : v)
+            if (e.is_string()) out.push_back(e.get<std::string>());
+    return out;
+}
+
+bool hasTurnReferences(const SuiteItem& item) {
+    auto it = item.metadata.find("turn_references");
+    return it != item.metadata.end() && it->is_array();
+}
+
+// The answer part of a turn's text (reasoning skipped, as for a whole item's output).
+std::string answerOf(const std::string& text) {
+    auto part = judgeAnswerPart(text);
+    if (!part) return {};
+    const size_t first = part->find_first_not_of(" \t\r\n");
+    return first == std::string_view::npos ? std::string() : std::string(part->substr(first));
+}
+
+}  // namespace
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -428,6 +459,29 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
         for (size_t k = 0; g && g->stopReason != "callback"; ++k) {
             turns.push_back({{"turn", k + 1}, {"output", g->text}, {"tokens_in", g->tokensIn},
                              {"tokens_out", g->tokensOut}, {"stop_reason", g->stopReason}});
+            // Multi-turn consistency: a turn with references is scored on its own answer (the
+            // item's scorers, "contains" when it has none) — accuracy by turn index.
+            if (const auto refs = turnReferences(item, k); !refs.empty()) {
+                SuiteItem t = item;
+                t.turns.clear();
+                t.references = refs;
+                if (t.scorers.empty()) t.scorers = {{"contains", nlohmann::json::object()}};
+                auto ts = m_scorer(t, answerOf(g->text));
+                nlohmann::json& turn = turns.back();
+                turn["references"] = refs;
+                if (!ts) {
+                    turn["score_error"] = ts.error().message;
+                } else {
+                    bool all = !ts->empty();
+                    nlohmann::json list = nlohmann::json::array();
+                    for (const ItemScore& sc : *ts) {
+                        list.push_back({{"name", sc.name}, {"score", sc.score}, {"pass", sc.pass}, {"detail", sc.detail}});
+                        all = all && sc.pass;
+                    }
+                    turn["scores"] = list;
+                    turn["correct"] = all;
+                }
+            }
             tokensIn += g->tokensIn;
             tokensOut += g->tokensOut;
             if (k == 0) firstTtft = g->ttftMs;
@@ -482,6 +536,30 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
     r.ttftMs = turns.empty() ? g->ttftMs : firstTtft;
     r.decodeTps = g->decodeTps;
     r.details["stop_reason"] = g->stopReason;
+    if (item.turns.size() > 1 && hasTurnReferences(item)) {
+        // Scored turn by turn above: the item is right when every scored turn is.
+        int64_t scored = 0, right = 0;
+        bool failed = false;
+        for (const auto& t : turns) {
+            if (t.contains("score_error")) failed = true;
+            if (!t.contains("correct")) continue;
+            ++scored;
+            right += t["correct"].get<bool>() ? 1 : 0;
+        }
+        if (failed) {
+            for (const auto& t : turns)
+                if (t.contains("score_error")) r.error = "scoring: turn " + std::to_string(t["turn"].get<int>()) + ": " +
+                                                         t["score_error"].get<std::string>();
+        } else if (scored > 0) {
+            r.scores.push_back({{"name", "turns"},
+                                {"score", double(right) / double(scored)},
+                                {"pass", right == scored},
+                                {"detail", {{"scored", scored}, {"correct", right}}}});
+            r.correct = right == scored;
+        }
+        r.durationMs = msSince(t0);
+        return r;
+    }
     auto scores = m_scorer(item, answer);
     if (!scores) {
         r.error = "scoring: " + scores.error().message;  // unscored: the suite's fault, not the model's

@@ -124,6 +124,25 @@ MapOutcome mapMtBench(nlohmann::json& r, int line, const MapContext& ctx) {
         item.turns.push_back(std::move(*text));
     }
     item.prompt = item.turns.front();
+    // Multi-turn consistency (Verdict's extension): "turn_references": one entry per turn, null
+    // (not scored), an answer, or a list of accepted answers; scored turn by turn by the runner.
+    if (const auto* tr = fields::find(r, "turn_references")) {
+        if (!tr->is_array() || tr->size() != item.turns.size())
+            return reject("'turn_references' must be a list with one entry per turn (" + std::to_string(item.turns.size()) +
+                          "): null, an answer, or a list of answers");
+        bool any = false;
+        for (size_t k = 0; k < tr->size(); ++k) {
+            const auto& v = (*tr)[k];
+            bool ok = v.is_null() || (v.is_string() && !v.get_ref<const std::string&>().empty());
+            if (v.is_array()) {
+                ok = !v.empty();
+                for (const auto& e : v) ok = ok && e.is_string() && !e.get_ref<const std::string&>().empty();
+            }
+            if (!ok) return reject("turn_references[" + std::to_string(k) + "] must be null, a non-empty answer or a list of them");
+            any = any || !v.is_null();
+        }
+        if (!any) return reject("'turn_references' has no answer for any turn");
+    }
     item.references = readReferences(r, used);
     fillIdAndCategory(item, r, line, ctx, used);
     item.metadata = fields::rest(r, used);

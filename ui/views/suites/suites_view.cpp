@@ -3,6 +3,7 @@
 #include "core/services/suite_run.h"
 #include "core/stats/classification.h"
 #include "core/stats/needle_grid.h"
+#include "core/stats/turn_accuracy.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
@@ -155,6 +156,11 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_needle->setTextFormat(Qt::RichText);
     m_needle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_needle->hide();
+    m_turns = new QLabel;
+    m_turns->setObjectName("turnAccuracy");
+    m_turns->setTextFormat(Qt::RichText);
+    m_turns->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_turns->hide();
     m_itemModel = new ItemComparisonModel(this);
     m_filter = new ItemFilterProxy(this);
     m_filter->setSourceModel(m_itemModel);
@@ -185,6 +191,7 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     resultsLayout->addWidget(m_significance);
     resultsLayout->addWidget(m_classification);
     resultsLayout->addWidget(m_needle);
+    resultsLayout->addWidget(m_turns);
     resultsLayout->addLayout(filters);
     resultsLayout->addWidget(m_items, 1);
 
@@ -303,6 +310,13 @@ QString SuitesView::classificationText() const {
     return doc.toPlainText();
 }
 
+QString SuitesView::turnsText() const {
+    if (m_turns->isHidden()) return {};
+    QTextDocument doc;
+    doc.setHtml(m_turns->text());
+    return doc.toPlainText();
+}
+
 QString SuitesView::needleText() const {
     if (m_needle->isHidden()) return {};
     QTextDocument doc;
@@ -350,6 +364,37 @@ QString needleHtml(const std::optional<core::NeedleGrid>& a, const std::optional
     h += "</tr></table>";
     for (const QString& r : reasons) h += QObject::tr("<br>cannot run: ") + r;
     return h;
+}
+
+// Multi-turn consistency: accuracy by range of turn indices of both runs, Wilson 95 %.
+QString turnsHtml(const std::optional<core::TurnAccuracy>& a, const std::optional<core::TurnAccuracy>& b) {
+    std::vector<std::pair<int, int>> ranges;
+    for (const auto* t : {&a, &b})
+        if (*t)
+            for (const auto& c : (*t)->byRange)
+                if (std::find(ranges.begin(), ranges.end(), std::pair{c.first, c.last}) == ranges.end())
+                    ranges.emplace_back(c.first, c.last);
+    std::sort(ranges.begin(), ranges.end());
+    QString h = QObject::tr("<b>Multi-turn consistency</b>: accuracy of the scored turns by turn index (Wilson 95 %)"
+                            "<table cellspacing=\"0\" cellpadding=\"3\" border=\"1\"><tr><th>turns</th><th>A</th><th>B</th></tr>");
+    for (const auto& [first, last] : ranges) {
+        h += "<tr><td>" + (first == last ? QString::number(first) : QString("%1–%2").arg(first).arg(last)) + "</td>";
+        for (const auto* t : {&a, &b}) {
+            QString cell = "—";
+            if (*t)
+                for (const auto& c : (*t)->byRange)
+                    if (c.first == first && c.last == last)
+                        cell = QString("%1 % <small>[%2–%3] (%4/%5)</small>")
+                                   .arg(100 * c.acc.accuracy, 0, 'f', 1)
+                                   .arg(100 * c.acc.ci.lo, 0, 'f', 1)
+                                   .arg(100 * c.acc.ci.hi, 0, 'f', 1)
+                                   .arg(c.acc.correct)
+                                   .arg(c.acc.n);
+            h += "<td>" + cell + "</td>";
+        }
+        h += "</tr>";
+    }
+    return h + "</table>";
 }
 
 // Per-label precision / recall / F1 of both runs (95 % intervals) and each run's confusion matrix.
@@ -516,6 +561,8 @@ void SuitesView::loadComparedRuns() {
     m_classification->hide();
     m_needle->clear();
     m_needle->hide();
+    m_turns->clear();
+    m_turns->hide();
     const int64_t a = m_wb.runA(), b = m_wb.runB();
     if (a <= 0 || b <= 0) {
         m_runsTitle->setText(tr("No runs compared yet: run a suite on A and B, or pick two runs on the History screen."));
@@ -563,6 +610,11 @@ void SuitesView::loadComparedRuns() {
             };
             m_needle->setText(needleHtml(na, nb, kvOf(**ra), kvOf(**rb)));
             m_needle->show();
+        }
+        const auto ta = core::turnAccuracyOfRun(*ia), tb = core::turnAccuracyOfRun(*ib);
+        if (ta || tb) {
+            m_turns->setText(turnsHtml(ta, tb));
+            m_turns->show();
         }
     }
     // "—" (not 0 %) for a run with no scored item: nothing was measured.
