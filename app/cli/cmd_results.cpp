@@ -13,6 +13,7 @@
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
 #include "core/store/suite_repository.h"
+#include "util/quote.h"
 
 #include <nlohmann/json.hpp>
 #include <verdict/engine/model_card.h>
@@ -97,7 +98,7 @@ void printNeedle(const core::NeedleGrid& g, std::optional<uint64_t> kvPerToken) 
         if (kvPerToken) std::printf("   %.1f MiB", double(*kvPerToken * uint64_t(g.lengths[li])) / (1024.0 * 1024.0));
         std::printf("\n");
     }
-    for (size_t i = 0; i < errors.size() && i < 3; ++i) std::printf("       failed: %s\n", errors[i].substr(0, 300).c_str());
+    for (size_t i = 0; i < errors.size() && i < 3; ++i) std::printf("       failed: %s\n", util::oneLine(errors[i], 300).c_str());
 }
 
 // The per-label table and the confusion matrix of a classification run.
@@ -119,16 +120,16 @@ void printClassification(const core::ClassificationSummary& c) {
             std::snprintf(b, sizeof b, "%.1f [%.1f, %.1f]", 100 * *v, 100 * i.lo, 100 * i.hi);
             return std::string(b);
         };
-        std::printf("       %-20s %7lld %7lld %-18s %-18s %-18s\n", m.label.substr(0, 20).c_str(),
+        std::printf("       %-20s %7lld %7lld %-18s %-18s %-18s\n", util::oneLine(m.label, 20).c_str(),
                     static_cast<long long>(m.support), static_cast<long long>(m.predicted),
                     cell(m.precision, m.precisionCi).c_str(), cell(m.recall, m.recallCi).c_str(),
                     cell(m.f1, m.f1Ci).c_str());
     }
     std::printf("       confusion (rows gold, columns predicted):\n       %-20s", "");
-    for (const auto& l : c.labels) std::printf(" %8s", l.substr(0, 8).c_str());
+    for (const auto& l : c.labels) std::printf(" %8s", util::oneLine(l, 8).c_str());
     std::printf(" %8s\n", "(none)");
     for (size_t g = 0; g < c.labels.size(); ++g) {
-        std::printf("       %-20s", c.labels[g].substr(0, 20).c_str());
+        std::printf("       %-20s", util::oneLine(c.labels[g], 20).c_str());
         for (int64_t v : c.confusion[g]) std::printf(" %8lld", static_cast<long long>(v));
         std::printf("\n");
     }

@@ -1,15 +1,14 @@
 #include "core/store/suite_repository.h"
 
 #include "core/score/scorer.h"
-
 #include "core/store/store.h"
 #include "core/store/suite_item_json.h"
 #include "util/quote.h"
 #include "util/sha256.h"
 
 #include <charconv>
-#include <set>
 #include <chrono>
+#include <set>
 
 namespace verdict::core {
 
