@@ -364,6 +364,66 @@ def verify_code(items):
             raise SystemExit(f"{it['task_id']}: canonical solution fails:\n{r.stderr}")
 
 
+# ---------------------------------------------------------------- sentiment (classification)
+def sentiment_labels():
+    """Short product reviews, graded by the label scorer (positive / negative / neutral)."""
+    rng = random.Random(707)
+    things = ["the headphones", "this kettle", "the laptop bag", "the desk lamp", "this phone case",
+              "the running shoes", "the coffee grinder", "this backpack", "the keyboard", "the blender"]
+    positive = ["{t} works perfectly and arrived a day early.", "I love {t}; it is sturdy and looks great.",
+                "{T} exceeded my expectations, I would buy it again.", "Excellent value: {t} does everything I need.",
+                "{T} is comfortable, quiet and well made."]
+    negative = ["{T} broke after two days and support never replied.", "I regret buying {t}; it stopped working at once.",
+                "{T} is flimsy and far too loud.", "Terrible: {t} arrived scratched and the refund took weeks.",
+                "{T} overheats and the buttons stick."]
+    neutral = ["{T} arrived on Tuesday in a brown box.", "{T} comes in black and grey.",
+               "I bought {t} for my office last month.", "{T} has a two-year warranty and weighs 400 grams.",
+               "The manual of {t} is printed in four languages."]
+    items = []
+    for i in range(60):
+        label = ["positive", "negative", "neutral"][i % 3]
+        pool = {"positive": positive, "negative": negative, "neutral": neutral}[label]
+        t = rng.choice(things)
+        review = rng.choice(pool).format(t=t, T=t[0].upper() + t[1:])
+        items.append({
+            "id": f"sent-{i + 1:03d}",
+            "category": label,
+            "prompt": "Classify the sentiment of this review as positive, negative or neutral. "
+                      "Answer with one word.\n\nReview: " + review,
+            "reference": label,
+            "scorer": {"name": "label", "params": {"labels": ["positive", "negative", "neutral"]}},
+        })
+    return items
+
+
+# ---------------------------------------------------------------- conversation recall (multi-turn)
+def conversation_recall():
+    """A fact in the first turn, small requests, then the fact asked for (turn_references)."""
+    rng = random.Random(808)
+    facts = [("My favourite colour is teal.", "What is my favourite colour?", "teal"),
+             ("My cat is called Pixel.", "What is my cat called?", "Pixel"),
+             ("I was born in Lisbon.", "Where was I born?", "Lisbon"),
+             ("My locker number is 417.", "What is my locker number?", "417"),
+             ("My sister's name is Ingrid.", "What is my sister's name?", "Ingrid"),
+             ("I drive a green tractor.", "What do I drive?", "tractor"),
+             ("My flight leaves at gate B12.", "Which gate does my flight leave from?", "B12"),
+             ("I am allergic to peanuts.", "What am I allergic to?", "peanuts")]
+    fillers = ["Name a fruit that is yellow.", "What is 7 plus 5?", "Give me a synonym of happy.",
+               "How many legs does a spider have?", "Name a planet.", "Spell the word cat backwards.",
+               "What is the opposite of cold?", "Name a month with 30 days.", "What is 9 times 3?",
+               "Name an animal that lives in the sea."]
+    items = []
+    for i in range(50):
+        fact, question, answer = facts[i % len(facts)]
+        gap = 1 + i % 8  # small requests between the fact and the question
+        turns = [fact] + [rng.choice(fillers) for _ in range(gap)] + [question + " Answer in a few words."]
+        refs = [None] * len(turns)
+        refs[-1] = answer
+        items.append({"id": f"recall-{i + 1:03d}", "category": f"after {gap} turn" + ("s" if gap > 1 else ""), "turns": turns,
+                      "turn_references": refs})
+    return items
+
+
 SUITES = {
     "arithmetic.jsonl": arithmetic,
     "word_problems.jsonl": word_problems,
@@ -371,6 +431,8 @@ SUITES = {
     "instruction_following.jsonl": instruction_following,
     "multiple_choice.jsonl": multiple_choice,
     "code_completion.jsonl": code_completion,
+    "sentiment_labels.jsonl": sentiment_labels,
+    "conversation_recall.jsonl": conversation_recall,
 }
 
 

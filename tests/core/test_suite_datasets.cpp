@@ -100,6 +100,8 @@ private slots:
         QTest::addRow("instruction following") << "instruction_following.jsonl" << "promptfoo" << 60;
         QTest::addRow("multiple choice") << "multiple_choice.jsonl" << "mc" << 120;
         QTest::addRow("code completion") << "code_completion.jsonl" << "humaneval" << 50;
+        QTest::addRow("sentiment labels") << "sentiment_labels.jsonl" << "prompt" << 60;
+        QTest::addRow("conversation recall") << "conversation_recall.jsonl" << "mt_bench" << 50;
     }
     void shapesAndCounts() {
         QFETCH(QString, file);
@@ -111,6 +113,11 @@ private slots:
         QCOMPARE(r.rejectedCount, size_t(0));
         QVERIFY(r.warnings.empty());
         for (const auto& item : r.items) {
+            // Conversations are scored turn by turn (turn_references), not by item scorers.
+            if (item.turns.size() > 1) {
+                QVERIFY2(item.metadata.contains("turn_references"), item.id.c_str());
+                continue;
+            }
             QVERIFY2(!item.scorers.empty(), item.id.c_str());
             for (const auto& spec : item.scorers) {
                 if (isLoglikelihoodScorer(spec.name)) continue;
