@@ -37,6 +37,14 @@ const TensorType kAvx2Types[] = {TensorType::F32,    TensorType::F16,     Tensor
                                  TensorType::Q6_K,   TensorType::IQ4_XS,  TensorType::IQ2_XXS, TensorType::IQ2_XS,
                                  TensorType::IQ2_S,  TensorType::IQ3_XXS, TensorType::IQ3_S};
 
+// Types with an AVX-512 kernel (kernels_avx512_*.cpp): where the CPU has AVX-512, availableKernels
+// must list it, so simdMatchesReference compares it against the reference too.
+const TensorType kAvx512Types[] = {TensorType::F32,     TensorType::F16,     TensorType::BF16, TensorType::Q4_0,
+                                   TensorType::Q4_1,    TensorType::Q5_0,    TensorType::Q5_1, TensorType::Q8_0,
+                                   TensorType::Q2_K,    TensorType::Q3_K,    TensorType::Q4_K, TensorType::Q5_K,
+                                   TensorType::Q6_K,    TensorType::IQ2_XXS, TensorType::IQ2_XS,  TensorType::IQ2_S,
+                                   TensorType::IQ3_XXS, TensorType::IQ3_S};
+
 std::vector<int64_t> kSizes(TensorType t) {
     switch (tensor::traits(t).blockElems) {
         case 1: return {1, 7, 16, 33, 100, 256, 1000};
@@ -215,6 +223,11 @@ private slots:
         for (TensorType t : kAvx2Types) {
             const MatmulKernel* k = avx2Kernel(t);
             QVERIFY2(k && k->type == t && k->level == SimdLevel::Avx2, std::string(tensor::typeName(t)).c_str());
+        }
+        if (maxSimdLevel() < SimdLevel::Avx512) return;
+        for (TensorType t : kAvx512Types) {
+            const MatmulKernel* k = avx512Kernel(t);
+            QVERIFY2(k && k->type == t && k->level == SimdLevel::Avx512, std::string(tensor::typeName(t)).c_str());
         }
     }
 
