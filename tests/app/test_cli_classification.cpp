@@ -17,11 +17,7 @@ namespace {
 
 using Run = verdict::test::CliRun;
 
-// The built binary with the temporary folder's database and config dir (no user catalog leaks in).
-Run runVerdict(const QStringList& args, const QTemporaryDir& dir) {
-    return verdict::test::runVerdict(args, dir.filePath("v.db"), 180000,
-                                     {{"XDG_CONFIG_HOME", dir.filePath("config")}, {"VERDICT_API_KEY", ""}});
-}
+Run runVerdict(const QStringList& args, const QTemporaryDir& dir) { return verdict::test::runVerdictIn(args, dir.path()); }
 
 bool near(const json& v, double x) { return v.is_number() && std::fabs(v.get<double>() - x) < 1e-9; }
 

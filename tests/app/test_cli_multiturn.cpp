@@ -15,11 +15,7 @@ using nlohmann::json;
 namespace {
 
 using Run = verdict::test::CliRun;
-
-Run runVerdict(const QStringList& args, const QTemporaryDir& dir) {
-    return verdict::test::runVerdict(args, dir.filePath("v.db"), 180000,
-                                     {{"XDG_CONFIG_HOME", dir.filePath("config")}, {"VERDICT_API_KEY", ""}});
-}
+Run runVerdict(const QStringList& args, const QTemporaryDir& dir) { return verdict::test::runVerdictIn(args, dir.path()); }
 
 }  // namespace
 

@@ -36,4 +36,10 @@ inline CliRun runVerdict(const QStringList& args, const QString& db = {}, int ti
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
 }
 
+// The binary with a temporary folder's database (v.db) and config dir, and no API key from the
+// environment: what the CLI tests of one folder share.
+inline CliRun runVerdictIn(const QStringList& args, const QString& dir, int timeoutMs = 180000) {
+    return runVerdict(args, dir + "/v.db", timeoutMs, {{"XDG_CONFIG_HOME", dir + "/config"}, {"VERDICT_API_KEY", ""}});
+}
+
 }  // namespace verdict::test

@@ -82,6 +82,29 @@ private:
         f.write(bytes);
     }
 
+    // Imports `path` through the Suites screen's dialog as suite `name` (`rows` items previewed).
+    // Failures are QTest failures: callers return when QTest::currentTestFailed().
+    void importSuite(const QString& path, const QString& name, int rows) {
+        m_window->showScreen(MainWindow::Suites);
+        ImportSuiteDialog* dlg = m_window->suitesView()->importFile(path);
+        QVERIFY(dlg);
+        QSignalSpy loaded(dlg, &ImportSuiteDialog::loadedChanged);
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(dlg->previewRows(), rows);
+        QVERIFY(dlg->save());
+        QVERIFY(m_window->suitesView()->selectSuite(name));
+    }
+
+    // Runs stored suite `name` on A and B from the Suites screen and waits for both, no error box.
+    void runBothOn(const QString& name) {
+        SuitesView* sv = m_window->suitesView();
+        QVERIFY(sv->selectSuite(name));
+        QSignalSpy finished(sv, &SuitesView::runsFinished);
+        QVERIFY(sv->runBoth());
+        QVERIFY(finished.wait(300000));
+        QCOMPARE(takeErrorBoxes(), 0);
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
@@ -589,19 +612,11 @@ private slots:
         writeFile(path, "{\"prompt\": \"Q: Is 4 even or odd?\\nA:\", \"reference\": \"even\"" + scorer +
                             "{\"prompt\": \"Q: Is 7 even or odd?\\nA:\", \"reference\": \"odd\"" + scorer);
         const int64_t runA = m_wb->runA(), runB = m_wb->runB();
-        m_window->showScreen(MainWindow::Suites);
         SuitesView* sv = m_window->suitesView();
-        ImportSuiteDialog* dlg = sv->importFile(path);
-        QVERIFY(dlg);
-        QSignalSpy loaded(dlg, &ImportSuiteDialog::loadedChanged);
-        QVERIFY(loaded.wait(30000));
-        QCOMPARE(dlg->previewRows(), 2);
-        QVERIFY(dlg->save());
-        QVERIFY(sv->selectSuite("labels"));
-        QSignalSpy finished(sv, &SuitesView::runsFinished);
-        QVERIFY(sv->runBoth());
-        QVERIFY(finished.wait(300000));
-        QCOMPARE(takeErrorBoxes(), 0);
+        importSuite(path, "labels", 2);
+        if (QTest::currentTestFailed()) return;
+        runBothOn("labels");
+        if (QTest::currentTestFailed()) return;
         const QString text = sv->classificationText();
         QVERIFY2(text.contains("macro-F1") && text.contains("even") && text.contains("odd") &&
                      text.contains("confusion") && text.contains("(no label)"),
@@ -629,18 +644,11 @@ private slots:
         const QString path = m_tmp.filePath("turns.jsonl");
         writeFile(path, "{\"id\": \"t1\", \"turns\": [\"Q: My number is 7.\\nA:\", \"Q: What is my number?\\nA:\"], "
                         "\"turn_references\": [null, \"7\"]}\n");
-        m_window->showScreen(MainWindow::Suites);
         SuitesView* sv = m_window->suitesView();
-        ImportSuiteDialog* dlg = sv->importFile(path);
-        QVERIFY(dlg);
-        QSignalSpy loaded(dlg, &ImportSuiteDialog::loadedChanged);
-        QVERIFY(loaded.wait(30000));
-        QVERIFY(dlg->save());
-        QVERIFY(sv->selectSuite("turns"));
-        QSignalSpy finished(sv, &SuitesView::runsFinished);
-        QVERIFY(sv->runBoth());
-        QVERIFY(finished.wait(300000));
-        QCOMPARE(takeErrorBoxes(), 0);
+        importSuite(path, "turns", 1);
+        if (QTest::currentTestFailed()) return;
+        runBothOn("turns");
+        if (QTest::currentTestFailed()) return;
         const QString text = sv->turnsText();
         QVERIFY2(text.contains("Multi-turn consistency") && text.contains("1–5") &&
                      (text.contains("(0/1)") || text.contains("(1/1)")),
@@ -667,16 +675,15 @@ private slots:
         QCOMPARE(takeErrorBoxes(), 1);
         dlg->haystackEdit()->clear();
         QVERIFY(dlg->make());
-        QVERIFY(sv->selectSuite("needles"));
-        QSignalSpy finished(sv, &SuitesView::runsFinished);
-        QVERIFY(sv->runBoth());
-        QVERIFY(finished.wait(300000));
-        QCOMPARE(takeErrorBoxes(), 0);
+        runBothOn("needles");
+        if (QTest::currentTestFailed()) return;
         const QString text = sv->needleText();
         qInfo("%s", qPrintable(text));
         QVERIFY2(text.contains("Long context") && text.contains("A: tokens") && text.contains("B: tokens") &&
-                     text.contains("200") && text.contains("4096") && text.contains(" %"),
+                     text.contains("200") && text.contains("4096"),
                  qPrintable(text));
+        // 200 tokens fit the demo models' context: that row ran (a percentage, not "cannot run").
+        QVERIFY2(text.contains("200\n") && !text.contains("200\ncannot run"), qPrintable(text));
         // 4k tokens exceed the demo models' context: marked, with the reason.
         QVERIFY2(text.contains("cannot run") && text.contains("does not fit"), qPrintable(text));
         m_wb->setComparedRuns(runA, runB);

@@ -293,13 +293,7 @@ void turnsSection(const ReportData& d, QList<DocBlock>& out) {
     out << heading("Multi-turn consistency", 2);
     out << para("Accuracy of the turns that carry a reference, by turn index (ranges of turns), with Wilson 95 % "
                 "intervals: whether facts given early in a conversation are still used many turns later.");
-    std::vector<std::pair<int, int>> ranges;
-    for (const auto* t : {&acc.turnsA, &acc.turnsB})
-        if (*t)
-            for (const auto& c : (*t)->byRange)
-                if (std::find(ranges.begin(), ranges.end(), std::pair{c.first, c.last}) == ranges.end())
-                    ranges.emplace_back(c.first, c.last);
-    std::sort(ranges.begin(), ranges.end());
+    const auto ranges = core::unionRanges(acc.turnsA, acc.turnsB);
     DocTable t;
     t.header = {"Turns", sideName(d.a), sideName(d.b)};
     t.columnWeights = {1.2, 2.4, 2.4};
@@ -307,11 +301,8 @@ void turnsSection(const ReportData& d, QList<DocBlock>& out) {
     for (const auto& [first, last] : ranges) {
         QStringList row{first == last ? QString::number(first) : QString("%1\u2013%2").arg(first).arg(last)};
         for (const auto* tr : {&acc.turnsA, &acc.turnsB}) {
-            QString cell = QString::fromUtf8(core::kDash);
-            if (*tr)
-                for (const auto& c : (*tr)->byRange)
-                    if (c.first == first && c.last == last) cell = ci(c.acc);
-            row << cell;
+            const core::TurnCell* c = *tr ? (*tr)->range(first, last) : nullptr;
+            row << (c ? ci(c->acc) : QString::fromUtf8(core::kDash));
         }
         t.rows << row;
     }

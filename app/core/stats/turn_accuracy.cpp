@@ -2,6 +2,7 @@
 
 #include "core/stats/run_summary.h"
 
+#include <algorithm>
 #include <map>
 
 namespace verdict::core {
@@ -60,6 +61,22 @@ std::optional<TurnAccuracy> turnAccuracyOfRun(const std::vector<RunItemRecord>& 
     }
     for (const auto& [range, c] : ranges) t.byRange.push_back({range.first, range.second, cellOf(c.first, c.second)});
     return t;
+}
+
+const TurnCell* TurnAccuracy::range(int first, int last) const {
+    for (const auto& c : byRange)
+        if (c.first == first && c.last == last) return &c;
+    return nullptr;
+}
+
+std::vector<std::pair<int, int>> unionRanges(const std::optional<TurnAccuracy>& a, const std::optional<TurnAccuracy>& b) {
+    std::vector<std::pair<int, int>> out;
+    for (const auto* t : {&a, &b})
+        if (*t)
+            for (const auto& c : (*t)->byRange) out.emplace_back(c.first, c.last);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
 }
 
 nlohmann::json turnAccuracyJson(const TurnAccuracy& t) {

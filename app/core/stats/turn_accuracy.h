@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace verdict::core {
@@ -23,7 +24,13 @@ struct TurnAccuracy {
     std::vector<TurnCell> byTurn;    // one per scored turn index, ascending
     std::vector<TurnCell> byRange;   // ranges of turn indices: 1-5, 6-10, 11-20, 21-50, 51-100, 101-200, ...
     int64_t conversations = 0;       // items with at least one scored turn
+
+    const TurnCell* range(int first, int last) const;  // the byRange cell, nullptr when absent
 };
+
+// The turn ranges of two runs' summaries (either may be absent), sorted: the rows of a
+// side-by-side table.
+std::vector<std::pair<int, int>> unionRanges(const std::optional<TurnAccuracy>& a, const std::optional<TurnAccuracy>& b);
 
 // nullopt when no item has a scored turn. Items that failed part-way count the turns they reached.
 std::optional<TurnAccuracy> turnAccuracyOfRun(const std::vector<RunItemRecord>& items);

@@ -368,28 +368,19 @@ QString needleHtml(const std::optional<core::NeedleGrid>& a, const std::optional
 
 // Multi-turn consistency: accuracy by range of turn indices of both runs, Wilson 95 %.
 QString turnsHtml(const std::optional<core::TurnAccuracy>& a, const std::optional<core::TurnAccuracy>& b) {
-    std::vector<std::pair<int, int>> ranges;
-    for (const auto* t : {&a, &b})
-        if (*t)
-            for (const auto& c : (*t)->byRange)
-                if (std::find(ranges.begin(), ranges.end(), std::pair{c.first, c.last}) == ranges.end())
-                    ranges.emplace_back(c.first, c.last);
-    std::sort(ranges.begin(), ranges.end());
     QString h = QObject::tr("<b>Multi-turn consistency</b>: accuracy of the scored turns by turn index (Wilson 95 %)"
                             "<table cellspacing=\"0\" cellpadding=\"3\" border=\"1\"><tr><th>turns</th><th>A</th><th>B</th></tr>");
-    for (const auto& [first, last] : ranges) {
+    for (const auto& [first, last] : core::unionRanges(a, b)) {
         h += "<tr><td>" + (first == last ? QString::number(first) : QString("%1–%2").arg(first).arg(last)) + "</td>";
         for (const auto* t : {&a, &b}) {
-            QString cell = "—";
-            if (*t)
-                for (const auto& c : (*t)->byRange)
-                    if (c.first == first && c.last == last)
-                        cell = QString("%1 % <small>[%2–%3] (%4/%5)</small>")
-                                   .arg(100 * c.acc.accuracy, 0, 'f', 1)
-                                   .arg(100 * c.acc.ci.lo, 0, 'f', 1)
-                                   .arg(100 * c.acc.ci.hi, 0, 'f', 1)
-                                   .arg(c.acc.correct)
-                                   .arg(c.acc.n);
+            const core::TurnCell* c = *t ? (*t)->range(first, last) : nullptr;
+            const QString cell = !c ? QString("—")
+                                    : QString("%1 % <small>[%2–%3] (%4/%5)</small>")
+                                          .arg(100 * c->acc.accuracy, 0, 'f', 1)
+                                          .arg(100 * c->acc.ci.lo, 0, 'f', 1)
+                                          .arg(100 * c->acc.ci.hi, 0, 'f', 1)
+                                          .arg(c->acc.correct)
+                                          .arg(c->acc.n);
             h += "<td>" + cell + "</td>";
         }
         h += "</tr>";
