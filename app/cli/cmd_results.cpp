@@ -7,6 +7,7 @@
 #include "core/endpoints/endpoint_cost.h"
 #include "core/endpoints/provider_catalog.h"
 #include "core/stats/classification.h"
+#include "core/stats/tool_call_stats.h"
 #include "core/stats/needle_grid.h"
 #include "core/stats/turn_accuracy.h"
 #include "core/stats/run_summary.h"
@@ -33,7 +34,8 @@ nlohmann::json optJson(const std::optional<double>& v) { return v ? nlohmann::js
 nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, const core::RunSummary& s,
                        const std::optional<nlohmann::json>& cost,
                        const std::optional<core::ClassificationSummary>& classification,
-                       const nlohmann::json& needle, const std::optional<core::TurnAccuracy>& turns) {
+                       const nlohmann::json& needle, const std::optional<core::TurnAccuracy>& turns,
+                       const std::optional<core::ToolCallStats>& tools) {
     const auto& acc = s.accuracy;
     return {{"run_id", r.id},
             {"status", std::string(core::runStatusName(r.status))},
@@ -62,7 +64,18 @@ nlohmann::json runJson(const core::RunRecord& r, const std::string& suiteName, c
             {"cost", cost ? *cost : nlohmann::json(nullptr)},
             {"classification", classification ? core::classificationJson(*classification) : nlohmann::json(nullptr)},
             {"needle", needle},
-            {"by_turn", turns ? core::turnAccuracyJson(*turns) : nlohmann::json(nullptr)}};
+            {"by_turn", turns ? core::turnAccuracyJson(*turns) : nlohmann::json(nullptr)},
+            {"function_calling", tools ? core::toolCallStatsJson(*tools) : nlohmann::json(nullptr)}};
+}
+
+// Function calling: the error rate and each error class's, with intervals.
+void printToolCalls(const core::ToolCallStats& t) {
+    std::printf("       function calling: %lld items, error rate %.1f%% [%.1f, %.1f]\n", static_cast<long long>(t.items),
+                100 * t.errorRate, 100 * t.errorCi.lo, 100 * t.errorCi.hi);
+    for (const auto& c : t.byClass)
+        if (c.count > 0)
+            std::printf("       %-18s %6.1f%% [%.1f, %.1f]  (%lld)\n", c.name.c_str(), 100 * c.rate, 100 * c.ci.lo, 100 * c.ci.hi,
+                        static_cast<long long>(c.count));
 }
 
 // Multi-turn consistency: accuracy by range of turn indices (and per turn for short conversations).
@@ -247,9 +260,10 @@ int runResults(const std::vector<std::string>& argv) {
         if (!needle) return fail("results", needle.error().message, kExitRuntime);
         const std::optional<uint64_t> kvPerToken = *needle ? kvPerTokenOf(r) : std::nullopt;
         const auto turns = core::turnAccuracyOfRun(*items);
+        const auto tools = core::toolCallStatsOfRun(*items);
         if (args->has("json")) {
             out.push_back(runJson(r, suiteNames[r.suiteId], s, *cost, classification,
-                                  *needle ? core::needleGridJson(**needle, kvPerToken) : nlohmann::json(nullptr), turns));
+                                  *needle ? core::needleGridJson(**needle, kvPerToken) : nlohmann::json(nullptr), turns, tools));
             continue;
         }
         const auto& a = s.accuracy;
@@ -271,6 +285,7 @@ int runResults(const std::vector<std::string>& argv) {
             if (classification) printClassification(*classification);
             if (*needle) printNeedle(**needle, kvPerToken);
             if (turns) printTurns(*turns);
+            if (tools) printToolCalls(*tools);
             for (const auto& [name, c] : a.byCategory)
                 std::printf("       %-28s %6.1f%% [%.1f, %.1f]  (%lld/%lld)\n", name.empty() ? "(none)" : name.c_str(),
                             100 * c.accuracy, 100 * c.ci.lo, 100 * c.ci.hi, static_cast<long long>(c.correct),

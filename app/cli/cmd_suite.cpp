@@ -1,4 +1,4 @@
-// verdict suite import FILE [--name N] [--map SPEC] [--format F] [--shape S] [--json]
+// verdict suite import FILE [--name N] [--map SPEC] [--format F] [--shape S] [--answers FILE] [--json]
 // verdict suite list [--json]
 // verdict suite show NAME [--limit N] [--json]
 // verdict suite make needle --lengths L --depths D [--haystack FILE] [--tokenizer GGUF] [--json]
@@ -53,7 +53,8 @@ int importCommand(const std::vector<std::string>& argv) {
         {"name", true, "N", "suite name (default: the file name without extensions)"},
         {"map", true, "SPEC", "explicit fields, e.g. prompt=question,reference=answer,category=type"},
         {"format", true, "F", "jsonl, json, csv, tsv, csv-header or csv-noheader (default: detect)"},
-        {"shape", true, "S", "force a record shape (mmlu, gsm8k, humaneval, ...; default: detect)"},
+        {"shape", true, "S", "force a record shape (mmlu, gsm8k, humaneval, tools, bfcl, ...; default: detect)"},
+        {"answers", true, "FILE", "BFCL: the possible_answer file with each item's ground truth (joined by id)"},
         {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most (default 2048; 0 = no limit)"},
         {"max-expand-ratio", true, "N", "a .gz file may inflate N times its size at most, judged past 64 MiB (default 100; 0 = no limit)"},
         kDbOption, kJsonOption, kHelpOption,
@@ -71,6 +72,7 @@ int importCommand(const std::vector<std::string>& argv) {
     opts.name = args->value("name").value_or("");
     opts.formatHint = args->value("format").value_or("");
     opts.shape = args->value("shape").value_or("");
+    opts.answersPath = args->value("answers").value_or("");
     auto maxMib = args->integer("max-expanded-mib", static_cast<long long>(opts.gzip.maxExpandedBytes >> 20));
     if (!maxMib) return fail("suite import", maxMib.error().message, kExitUsage);
     if (*maxMib < 0 || *maxMib > (1LL << 40)) return fail("suite import", "--max-expanded-mib must be between 0 and 2^40", kExitUsage);

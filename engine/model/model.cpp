@@ -139,8 +139,8 @@ Result<std::vector<int32_t>> Model::tokenize(std::string_view text, bool addSpec
     return m_impl->tokenizer->encode(text, addSpecial, parseSpecial);
 }
 
-std::string Model::tokenToPiece(int32_t token) const {
-    return m_impl->tokenizer ? m_impl->tokenizer->piece(token) : std::string();
+std::string Model::tokenToPiece(int32_t token, bool renderSpecial) const {
+    return m_impl->tokenizer ? m_impl->tokenizer->piece(token, renderSpecial) : std::string();
 }
 
 std::string Model::detokenize(const std::vector<int32_t>& tokens) const {

@@ -26,7 +26,7 @@ Result<std::vector<int32_t>> ModelTokenizer::encode(std::string_view text, bool 
     return m_tok->encode(text, addSpecial, parseSpecial);
 }
 
-std::string ModelTokenizer::piece(int32_t token) const { return m_tok->tokenToPiece(token, false); }
+std::string ModelTokenizer::piece(int32_t token, bool renderSpecial) const { return m_tok->tokenToPiece(token, renderSpecial); }
 std::string ModelTokenizer::decode(const std::vector<int32_t>& tokens) const { return m_tok->decode(tokens, false); }
 bool ModelTokenizer::isEog(int32_t token) const { return m_tok->isEog(token); }
 int32_t ModelTokenizer::bos() const { return m_tok->bos(); }

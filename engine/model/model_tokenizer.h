@@ -22,7 +22,7 @@ public:
     ~ModelTokenizer();
 
     Result<std::vector<int32_t>> encode(std::string_view text, bool addSpecial, bool parseSpecial) const;
-    std::string piece(int32_t token) const;        // raw bytes; control tokens give ""
+    std::string piece(int32_t token, bool renderSpecial = false) const;  // raw bytes; control tokens give "" unless renderSpecial
     std::string decode(const std::vector<int32_t>& tokens) const;
     bool isEog(int32_t token) const;
     int32_t bos() const;

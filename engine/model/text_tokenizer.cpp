@@ -72,25 +72,46 @@ std::vector<int32_t> TextTokenizer::encode(std::string_view text, bool addSpecia
     return m_impl->tok->encode(text, addSpecial, parseSpecial);
 }
 
-Result<TextTokenizer::RenderedChat> TextTokenizer::renderChat(const std::vector<std::pair<std::string, std::string>>& messages,
-                                                              const std::function<bool()>& shouldStop) const {
-    const Impl& d = *m_impl;
+namespace {
+
+// The file's template, else the built-in format of the family it looks like.
+Result<TextTokenizer::RenderedChat> renderInputs(const TextTokenizer::Impl& d, tok::ChatTemplateInputs in,
+                                                 const std::function<bool()>& shouldStop) {
     if (!d.tmpl)
         return Error{d.templateSource.empty() ? "the model has no chat template"
                                               : "the model's chat template does not parse: " + d.templateParseError};
-    tok::ChatTemplateInputs in;
-    for (const auto& [role, content] : messages) in.messages.push_back({{"role", role}, {"content", content}});
     in.addGenerationPrompt = true;
     if (!d.bosText.empty()) in.bosToken = d.bosText;
     if (!d.eosText.empty()) in.eosToken = d.eosText;
     in.limits.shouldStop = shouldStop;
     auto text = d.tmpl->render(in);
-    if (text) return RenderedChat{std::move(*text), "model", ""};
+    if (text) return TextTokenizer::RenderedChat{std::move(*text), "model", ""};
     if (shouldStop && shouldStop()) return Error{"cancelled while rendering the chat template"};
     const std::string note = "the model's chat template failed: " + text.error().message;
     const std::string family = tok::detectTemplateFamily(d.templateSource);
-    if (auto b = tok::renderBuiltinTemplate(family, in)) return RenderedChat{std::move(*b), "builtin:" + family, note};
+    if (auto b = tok::renderBuiltinTemplate(family, in)) return TextTokenizer::RenderedChat{std::move(*b), "builtin:" + family, note};
     return Error{note};
+}
+
+}  // namespace
+
+Result<TextTokenizer::RenderedChat> TextTokenizer::renderChat(const std::vector<std::pair<std::string, std::string>>& messages,
+                                                              const std::function<bool()>& shouldStop) const {
+    tok::ChatTemplateInputs in;
+    for (const auto& [role, content] : messages) in.messages.push_back({{"role", role}, {"content", content}});
+    return renderInputs(*m_impl, std::move(in), shouldStop);
+}
+
+Result<TextTokenizer::RenderedChat> TextTokenizer::renderChatJson(std::string_view messagesJson, std::string_view toolsJson,
+                                                                  const std::function<bool()>& shouldStop) const {
+    tok::ChatTemplateInputs in;
+    in.messages = nlohmann::ordered_json::parse(messagesJson, nullptr, false);
+    if (in.messages.is_discarded() || !in.messages.is_array()) return Error{"chat messages: not a JSON array"};
+    if (!toolsJson.empty()) {
+        in.tools = nlohmann::ordered_json::parse(toolsJson, nullptr, false);
+        if (in.tools.is_discarded() || !(in.tools.is_array() || in.tools.is_null())) return Error{"chat tools: not a JSON array"};
+    }
+    return renderInputs(*m_impl, std::move(in), shouldStop);
 }
 
 const std::string& TextTokenizer::templateSource() const { return m_impl->templateSource; }

@@ -75,7 +75,7 @@ int32_t SequenceGenerator::sampleNext(std::span<const float> logits, Clock::time
 bool SequenceGenerator::accept(int32_t tok, const std::function<bool(std::string_view piece)>& onPiece) {
     m_out.tokens.push_back(tok);
     const bool eog = m_model.isEog(tok);
-    const std::string piece = m_model.tokenToPiece(tok);
+    const std::string piece = m_model.tokenToPiece(tok, m_cfg.renderSpecialTokens);
     if (eog && m_cfg.stopAtEos) {
         stop(StopReason::Eos);
         return false;

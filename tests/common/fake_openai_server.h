@@ -33,6 +33,8 @@ struct FakeOpenAiOptions {
     // Non-empty: the answer is the value of the first key found in the last message's content
     // (else `answer`), e.g. {{"lottery", "Spam."}} for a classification suite.
     std::map<std::string, std::string> answerFor;
+    // An answer "CALL [{"name": "f", "arguments": {...}}, ...]" is sent as tool_calls (streamed: the
+    // name and id first, the arguments text in 5-byte pieces; finish_reason "tool_calls").
     std::string reasoning;             // streamed as reasoning_content before the answer
     bool exactTokens = false;          // stream max_tokens pieces " t" instead of the answer (load tests)
     int rejectFirst = 0;               // the first N completion requests: 429 with Retry-After
@@ -146,6 +148,7 @@ private:
             }
             const int maxTokens = body.value("max_tokens", 16);
             std::vector<std::pair<std::string, std::string>> pieces;  // (field, text)
+            nlohmann::json calls = nlohmann::json::array();           // tool calls to send instead of text
             for (size_t i = 0; i < m_o.reasoning.size(); i += 4) pieces.emplace_back("reasoning_content", m_o.reasoning.substr(i, 4));
             if (m_o.exactTokens) {
                 for (int i = 0; i < maxTokens + m_o.ignoreMaxTokensBy; ++i) pieces.emplace_back("content", " t");
@@ -161,6 +164,11 @@ private:
                         answer = reply;
                         break;
                     }
+                if (answer.rfind("CALL ", 0) == 0) {
+                    calls = nlohmann::json::parse(answer.substr(5), nullptr, false);
+                    if (!calls.is_array()) calls = nlohmann::json::array();
+                    answer.clear();
+                }
                 for (size_t i = 0; i < answer.size(); i += 4) pieces.emplace_back("content", answer.substr(i, 4));
             }
             const int64_t promptTokens = static_cast<int64_t>(req.body.size() / 4);
@@ -172,9 +180,13 @@ private:
             if (!body.value("stream", false)) {
                 std::string content, reasoning;
                 for (const auto& [field, text] : pieces) (field == "content" ? content : reasoning) += text;
-                nlohmann::json choice = {{"index", 0}, {"finish_reason", "length"}};
+                nlohmann::json choice = {{"index", 0}, {"finish_reason", calls.empty() ? "length" : "tool_calls"}};
                 if (chat) {
                     choice["message"] = {{"role", "assistant"}, {"content", content}};
+                    for (size_t k = 0; k < calls.size(); ++k)
+                        choice["message"]["tool_calls"].push_back(
+                            {{"id", "call_" + std::to_string(k)}, {"type", "function"},
+                             {"function", {{"name", calls[k].value("name", "")}, {"arguments", calls[k].value("arguments", nlohmann::json::object()).dump()}}}});
                     if (!reasoning.empty()) choice["message"]["reasoning_content"] = reasoning;
                 } else {
                     choice["text"] = content;
@@ -197,7 +209,15 @@ private:
                 else choice["text"] = field == "content" ? text : "";
                 events->push_back(event({{"choices", {choice}}}));
             }
-            events->push_back(event({{"choices", {{{"index", 0}, {"delta", nlohmann::json::object()}, {"finish_reason", "length"}}}}}));
+            for (size_t k = 0; k < calls.size() && chat; ++k) {
+                const std::string args = calls[k].value("arguments", nlohmann::json::object()).dump();
+                const nlohmann::json head = {{"index", k}, {"id", "call_" + std::to_string(k)}, {"type", "function"},
+                                             {"function", {{"name", calls[k].value("name", "")}, {"arguments", ""}}}};
+                events->push_back(event({{"choices", {{{"index", 0}, {"delta", {{"tool_calls", {head}}}}}}}}));
+                for (size_t i = 0; i < args.size(); i += 5)
+                    events->push_back(event({{"choices", {{{"index", 0}, {"delta", {{"tool_calls", {{{"index", k}, {"function", {{"arguments", args.substr(i, 5)}}}}}}}}}}}}));
+            }
+            events->push_back(event({{"choices", {{{"index", 0}, {"delta", nlohmann::json::object()}, {"finish_reason", calls.empty() ? "length" : "tool_calls"}}}}}));
             if (withUsage) events->push_back(event({{"choices", nlohmann::json::array()}, {"usage", usage}}));
             events->push_back("data: [DONE]\n\n");
             const int dropAt = drop ? m_o.dropFirstAfterChunks : -1;

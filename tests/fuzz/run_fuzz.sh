@@ -24,8 +24,9 @@ suite_import)
   sources=(app/core/suite/suite_importer.cpp app/core/suite/byte_source.cpp app/core/suite/record_reader.cpp
            app/core/suite/json_parse.cpp app/core/suite/utf8_text.cpp app/core/suite/field_mapping.cpp
            app/core/suite/suite_shape.cpp app/core/suite/record_fields.cpp app/core/suite/item_mapper.cpp
-           app/core/suite/item_mapper_mc.cpp app/core/suite/promptfoo_mapper.cpp engine/util/sha256.cpp
-           engine/tokenizer/unicode.cpp engine/tokenizer/unicode_tables.cpp)
+           app/core/suite/item_mapper_mc.cpp app/core/suite/promptfoo_mapper.cpp app/core/suite/item_mapper_tools.cpp
+           app/core/suite/chat_turn_json.cpp app/core/score/tool_call_scorer.cpp app/core/score/json_schema.cpp
+           engine/util/sha256.cpp engine/tokenizer/unicode.cpp engine/tokenizer/unicode_tables.cpp)
   libs=(-lz) max_len=2048 ;;
 jinja)
   sources=(engine/tokenizer/chat_template.cpp engine/tokenizer/jinja_lexer.cpp engine/tokenizer/jinja_parser.cpp
@@ -105,6 +106,8 @@ suite_import)
   seed openai-evals '\x01{"input": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], "ideal": ["x", "y"]}\n'
   seed inspect '\x01{"input": "q", "target": "t", "choices": ["a", "b"], "id": 3, "metadata": {"k": 1}}\n{"input": [{"role": "user", "content": "c"}], "target": ["A"], "choices": ["x", "y"]}\n'
   seed arc '\x01{"question": {"stem": "\\ud83d\\ude00?", "choices": [{"text": "a", "label": "A"}, {"text": "b", "label": "B"}]}, "answerKey": "B", "id": "x"}\n'
+  seed tools '\x01{"id": "w", "prompt": "p", "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}}}], "expected_calls": [{"name": "f", "arguments": {"a": 1}, "accept": {"b": [null, "x"]}}], "tool_results": {"f": {"r": 2}}, "reference": "2"}\n{"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c", "content": "r"}], "tools": [{"name": "f"}], "expected_calls": []}\n'
+  seed bfcl '\x01{"id": "simple_0", "question": [[{"role": "user", "content": "q"}]], "function": [{"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "float"}, "t": {"type": "tuple", "items": {"type": "any"}}}}}], "ground_truth": [{"f": {"x": [1.5, ""], "t": [[1, 2]]}}]}\n{"id": "irrelevance_3", "question": "q", "function": {"name": "g"}}\n'
   seed gsm8k '\x01{"question": "q", "answer": "work\\n#### 1,234"}\n{"question": "r", "answer": "-3.5"}\n'
   seed aqua '\x02[{"question": "q", "options": ["A)1", "B)2", "C)3"], "correct": "C", "rationale": "r"}, {"question": "p", "options": [], "correct": "A"},]'
   seed code '\x01{"task_id": "t/0", "prompt": "def f():\\n", "canonical_solution": "  return 1\\n", "test": "assert f()==1", "entry_point": "f"}\n{"text": "t", "code": "c", "test_list": ["assert 1"]}\n'

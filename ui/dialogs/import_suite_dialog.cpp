@@ -10,8 +10,10 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -58,15 +60,27 @@ ImportSuiteDialog::ImportSuiteDialog(Workbench& workbench, QString path, QWidget
     m_summary->setObjectName("importSummary");
     m_shape = new QComboBox;
     m_shape->addItem(tr("detect"), QString());
-    for (int s = int(core::SuiteShape::Prompt); s <= int(core::SuiteShape::MtBench); ++s)
+    for (int s = int(core::SuiteShape::Prompt); s <= int(core::SuiteShape::Bfcl); ++s)
         m_shape->addItem(core::shapeName(core::SuiteShape(s)), QString(core::shapeName(core::SuiteShape(s))));
     m_mapping = new QLineEdit;
     m_mapping->setPlaceholderText(tr("detected from the shape; e.g. prompt=question,reference=answer,category=subject"));
+    m_answers = new QLineEdit;
+    m_answers->setObjectName("answersFile");
+    m_answers->setPlaceholderText(tr("BFCL only: its possible_answer file, the ground truth of each item by id"));
+    auto* answersBtn = new QPushButton(tr("Choose…"));
+    connect(answersBtn, &QPushButton::clicked, this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("BFCL possible_answer file"), QFileInfo(m_path).absolutePath());
+        if (!f.isEmpty()) m_answers->setText(f);
+    });
+    auto* answersRow = new QHBoxLayout;
+    answersRow->addWidget(m_answers, 1);
+    answersRow->addWidget(answersBtn);
     m_name = new QLineEdit(QFileInfo(m_path).completeBaseName().section('.', 0, 0));
     auto* rereadBtn = new QPushButton(tr("Read again with these settings"));
     auto* form = new QFormLayout;
     form->addRow(tr("Shape"), m_shape);
     form->addRow(tr("Field mapping"), m_mapping);
+    form->addRow(tr("Answers file"), answersRow);
     form->addRow(QString(), rereadBtn);
     form->addRow(tr("Suite name"), m_name);
 
@@ -100,6 +114,7 @@ void ImportSuiteDialog::reread() {
     core::ImportOptions opts;
     opts.name = m_name->text().trimmed().toStdString();
     opts.shape = m_shape->currentData().toString().toStdString();
+    opts.answersPath = m_answers->text().trimmed().toStdString();
     if (!m_mapping->text().trimmed().isEmpty()) {
         auto mapping = core::FieldMapping::parse(m_mapping->text().trimmed().toStdString());
         if (!mapping) {
@@ -182,6 +197,11 @@ void ImportSuiteDialog::showResult() {
         setCell(m_preview, i, 2, QString::fromStdString(it.category));
         setCell(m_preview, i, 3, prompt);
         setCell(m_preview, i, 4, choices.join(" | "));
+        if (it.expectedCalls) {  // function calling: the calls expected, then any final answer
+            QStringList calls;
+            for (const auto& c : *it.expectedCalls) calls << QString::fromStdString(c.name) + "(…)";
+            refs.prepend(calls.isEmpty() ? tr("no call") : tr("calls: ") + calls.join(", "));
+        }
         setCell(m_preview, i, 5, refs.join(" | "));
         setCell(m_preview, i, 6, scorers.join(", "));
     }

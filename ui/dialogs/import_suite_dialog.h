@@ -50,6 +50,7 @@ private:
     QLabel* m_summary;
     QComboBox* m_shape;
     QLineEdit* m_mapping;
+    QLineEdit* m_answers;  // BFCL's possible_answer file
     QLineEdit* m_name;
     QTableWidget* m_preview;
     QTableWidget* m_rejected;

@@ -309,6 +309,38 @@ void turnsSection(const ReportData& d, QList<DocBlock>& out) {
     out << table(t);
 }
 
+// Function-calling suites: the error rate of each run and of each error class, with intervals.
+void toolCallsSection(const ReportData& d, QList<DocBlock>& out) {
+    const auto& acc = d.accuracy;
+    out << heading("Function calling", 2);
+    out << para("Share of function-calling items the model got wrong, in all and by error class (BFCL-style grading: "
+                "function name, required and unexpected arguments, JSON-schema types, values), with Wilson 95 % "
+                "intervals. Lower is better.");
+    auto rate = [](const std::optional<core::ToolCallStats>& s, const std::string& cls) -> QString {
+        if (!s) return QString::fromUtf8(core::kDash);
+        if (cls.empty())
+            return fmt("%.1f %%", 100 * s->errorRate) + fmt(" [%.1f", 100 * s->errorCi.lo) + fmt(", %.1f]", 100 * s->errorCi.hi) +
+                   QString(" (%1/%2)").arg(s->errors).arg(s->items);
+        for (const auto& c : s->byClass)
+            if (c.name == cls)
+                return fmt("%.1f %%", 100 * c.rate) + fmt(" [%.1f", 100 * c.ci.lo) + fmt(", %.1f]", 100 * c.ci.hi) +
+                       QString(" (%1)").arg(c.count);
+        return fmt("%.1f %%", 0.0) + " (0)";
+    };
+    DocTable t;
+    t.header = {"Error", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {1.4, 2.3, 2.3};
+    t.firstColumnBold = true;
+    t.rows << QStringList{"any error", rate(acc.toolsA, ""), rate(acc.toolsB, "")};
+    std::vector<std::string> classes;
+    for (const auto* s : {&acc.toolsA, &acc.toolsB})
+        if (*s)
+            for (const auto& c : (*s)->byClass)
+                if (c.count > 0 && std::find(classes.begin(), classes.end(), c.name) == classes.end()) classes.push_back(c.name);
+    for (const std::string& c : classes) t.rows << QStringList{q(c), rate(acc.toolsA, c), rate(acc.toolsB, c)};
+    out << table(t);
+}
+
 void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     out << heading(reportSectionTitles()[2], 1);
     const auto& acc = d.accuracy;
@@ -345,6 +377,7 @@ void accuracySection(const ReportData& d, QList<DocBlock>& out) {
     if (acc.classificationA || acc.classificationB) classificationSection(d, out);
     if (acc.needleA || acc.needleB) needleSection(d, out);
     if (acc.turnsA || acc.turnsB) turnsSection(d, out);
+    if (acc.toolsA || acc.toolsB) toolCallsSection(d, out);
 
     out << heading("Paired test", 2);
     if (!acc.nothingScored.empty()) {

@@ -78,6 +78,31 @@ std::optional<size_t> textOffset(const json& v) {
     return std::nullopt;
 }
 
+// tool_calls entries; entries that are not objects are skipped, fields of the wrong type are absent.
+std::vector<OpenAiToolCallPiece> toolCallsOf(const json* holder) {
+    std::vector<OpenAiToolCallPiece> out;
+    const json* list = holder && holder->is_object() ? member(*holder, "tool_calls") : nullptr;
+    if (!list || !list->is_array()) return out;
+    for (size_t k = 0; k < list->size(); ++k) {
+        const json& e = (*list)[k];
+        if (!e.is_object()) continue;
+        OpenAiToolCallPiece p;
+        const json* index = member(e, "index");
+        p.index = index && index->is_number_integer() ? index->get<int64_t>() : static_cast<int64_t>(k);
+        if (const std::string* id = stringMember(e, "id")) p.id = *id;
+        const json* f = member(e, "function");
+        if (f && f->is_object()) {
+            if (const std::string* name = stringMember(*f, "name")) p.name = *name;
+            if (const json* args = member(*f, "arguments")) {
+                if (args->is_string()) p.arguments = args->get<std::string>();
+                else if (!args->is_null()) p.arguments = args->dump();
+            }
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
 }  // namespace
 
 OpenAiStreamChunk parseOpenAiStreamChunk(std::string_view data) {
@@ -101,6 +126,7 @@ OpenAiStreamChunk parseOpenAiStreamChunk(std::string_view data) {
     if (content) out.piece = *content;
     else if (const std::string* text = stringMember(*c, "text")) out.piece = *text;
     out.reasoningPiece = reasoningOf(delta);
+    out.toolCalls = toolCallsOf(delta);
     if (const std::string* f = stringMember(*c, "finish_reason")) out.finishReason = *f;
     return out;
 }
@@ -114,6 +140,7 @@ Result<OpenAiCompletion> parseOpenAiCompletion(std::string_view body) {
     const std::string* text = message && message->is_object() ? stringMember(*message, "content") : stringMember(*c, "text");
     if (text) out.text = *text;
     out.reasoning = reasoningOf(message);
+    out.toolCalls = toolCallsOf(message);
     out.usage = usageOf(j);
     return out;
 }

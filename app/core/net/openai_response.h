@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace verdict::core::net {
 
@@ -24,6 +25,16 @@ struct OpenAiUsage {
     std::optional<int64_t> reasoningTokens;    // completion_tokens_details.reasoning_tokens, else reasoning_tokens
     std::optional<int64_t> cachedPromptTokens; // part of promptTokens served from cache: prompt_tokens_details.cached_tokens,
                                                // else prompt_cache_hit_tokens (DeepSeek), else cached_tokens
+};
+
+// A piece of a function call in choices[0].delta.tool_calls (streamed: the name and id come
+// first, the arguments text in fragments, all keyed by `index`), or a whole call of a
+// non-streamed message.tool_calls.
+struct OpenAiToolCallPiece {
+    int64_t index = 0;      // which call ("index"; its position in the list when absent)
+    std::string id;
+    std::string name;
+    std::string arguments;  // text (an arguments object is serialised)
 };
 
 // One `data:` payload of a streamed /v1/completions or /v1/chat/completions response.
@@ -37,6 +48,7 @@ struct OpenAiStreamChunk {
     std::string piece;                // choices[0].delta.content (chat), else choices[0].text
     std::string reasoningPiece;       // choices[0].delta.reasoning_content (DeepSeek, vLLM), else .reasoning (OpenRouter, newer vLLM)
     std::optional<std::string> finishReason;  // choices[0].finish_reason when a string
+    std::vector<OpenAiToolCallPiece> toolCalls;  // choices[0].delta.tool_calls
 };
 OpenAiStreamChunk parseOpenAiStreamChunk(std::string_view data);
 
@@ -47,6 +59,7 @@ struct OpenAiCompletion {
     std::string text;
     std::string reasoning;            // message.reasoning_content, else message.reasoning
     std::optional<OpenAiUsage> usage;
+    std::vector<OpenAiToolCallPiece> toolCalls;  // message.tool_calls
 };
 Result<OpenAiCompletion> parseOpenAiCompletion(std::string_view body);
 

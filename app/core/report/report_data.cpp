@@ -152,6 +152,8 @@ Result<void> gatherAccuracy(Database& db, const ReportRequest& req, const RunRec
     acc->needleB = needleGridOfRun(*suiteItems, itemsB);
     acc->turnsA = turnAccuracyOfRun(itemsA);
     acc->turnsB = turnAccuracyOfRun(itemsB);
+    acc->toolsA = toolCallStatsOfRun(itemsA);
+    acc->toolsB = toolCallStatsOfRun(itemsB);
     const auto& onlyA = acc->paired->aRightBWrong;
     const auto& onlyB = acc->paired->bRightAWrong;
     for (size_t i = 0; acc->disagreements.size() < static_cast<size_t>(std::max(0, req.maxDisagreements)) &&

@@ -66,6 +66,11 @@ json accuracyJson(const ReportAccuracy& a, std::optional<uint64_t> kvA, std::opt
                        {"b", a.needleB ? needleGridJson(*a.needleB, kvB) : json(nullptr)}};
     else
         j["needle"] = nullptr;
+    if (a.toolsA || a.toolsB)
+        j["function_calling"] = {{"a", a.toolsA ? toolCallStatsJson(*a.toolsA) : json(nullptr)},
+                                 {"b", a.toolsB ? toolCallStatsJson(*a.toolsB) : json(nullptr)}};
+    else
+        j["function_calling"] = nullptr;
     if (a.turnsA || a.turnsB)
         j["by_turn"] = {{"a", a.turnsA ? turnAccuracyJson(*a.turnsA) : json(nullptr)},
                         {"b", a.turnsB ? turnAccuracyJson(*a.turnsB) : json(nullptr)}};

@@ -5,6 +5,7 @@
 
 #include "core/stats/accuracy.h"
 #include "core/stats/classification.h"
+#include "core/stats/tool_call_stats.h"
 #include "core/stats/needle_grid.h"
 #include "core/stats/turn_accuracy.h"
 #include "core/stats/paired_comparison.h"
@@ -121,6 +122,8 @@ struct ReportAccuracy {
     std::optional<NeedleGrid> needleA, needleB;
     // Conversation suites with per-turn references: accuracy by turn of each run.
     std::optional<TurnAccuracy> turnsA, turnsB;
+    // Function-calling suites: error rate and classes of each run (nullopt: no such items).
+    std::optional<ToolCallStats> toolsA, toolsB;
 };
 
 // ---------------------------------------------------------------- judged preference

@@ -2,6 +2,9 @@
 
 #include "core/net/http.h"
 #include "core/net/openai_response.h"
+#include "core/run/tool_call_parse.h"
+#include "core/run/tool_prompt.h"
+#include "core/suite/chat_turn_json.h"
 #include "util/sha256.h"
 
 #include <chrono>
@@ -57,12 +60,15 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
     Generation g;
     if (chat) {
         json msgs = json::array();
-        for (const ChatTurn& m : prompt.messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
+        for (const ChatTurn& m : prompt.messages) msgs.push_back(chatTurnToJson(m));
         body["messages"] = msgs;
+        if (!prompt.tools.is_null()) body["tools"] = prompt.tools;
         g.prompt = {"", "endpoint", "the server applies its own chat template"};
     } else {
-        body["prompt"] = plainText(prompt);
-        g.prompt = {plainText(prompt), "raw", ""};
+        // Tools over the text route: offered in the prompt, the call read back from the text.
+        const std::string text = toolsPreamble(prompt.tools) + plainText(prompt);
+        body["prompt"] = text;
+        g.prompt = {text, "raw", ""};
     }
     const std::string url = endpointUrl(m_endpoint, chat ? EndpointRoute::Chat : EndpointRoute::Completions);
     if (url.empty())
@@ -76,6 +82,8 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
     Clock::time_point t0, first{}, last{}, firstAnswer{};
     int64_t chunks = 0;
     std::string finish, streamError, raw;
+    std::vector<ToolCall> calls;  // by the server's index
+    constexpr int64_t kMaxToolCalls = 64;
     bool stopped = false;
     for (int attempt = 0;; ++attempt) {
         t0 = Clock::now();
@@ -85,6 +93,7 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
         raw.clear();
         g.text.clear();
         g.reasoning.clear();
+        calls.clear();
         g.reasoningTokens.reset();
         g.cachedTokensIn.reset();
         g.tokensIn = g.tokensOut = 0;
@@ -104,10 +113,19 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
                 }
                 if (!c.hasChoice) return;
                 if (c.finishReason) finish = *c.finishReason;
-                if (c.piece.empty() && c.reasoningPiece.empty()) return;
+                if (c.piece.empty() && c.reasoningPiece.empty() && c.toolCalls.empty()) return;
                 last = Clock::now();
                 if (chunks++ == 0) first = last;
                 g.reasoning += c.reasoningPiece;
+                for (net::OpenAiToolCallPiece& t : c.toolCalls) {
+                    if (t.index < 0 || t.index >= kMaxToolCalls) continue;
+                    const size_t k = static_cast<size_t>(t.index);
+                    if (calls.size() <= k) calls.resize(k + 1);
+                    if (!t.id.empty()) calls[k].id = t.id;
+                    calls[k].name += t.name;  // sent once; some servers split it too
+                    calls[k].arguments += t.arguments;
+                    if (firstAnswer == Clock::time_point{}) firstAnswer = last;  // a call is an answer
+                }
                 if (c.piece.empty()) return;
                 if (firstAnswer == Clock::time_point{}) firstAnswer = last;
                 g.text += c.piece;
@@ -134,7 +152,21 @@ Result<Generation> EndpointBackend::generate(const Prompt& prompt, const Generat
         const double decodeMs = std::chrono::duration<double, std::milli>(last - first).count();
         if (g.tokensOut > 1 && decodeMs > 0) g.decodeTps = 1000.0 * static_cast<double>(g.tokensOut - 1) / decodeMs;
     }
-    g.stopReason = stopped ? "callback" : finish == "length" ? "max_tokens" : finish == "stop" ? "eos" : finish;
+    g.stopReason = stopped ? "callback" : finish == "length" ? "max_tokens" : finish == "stop" || finish == "tool_calls" ? "eos" : finish;
+    if (!prompt.tools.is_null()) {
+        for (ToolCall& c : calls)
+            if (!c.name.empty() || !c.arguments.empty()) g.toolCalls.push_back(std::move(c));
+        if (!g.toolCalls.empty()) {
+            g.toolCallFormat = "endpoint";
+        } else {
+            // No structured calls (a server without tool support, the text route): read the text.
+            ParsedToolCalls parsed = parseToolCalls(g.text);
+            g.text = std::move(parsed.content);
+            g.toolCalls = std::move(parsed.calls);
+            g.toolCallFormat = std::move(parsed.format);
+            g.toolCallProblems = std::move(parsed.problems);
+        }
+    }
     return g;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/run/device_check.h"
 #include "core/run/prompt_tokenizer.h"
+#include "core/run/tool_call_parse.h"
 #include "verdict/engine/batch.h"
 #include "verdict/engine/batch_scheduler.h"
 #include "verdict/engine/devices.h"
@@ -103,6 +104,8 @@ Result<Generation> EngineBackend::generate(const Prompt& prompt, const Generatio
     cfg.sampling.seed = params.seed;
     cfg.stopAtEos = true;
     cfg.stopStrings = params.stop;
+    const bool tools = !prompt.tools.is_null();
+    cfg.renderSpecialTokens = tools;  // tool-call markup is often control tokens ("<|channel|>", "[TOOL_CALLS]")
     if (onToken) cfg.onToken = [&](int32_t, std::string_view piece) { return onToken(piece); };
 
     Generation g;
@@ -140,6 +143,15 @@ Result<Generation> EngineBackend::generate(const Prompt& prompt, const Generatio
     case StopReason::StopString: g.stopReason = "stop_string"; break;
     case StopReason::Callback: g.stopReason = "callback"; break;
     case StopReason::ContextFull: g.stopReason = "context_full"; break;
+    }
+    if (tools) {
+        ParsedToolCalls calls = parseToolCalls(g.text);
+        if (!calls.calls.empty() || !calls.problems.empty()) {
+            g.text = std::move(calls.content);
+            g.toolCalls = std::move(calls.calls);
+            g.toolCallFormat = std::move(calls.format);
+            g.toolCallProblems = std::move(calls.problems);
+        }
     }
     return g;
 }

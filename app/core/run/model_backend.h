@@ -38,6 +38,10 @@ struct Prompt {
     std::vector<ChatTurn> messages;
     std::string text;
     bool useChatTemplate = true;
+    // Functions the model may call (OpenAI `tools`; null: none). A backend with a chat template
+    // shows them to the model through it; an endpoint sends them as `tools`. Calls come back in
+    // Generation::toolCalls.
+    nlohmann::json tools;
 };
 
 // How a prompt was actually sent (recorded per item).
@@ -59,6 +63,13 @@ struct Generation {
     std::string reasoning;            // reasoning the server sent apart from the answer (reasoning_content)
     std::optional<int64_t> reasoningTokens;  // the server's count of them (usage), part of tokensOut
     std::optional<int64_t> cachedTokensIn;   // the server's count of prompt tokens served from its cache (usage), part of tokensIn
+    // Function calls, when the prompt offered tools: an endpoint's `tool_calls`; for a local model
+    // read from its output in the format its template teaches (tool_call_parse.h), the markup
+    // removed from `text`. toolCallFormat names that format ("endpoint" for a server's calls);
+    // toolCallProblems lists call markup that could not be read.
+    std::vector<ToolCall> toolCalls;
+    std::string toolCallFormat;
+    std::vector<std::string> toolCallProblems;
 };
 
 struct ContinuationScore {

@@ -1,9 +1,44 @@
 #include "core/run/prompt_tokenizer.h"
 
+#include "core/run/tool_prompt.h"
+#include "core/suite/chat_turn_json.h"
 #include "model/model_impl.h"
 #include "verdict/engine/text_tokenizer.h"
 
 namespace verdict::core {
+
+namespace {
+
+bool hasToolFields(const std::vector<ChatTurn>& messages) {
+    for (const ChatTurn& t : messages)
+        if (!t.toolCalls.empty() || !t.toolCallId.empty()) return true;
+    return false;
+}
+
+std::vector<std::pair<std::string, std::string>> plainMessages(const std::vector<ChatTurn>& messages) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const ChatTurn& t : messages) out.emplace_back(t.role, t.content);
+    return out;
+}
+
+// OpenAI's message shape, with each call's arguments as an object when they parse: templates
+// print them with tojson, and a string would come out quoted.
+std::string messagesJson(const std::vector<ChatTurn>& messages) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const ChatTurn& t : messages) {
+        nlohmann::json m = chatTurnToJson(t);
+        if (m.contains("tool_calls"))
+            for (auto& c : m["tool_calls"]) {
+                auto& args = c["function"]["arguments"];
+                nlohmann::json parsed = nlohmann::json::parse(args.get<std::string>(), nullptr, false);
+                if (!parsed.is_discarded() && parsed.is_object()) args = std::move(parsed);
+            }
+        out.push_back(std::move(m));
+    }
+    return out.dump();
+}
+
+}  // namespace
 
 struct PromptTokenizer::Impl {
     std::shared_ptr<const Model> model;
@@ -48,9 +83,8 @@ Result<PromptTokenizer::Tokenized> PromptTokenizer::render(const Prompt& p, cons
     Tokenized out;
     std::string note;
     if (p.useChatTemplate && !p.messages.empty()) {
-        std::vector<std::pair<std::string, std::string>> messages;
-        for (const ChatTurn& t : p.messages) messages.emplace_back(t.role, t.content);
-        auto chat = d.text->renderChat(messages, shouldStop);
+        auto chat = p.tools.is_null() && !hasToolFields(p.messages) ? d.text->renderChat(plainMessages(p.messages), shouldStop)
+                                                                    : d.text->renderChatJson(messagesJson(p.messages), p.tools.dump(), shouldStop);
         if (!chat && shouldStop && shouldStop()) return chat.error();
         if (chat) {
             out.rendered = {std::move(chat->text), chat->templateUsed, std::move(chat->note)};
@@ -63,6 +97,8 @@ Result<PromptTokenizer::Tokenized> PromptTokenizer::render(const Prompt& p, cons
         std::string text = p.text;
         if (text.empty())  // chat-only item on a model without a template: contents in order
             for (const ChatTurn& t : p.messages) text += (text.empty() ? "" : "\n\n") + t.content;
+        // Tools without a template to show them: offered in the prompt's own words.
+        text = toolsPreamble(p.tools) + text;
         out.rendered = {std::move(text), "raw", std::move(note)};
     }
     auto tokens = d.tokenize(out.rendered.text, out.templated);

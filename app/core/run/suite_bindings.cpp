@@ -23,6 +23,7 @@ PromptRenderer makeSuitePromptRenderer() {
 
         ItemPrompt p;
         p.prompt.useChatTemplate = o.useChatTemplate;
+        p.prompt.tools = item.tools;
         p.prompt.messages = renderMessages(item, b, shots);
         // A conversation under way (a multi-turn item's later turn: the model's own answers are
         // in it) is sent to a model without a chat template as its turns in order, as the engine
@@ -30,8 +31,13 @@ PromptRenderer makeSuitePromptRenderer() {
         const bool conversation = std::any_of(item.messages.begin(), item.messages.end(),
                                               [](const ChatTurn& t) { return t.role == "assistant"; });
         if (conversation) {
-            for (const ChatTurn& t : p.prompt.messages)
-                if (t.role != "system") p.prompt.text += (p.prompt.text.empty() ? "" : "\n\n") + t.content;
+            for (const ChatTurn& t : p.prompt.messages) {
+                if (t.role == "system") continue;
+                std::string said = t.content;
+                for (const ToolCall& c : t.toolCalls)  // a call, as the raw prompt asks for one (tool_prompt.h)
+                    said += (said.empty() ? "" : "\n") + nlohmann::json{{"name", c.name}, {"arguments", c.arguments}}.dump();
+                p.prompt.text += (p.prompt.text.empty() ? "" : "\n\n") + said;
+            }
         } else {
             p.prompt.text = renderPrompt(item, b, shots);
         }

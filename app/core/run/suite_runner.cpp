@@ -382,6 +382,9 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
         if (!rp.note.empty()) r.details["template_note"] = rp.note;
     };
 
+    if (item.expectedCalls) {
+        return evaluateToolItem(p, index, stop, std::move(r), std::move(*ip));
+    }
     if (isLoglikItem(item, p.prompting)) {
         std::vector<std::string> conts = ip->continuations;
         if (conts.empty())

@@ -17,6 +17,10 @@
 //     with backend.logprobs; the highest total log-probability is the answer (lm-eval-harness
 //     "acc", score/mc_loglik.h; with scorer params {"norm": true} the per-character one,
 //     "acc_norm"). Both predictions are recorded in the score's detail.
+//   function calling: the item has expected_calls; its tools go with the prompt, the calls that come
+//     back are graded (tool_call_scorer.h: the "tool_call" score, its detail.error the error class);
+//     a multi-step item's tool_results are fed back after the calls and the final answer scored by
+//     the item's scorers.
 //   everything else: backend.generate, then the item's scorers on the output.
 // An item is correct when every scorer passed; an item whose generation failed is stored with
 // its error and counts as wrong; one whose scorers failed to run is stored unscored (null).
@@ -145,6 +149,9 @@ public:
 private:
     // Evaluates one item; returns nullopt when cancelled mid-way (nothing to store).
     std::optional<RunItemRecord> evaluate(const PreparedRun& p, size_t index, std::stop_token stop);
+    // A function-calling item (suite_runner_tools.cpp); `r` carries what evaluate() filled in.
+    std::optional<RunItemRecord> evaluateToolItem(const PreparedRun& p, size_t index, std::stop_token stop,
+                                                  RunItemRecord r, ItemPrompt ip);
 
     Database& m_db;
     ModelBackend& m_backend;

@@ -1,6 +1,5 @@
 #include "core/score/json_schema.h"
 
-#include "core/score/scorer_factories.h"
 #include "core/suite/utf8_text.h"
 
 #include <cmath>
@@ -136,18 +135,6 @@ void validate(const nlohmann::json& v, const nlohmann::json& schema, const std::
     }
 }
 
-bool tryParse(std::string_view text, nlohmann::json& out, std::string* error) {
-    try {
-        out = nlohmann::json::parse(text);
-        return true;
-    } catch (const std::exception& e) {
-        if (error) {
-            *error = e.what();
-            if (const size_t cut = error->find("] "); cut != std::string::npos && (*error)[0] == '[') *error = error->substr(cut + 2);
-        }
-        return false;
-    }
-}
 
 // Length of the balanced {...} / [...] starting at text[0], or 0.
 size_t balancedSpan(std::string_view text) {
@@ -171,6 +158,19 @@ size_t balancedSpan(std::string_view text) {
 
 }  // namespace
 
+bool parseJsonText(std::string_view text, nlohmann::json& out, std::string* error) {
+    try {
+        out = nlohmann::json::parse(text);
+        return true;
+    } catch (const std::exception& e) {
+        if (error) {
+            *error = e.what();
+            if (const size_t cut = error->find("] "); cut != std::string::npos && (*error)[0] == '[') *error = error->substr(cut + 2);
+        }
+        return false;
+    }
+}
+
 std::vector<std::string> validateJsonSchema(const nlohmann::json& value, const nlohmann::json& schema) {
     std::vector<std::string> errors;
     validate(value, schema, "", errors);
@@ -179,71 +179,22 @@ std::vector<std::string> validateJsonSchema(const nlohmann::json& value, const n
 
 bool extractJson(std::string_view text, nlohmann::json& out, std::string& error) {
     const std::string_view trimmed = utf8::trim(text);
-    if (tryParse(trimmed, out, &error)) return true;
+    if (parseJsonText(trimmed, out, &error)) return true;
     const std::string whole = error;
     if (const size_t fence = trimmed.find("```"); fence != std::string_view::npos) {
         size_t start = trimmed.find('\n', fence);
         const size_t end = start == std::string_view::npos ? std::string_view::npos : trimmed.find("```", start);
-        if (end != std::string_view::npos && tryParse(trimmed.substr(start + 1, end - start - 1), out, nullptr)) return true;
+        if (end != std::string_view::npos && parseJsonText(trimmed.substr(start + 1, end - start - 1), out, nullptr)) return true;
     }
     int attempts = 0;
     for (size_t i = 0; i < trimmed.size() && attempts < 16; ++i) {
         if (trimmed[i] != '{' && trimmed[i] != '[') continue;
         ++attempts;
         const size_t len = balancedSpan(trimmed.substr(i));
-        if (len > 0 && tryParse(trimmed.substr(i, len), out, nullptr)) return true;
+        if (len > 0 && parseJsonText(trimmed.substr(i, len), out, nullptr)) return true;
     }
     error = "no JSON value found (" + whole + ")";
     return false;
 }
 
-namespace scorers {
-namespace {
-// "json_valid": the output is JSON (params extract: find it inside text, default false — the
-// whole output, trimmed, must parse) and, with params schema, satisfies the schema.
-class JsonValidScorer : public Scorer {
-public:
-    JsonValidScorer(bool extract, nlohmann::json schema) : m_extract(extract), m_schema(std::move(schema)) {}
-    std::string name() const override { return "json_valid"; }
-    ScoreResult score(const SuiteItem&, const std::string& output) const override {
-        ScoreResult r;
-        nlohmann::json value;
-        std::string error;
-        const bool parsed = m_extract ? extractJson(output, value, error) : tryParse(utf8::trim(output), value, &error);
-        if (!parsed) {
-            r.detail = "not valid JSON: " + error;
-            return r;
-        }
-        r.extracted = value.dump();
-        if (!m_schema.is_null()) {
-            const auto errors = validateJsonSchema(value, m_schema);
-            if (!errors.empty()) {
-                r.detail = "schema: " + errors.front() + (errors.size() > 1 ? " (+" + std::to_string(errors.size() - 1) + " more)" : "");
-                return r;
-            }
-        }
-        r.pass = true;
-        r.score = 1.0;
-        r.detail = m_schema.is_null() ? "valid JSON" : "valid JSON, schema satisfied";
-        return r;
-    }
-
-private:
-    bool m_extract;
-    nlohmann::json m_schema;
-};
-}  // namespace
-
-Made makeJsonValid(const nlohmann::json& params, const ScorerOptions&) {
-    auto extract = boolParam(params, "json_valid", "extract", false);
-    if (!extract) return extract.error();
-    nlohmann::json schema;
-    if (auto it = params.find("schema"); it != params.end() && !it->is_null()) {
-        if (!it->is_object() && !it->is_boolean()) return Error{"json_valid: param 'schema' must be a JSON Schema object"};
-        schema = *it;
-    }
-    return std::unique_ptr<Scorer>(std::make_unique<JsonValidScorer>(*extract, std::move(schema)));
-}
-
-}  // namespace scorers
 }  // namespace verdict::core

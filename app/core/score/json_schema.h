@@ -18,6 +18,10 @@ namespace verdict::core {
 // Empty = valid.
 std::vector<std::string> validateJsonSchema(const nlohmann::json& value, const nlohmann::json& schema);
 
+// The whole `text` as JSON; false with the parser's message (without its "[json.exception...]"
+// prefix) in `error` when given.
+bool parseJsonText(std::string_view text, nlohmann::json& out, std::string* error);
+
 // The first JSON object or array in `text`: the whole text when it parses, else the body of a
 // ```json fenced block, else the first balanced {...} or [...] that parses. False when none.
 bool extractJson(std::string_view text, nlohmann::json& out, std::string& error);

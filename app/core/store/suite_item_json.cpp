@@ -1,10 +1,13 @@
 #include "core/store/suite_item_json.h"
 
+#include "core/score/tool_call_scorer.h"
+#include "core/suite/chat_turn_json.h"
+
 namespace verdict::core {
 
 nlohmann::json suiteItemToJson(const SuiteItem& item) {
     nlohmann::json messages = nlohmann::json::array();
-    for (const ChatTurn& t : item.messages) messages.push_back({{"role", t.role}, {"content", t.content}});
+    for (const ChatTurn& t : item.messages) messages.push_back(chatTurnToJson(t));
     nlohmann::json scorers = nlohmann::json::array();
     for (const ScorerSpec& s : item.scorers) scorers.push_back({{"name", s.name}, {"params", s.params}});
     nlohmann::json j = {{"id", item.id},
@@ -20,6 +23,10 @@ nlohmann::json suiteItemToJson(const SuiteItem& item) {
     // Only multi-turn items carry the key, so every other item's JSON (and each suite's content
     // hash, computed over it) is what it was before multi-turn suites existed.
     if (!item.turns.empty()) j["turns"] = item.turns;
+    // Likewise function-calling items alone carry these.
+    if (!item.tools.is_null()) j["tools"] = item.tools;
+    if (item.expectedCalls) j["expected_calls"] = expectedCallsToJson(*item.expectedCalls);
+    if (!item.toolResults.is_null()) j["tool_results"] = item.toolResults;
     return j;
 }
 
@@ -53,11 +60,23 @@ Result<SuiteItem> suiteItemFromJson(const nlohmann::json& j) {
     if (auto it = j.find("messages"); it != j.end() && !it->is_null()) {
         if (!it->is_array()) return Error{"suite item: 'messages' must be a list"};
         for (const auto& m : *it) {
-            if (!m.is_object() || !m.value("role", nlohmann::json()).is_string() ||
-                !m.value("content", nlohmann::json()).is_string())
-                return Error{"suite item: each message needs string 'role' and 'content'"};
-            item.messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+            auto turn = chatTurnFromJson(m);
+            if (!turn) return Error{"suite item: " + turn.error().message};
+            item.messages.push_back(std::move(*turn));
         }
+    }
+    if (auto it = j.find("tools"); it != j.end() && !it->is_null()) {
+        if (!it->is_array()) return Error{"suite item: 'tools' must be a list"};
+        item.tools = *it;
+    }
+    if (auto it = j.find("expected_calls"); it != j.end() && !it->is_null()) {
+        auto calls = expectedCallsFromJson(*it);
+        if (!calls) return Error{"suite item: 'expected_calls': " + calls.error().message};
+        item.expectedCalls = std::move(*calls);
+    }
+    if (auto it = j.find("tool_results"); it != j.end() && !it->is_null()) {
+        if (!it->is_object()) return Error{"suite item: 'tool_results' must be an object"};
+        item.toolResults = *it;
     }
     if (auto it = j.find("gold"); it != j.end() && !it->is_null()) {
         if (!it->is_number_integer()) return Error{"suite item: 'gold' must be an integer"};

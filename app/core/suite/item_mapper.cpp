@@ -2,6 +2,7 @@
 // explicit mapping) and the dispatch over all shapes.
 #include "core/suite/item_mapper.h"
 
+#include "core/suite/chat_turn_json.h"
 #include "core/suite/record_fields.h"
 #include "core/suite/utf8_text.h"
 
@@ -26,21 +27,6 @@ MapOutcome accept(SuiteItem item, int line) {
     out.item = std::move(item);
     out.ok = true;
     return out;
-}
-
-// References from reference/references/answer/expected/target/ideal (text or list of texts).
-std::vector<std::string> readReferences(const nlohmann::json& r, std::vector<std::string>& used) {
-    std::vector<std::string> refs;
-    for (std::string_view key : {"references", "reference", "answer", "expected", "target", "ideal"}) {
-        if (const auto* v = fields::find(r, key)) {
-            auto list = fields::textList(*v);
-            used.emplace_back(key);
-            for (auto& t : list)
-                if (!fields::isBlank(t)) refs.push_back(std::move(t));  // an empty CSV cell is no reference
-            if (!refs.empty()) break;
-        }
-    }
-    return refs;
 }
 
 // The final answer of a GSM8K solution: what follows the last "####", without thousands commas.
@@ -359,6 +345,20 @@ MapOutcome mapWithMapping(nlohmann::json& r, int line, const MapContext& ctx) {
 
 }  // namespace
 
+std::vector<std::string> readReferences(const nlohmann::json& r, std::vector<std::string>& used) {
+    std::vector<std::string> refs;
+    for (std::string_view key : {"references", "reference", "answer", "expected", "target", "ideal"}) {
+        if (const auto* v = fields::find(r, key)) {
+            auto list = fields::textList(*v);
+            used.emplace_back(key);
+            for (auto& t : list)
+                if (!fields::isBlank(t)) refs.push_back(std::move(t));  // an empty CSV cell is no reference
+            if (!refs.empty()) break;
+        }
+    }
+    return refs;
+}
+
 MapOutcome mapRecordByShape(nlohmann::json& record, int line, const MapContext& ctx);
 
 bool readMessages(const nlohmann::json& v, std::vector<ChatTurn>& out, std::string& why) {
@@ -386,6 +386,10 @@ bool readMessages(const nlohmann::json& v, std::vector<ChatTurn>& out, std::stri
             }
         } else if (!content || !content->is_null()) {
             why = "message " + std::to_string(i + 1) + " has no text content";
+            return false;
+        }
+        if (auto r = readToolFields(m, turn); !r) {  // an assistant's tool calls, a tool's result
+            why = "message " + std::to_string(i + 1) + ": " + r.error().message;
             return false;
         }
         out.push_back(std::move(turn));
@@ -467,6 +471,8 @@ MapOutcome mapRecordByShape(nlohmann::json& record, int line, const MapContext& 
     case SuiteShape::Mbpp: return mapMbpp(record, line, ctx);
     case SuiteShape::Promptfoo: return mapPromptfoo(record, line, ctx);
     case SuiteShape::MtBench: return mapMtBench(record, line, ctx);
+    case SuiteShape::ToolCalls: return mapToolCalls(record, line, ctx);
+    case SuiteShape::Bfcl: return mapBfcl(record, line, ctx);
     case SuiteShape::Mapped:
     case SuiteShape::Unknown: break;
     }

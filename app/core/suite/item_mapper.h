@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace verdict::core {
@@ -17,6 +18,8 @@ struct MapContext {
     std::string fileCategory;  // from the file name (MMLU-style files)
     // promptfoo: ImportOptions::promptTemplate, else the first of the config's own "prompts".
     std::string promptTemplate;
+    // BFCL: ground truth by item id, from ImportOptions::answersPath (null when not given).
+    const std::unordered_map<std::string, nlohmann::json>* answers = nullptr;
 };
 
 struct MapOutcome {
@@ -35,8 +38,13 @@ MapOutcome mapArc(nlohmann::json& r, int line, const MapContext& ctx);
 MapOutcome mapAqua(nlohmann::json& r, int line, const MapContext& ctx);
 MapOutcome mapMmlu(nlohmann::json& r, int line, const MapContext& ctx);
 MapOutcome mapPromptfoo(nlohmann::json& r, int line, const MapContext& ctx);
+MapOutcome mapToolCalls(nlohmann::json& r, int line, const MapContext& ctx);  // item_mapper_tools.cpp
+MapOutcome mapBfcl(nlohmann::json& r, int line, const MapContext& ctx);
 
 // Shared pieces.
+// References from reference/references/answer/expected/target/ideal (text or list of texts);
+// the key used is added to `used`.
+std::vector<std::string> readReferences(const nlohmann::json& r, std::vector<std::string>& used);
 std::string choiceLetter(int index);  // 0 -> "A"
 // Choices from an array of texts, an array of {text,label}, {"text":[...],"label":[...]} or
 // {"A": ..., "B": ...}. Labels stay empty when the file gives none.

@@ -6,6 +6,7 @@
 #include "core/suite/suite_shape.h"
 
 #include <filesystem>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace verdict::core {
@@ -95,6 +96,31 @@ ReaderOptions readerOptions(const ImportOptions& options) {
     return ro;
 }
 
+// BFCL's possible_answer file: id -> ground_truth. Fails naming the file and line of a record
+// that is no {"id", "ground_truth"} or repeats an id.
+Result<std::unordered_map<std::string, nlohmann::json>> readAnswers(const std::string& path, const ImportOptions& options) {
+    ReaderOptions ro;
+    ro.gzip = options.gzip;
+    auto rd = RecordReader::open(path, ro);
+    if (!rd) return rd.error();
+    std::unordered_map<std::string, nlohmann::json> out;
+    RawRecord rec;
+    for (;;) {
+        auto got = (*rd)->next(rec);
+        if (!got) return got.error();
+        if (!*got) break;
+        const std::string at = path + ":" + std::to_string(rec.line) + ": ";
+        if (!rec.error.empty()) return Error{at + rec.error};
+        const nlohmann::json& v = rec.value;
+        const auto id = v.is_object() ? v.find("id") : v.end();
+        if (!v.is_object() || id == v.end() || !id->is_string() || !v.contains("ground_truth"))
+            return Error{at + "expected {\"id\": ..., \"ground_truth\": [...]} (BFCL's possible_answer shape)"};
+        if (!out.emplace(id->get<std::string>(), v["ground_truth"]).second)
+            return Error{at + "id '" + id->get<std::string>() + "' appears twice"};
+    }
+    return out;
+}
+
 Result<ImportSummary> importRecords(RecordReader& rd, const std::string& path, const ImportOptions& options,
                                     const SuiteItemCallback& onItem) {
     ImportSummary summary;
@@ -121,6 +147,13 @@ Result<ImportSummary> importRecords(RecordReader& rd, const std::string& path, c
 
     MapContext ctx;
     ctx.options = &options;
+    std::unordered_map<std::string, nlohmann::json> answers;
+    if (!options.answersPath.empty()) {
+        auto read = readAnswers(options.answersPath, options);
+        if (!read) return read.error();
+        answers = std::move(*read);
+        ctx.answers = &answers;
+    }
     ctx.fileCategory = categoryFromFileName(path);
     ctx.promptTemplate = options.promptTemplate;
     if (ctx.promptTemplate.empty()) {  // a promptfoo config carries its prompts next to its tests

@@ -32,6 +32,8 @@ struct ImportOptions {
     std::string shape;                     // "" = detect; else a shapeName() to force ("mmlu", "gsm8k", ...)
     // promptfoo: the prompt with {{var}} placeholders, when the vars carry no prompt/question/input.
     std::string promptTemplate;
+    // BFCL: the possible_answer file (JSONL of {"id", "ground_truth"}), joined to the items by id.
+    std::string answersPath;
     bool fillDefaultScorers = true;        // items without explicit scorers get defaultScorers(shape)
     size_t maxListedRejects = 10000;       // rejected/warnings lists stop growing here; counts stay exact
     GzipLimits gzip;                       // gzip bomb guard (size and ratio)

@@ -16,7 +16,8 @@ constexpr ShapeNameRow kShapeNames[] = {
     {SuiteShape::OpenAiEvals, "openai_evals"}, {SuiteShape::MultipleChoice, "mc"}, {SuiteShape::Arc, "arc"},
     {SuiteShape::Aqua, "aqua"},          {SuiteShape::Mmlu, "mmlu"},         {SuiteShape::Gsm8k, "gsm8k"},
     {SuiteShape::HumanEval, "humaneval"}, {SuiteShape::Mbpp, "mbpp"},        {SuiteShape::Promptfoo, "promptfoo"},
-    {SuiteShape::Mapped, "mapped"},      {SuiteShape::MtBench, "mt_bench"},
+    {SuiteShape::Mapped, "mapped"},      {SuiteShape::MtBench, "mt_bench"},  {SuiteShape::ToolCalls, "tools"},
+    {SuiteShape::Bfcl, "bfcl"},
 };
 
 bool has(const nlohmann::json& r, std::string_view k) { return fields::find(r, k) != nullptr; }
@@ -58,6 +59,8 @@ SuiteShape classifyRecord(const nlohmann::json& r) {
     if ((vars && vars->is_object()) || has(r, "assert")) return SuiteShape::Promptfoo;
     for (auto it = r.begin(); it != r.end(); ++it)
         if (fields::lowerAscii(it.key()).rfind("__expected", 0) == 0) return SuiteShape::Promptfoo;
+    if (has(r, "tools") || has(r, "expected_calls")) return SuiteShape::ToolCalls;
+    if (has(r, "question") && has(r, "function")) return SuiteShape::Bfcl;
     if (const auto* t = fields::find(r, "turns"); t && t->is_array() && !t->empty()) return SuiteShape::MtBench;
     if (has(r, "task_id") && has(r, "prompt") && has(r, "test") && has(r, "entry_point")) return SuiteShape::HumanEval;
     if ((has(r, "text") || has(r, "prompt")) && has(r, "code") && has(r, "test_list")) return SuiteShape::Mbpp;
@@ -118,6 +121,12 @@ std::vector<ScorerSpec> defaultScorers(SuiteShape shape, const SuiteItem& item) 
     case SuiteShape::OpenAiEvals:
         // evals' basic Match: the sampled text starts with one of the ideal answers.
         if (!item.references.empty()) return {{"starts_with", {{"trim", true}}}};
+        return {};
+    case SuiteShape::ToolCalls:
+    case SuiteShape::Bfcl:
+        // The calls are graded by the runner (tool_call_scorer.h); a multi-step item's final
+        // answer, when it has references, by containment.
+        if (!item.references.empty()) return {{"contains", {{"ignore_case", true}}}};
         return {};
     case SuiteShape::Promptfoo:
     case SuiteShape::MtBench: return {};  // open answers: judged (verdict judge), the references guide the judge

@@ -28,6 +28,8 @@ enum class SuiteShape {
     Mbpp,            // text (or prompt), code, test_list
     Promptfoo,       // vars + assert list, or CSV with __expected columns
     MtBench,         // turns: the user's turns of a multi-turn conversation (+ question_id, category, reference per turn)
+    ToolCalls,       // Verdict's function calling: prompt or messages + tools + expected_calls (+ tool_results, reference)
+    Bfcl,            // Berkeley Function Calling Leaderboard: question + function (+ ground_truth, or an answers file)
     Mapped,          // explicit FieldMapping
 };
 

@@ -3,6 +3,7 @@
 #include "core/services/suite_run.h"
 #include "core/stats/classification.h"
 #include "core/stats/needle_grid.h"
+#include "core/stats/tool_call_stats.h"
 #include "core/stats/turn_accuracy.h"
 #include "core/stats/paired_comparison.h"
 #include "core/stats/run_summary.h"
@@ -18,6 +19,8 @@
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
+
+#include <algorithm>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -161,6 +164,11 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_turns->setTextFormat(Qt::RichText);
     m_turns->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_turns->hide();
+    m_toolCalls = new QLabel;
+    m_toolCalls->setObjectName("functionCallingRates");
+    m_toolCalls->setTextFormat(Qt::RichText);
+    m_toolCalls->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_toolCalls->hide();
     m_itemModel = new ItemComparisonModel(this);
     m_filter = new ItemFilterProxy(this);
     m_filter->setSourceModel(m_itemModel);
@@ -192,6 +200,7 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     resultsLayout->addWidget(m_classification);
     resultsLayout->addWidget(m_needle);
     resultsLayout->addWidget(m_turns);
+    resultsLayout->addWidget(m_toolCalls);
     resultsLayout->addLayout(filters);
     resultsLayout->addWidget(m_items, 1);
 
@@ -317,6 +326,13 @@ QString SuitesView::turnsText() const {
     return doc.toPlainText();
 }
 
+QString SuitesView::toolCallsText() const {
+    if (m_toolCalls->isHidden()) return {};
+    QTextDocument doc;
+    doc.setHtml(m_toolCalls->text());
+    return doc.toPlainText();
+}
+
 QString SuitesView::needleText() const {
     if (m_needle->isHidden()) return {};
     QTextDocument doc;
@@ -385,6 +401,44 @@ QString turnsHtml(const std::optional<core::TurnAccuracy>& a, const std::optiona
         }
         h += "</tr>";
     }
+    return h + "</table>";
+}
+
+// Function calling: the error rate of both runs and of each error class seen, Wilson 95 %.
+QString toolCallsHtml(const std::optional<core::ToolCallStats>& a, const std::optional<core::ToolCallStats>& b) {
+    auto cell = [](const std::optional<core::ToolCallStats>& s, const std::string& cls) {
+        if (!s) return QString("—");
+        double rate = s->errorRate;
+        core::Interval ci = s->errorCi;
+        int64_t count = s->errors;
+        if (!cls.empty()) {
+            rate = 0;
+            ci = core::wilsonInterval(0, s->items);
+            count = 0;
+            for (const auto& c : s->byClass)
+                if (c.name == cls) {
+                    rate = c.rate;
+                    ci = c.ci;
+                    count = c.count;
+                }
+        }
+        return QString("%1 % <small>[%2–%3] (%4/%5)</small>")
+            .arg(100 * rate, 0, 'f', 1)
+            .arg(100 * ci.lo, 0, 'f', 1)
+            .arg(100 * ci.hi, 0, 'f', 1)
+            .arg(count)
+            .arg(s->items);
+    };
+    QString h = QObject::tr("<b>Function calling</b>: error rate, in all and by class (Wilson 95 %; lower is better)"
+                            "<table cellspacing=\"0\" cellpadding=\"3\" border=\"1\"><tr><th>error</th><th>A</th><th>B</th></tr>");
+    h += "<tr><td>any error</td><td>" + cell(a, "") + "</td><td>" + cell(b, "") + "</td></tr>";
+    std::vector<std::string> classes;
+    for (const auto* s : {&a, &b})
+        if (*s)
+            for (const auto& c : (*s)->byClass)
+                if (c.count > 0 && std::find(classes.begin(), classes.end(), c.name) == classes.end()) classes.push_back(c.name);
+    for (const std::string& c : classes)
+        h += "<tr><td>" + QString::fromStdString(c).toHtmlEscaped() + "</td><td>" + cell(a, c) + "</td><td>" + cell(b, c) + "</td></tr>";
     return h + "</table>";
 }
 
@@ -554,6 +608,8 @@ void SuitesView::loadComparedRuns() {
     m_needle->hide();
     m_turns->clear();
     m_turns->hide();
+    m_toolCalls->clear();
+    m_toolCalls->hide();
     const int64_t a = m_wb.runA(), b = m_wb.runB();
     if (a <= 0 || b <= 0) {
         m_runsTitle->setText(tr("No runs compared yet: run a suite on A and B, or pick two runs on the History screen."));
@@ -606,6 +662,11 @@ void SuitesView::loadComparedRuns() {
         if (ta || tb) {
             m_turns->setText(turnsHtml(ta, tb));
             m_turns->show();
+        }
+        const auto fa = core::toolCallStatsOfRun(*ia), fb = core::toolCallStatsOfRun(*ib);
+        if (fa || fb) {
+            m_toolCalls->setText(toolCallsHtml(fa, fb));
+            m_toolCalls->show();
         }
     }
     // "—" (not 0 %) for a run with no scored item: nothing was measured.

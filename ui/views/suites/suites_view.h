@@ -48,6 +48,7 @@ public:
     QString classificationText() const;  // the classification table (plain text), "" when hidden
     QString needleText() const;          // the needle-in-a-haystack heat maps (plain text), "" when hidden
     QString turnsText() const;           // multi-turn consistency by turn (plain text), "" when hidden
+    QString toolCallsText() const;       // function-calling error rates (plain text), "" when hidden
     // Opens the judging dialog for the compared runs (a person blind, or a judge model); null
     // when no two runs are compared.
     JudgeDialog* openJudgeDialog();
@@ -84,6 +85,7 @@ private:
     QLabel* m_classification;  // per-label P / R / F1 and confusion matrices of classification runs
     QLabel* m_needle;          // accuracy by prompt length x needle depth of needle-in-a-haystack runs
     QLabel* m_turns;           // accuracy by turn of conversation suites with per-turn references
+    QLabel* m_toolCalls;       // function-calling error rate and classes of both runs
     QPushButton* m_judge;
     QTableView* m_items;
     ItemComparisonModel* m_itemModel;

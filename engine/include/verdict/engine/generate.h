@@ -44,6 +44,9 @@ struct GenerateConfig {
     SamplingParams sampling;
     bool stopAtEos = true;                // stop at EOS/EOT (the EOG token is kept in `tokens`)
     std::vector<std::string> stopStrings; // stop when the generated text contains one (text is cut before it)
+    // Control tokens' texts ("<|channel|>", "[TOOL_CALLS]") are kept in the text, as a tool-call
+    // parser needs them; by default they produce no text. An end-of-generation token never does.
+    bool renderSpecialTokens = false;
     // Called after every generated token with its text piece; return false to stop.
     std::function<bool(int32_t token, std::string_view piece)> onToken;
 };

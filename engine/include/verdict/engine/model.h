@@ -77,7 +77,8 @@ public:
     bool hasTokenizer() const;
     Result<std::vector<int32_t>> tokenize(std::string_view text, bool addSpecial = true,
                                           bool parseSpecial = false) const;
-    std::string tokenToPiece(int32_t token) const;  // raw bytes of the token's text
+    // Raw bytes of the token's text; a control token's text only when renderSpecial.
+    std::string tokenToPiece(int32_t token, bool renderSpecial = false) const;
     std::string detokenize(const std::vector<int32_t>& tokens) const;  // text (SPM leading space dropped)
     bool isEog(int32_t token) const;  // end of generation (EOS, EOT, ...)
     int32_t bos() const;              // -1 when the vocabulary has none

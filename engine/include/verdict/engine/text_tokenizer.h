@@ -44,6 +44,12 @@ public:
     // `shouldStop` asked to stop while the template ran.
     Result<RenderedChat> renderChat(const std::vector<std::pair<std::string, std::string>>& messages,
                                     const std::function<bool()>& shouldStop = {}) const;
+    // The same for a conversation with function calling: `messagesJson` is an OpenAI messages array
+    // (tool_calls, tool_call_id, name where set) and `toolsJson` the OpenAI tools array ("" or
+    // "null": none), both as JSON text; the template sees them as `messages` and `tools`. Fails
+    // naming the argument that is not such JSON.
+    Result<RenderedChat> renderChatJson(std::string_view messagesJson, std::string_view toolsJson,
+                                        const std::function<bool()>& shouldStop = {}) const;
     const std::string& templateSource() const;  // "" when the file has none
     // True when a rendered chat text already starts with the BOS text (then encode adds none).
     bool startsWithBos(std::string_view text) const;
