@@ -63,6 +63,9 @@ int runReport(const std::vector<std::string>& argv) {
         {"sweep", true, "ID", "latency sweep to use (repeatable; each is matched to the run of the same model file). "
                               "Default: the newest completed sweep of each model", true},
         {"no-auto-sweep", false, "", "use only the sweeps given with --sweep"},
+        {"quant-compare", true, "ID", "quantization trade-off to show (verdict quant-compare list). Default: the newest "
+                                      "one that measured A's or B's file"},
+        {"no-auto-quant", false, "", "no quantization section unless --quant-compare is given"},
         {"hardware", true, "ID", "catalog device to cost (see verdict hardware list); without it: no cost section"},
         {"measured-on", true, "ID", "catalog device the sweeps/runs were measured on (default for CPU runs: this-machine)"},
         {"tokens-per-day", true, "N", "daily output volume: fleet size, monthly and 3-year TCO curve"},
@@ -117,6 +120,12 @@ int runReport(const std::vector<std::string>& argv) {
         req.sweepIds.push_back(*id);
     }
     req.autoSweeps = !args->has("no-auto-sweep");
+    if (auto qc = args->value("quant-compare")) {
+        auto id = parseId(*qc);
+        if (!id) return fail("report", "'" + *qc + "' is not a quant comparison id", kExitUsage);
+        req.quantCompareId = *id;
+    }
+    req.autoQuant = !args->has("no-auto-quant");
     if (!args->has("output")) return fail("report", "give the report file: -o report.pdf", kExitUsage);
     const std::string output = *args->value("output");
     std::optional<ui::ReportFormat> format;

@@ -25,6 +25,7 @@ const std::vector<Command>& commands() {
         {"verify", "check the results database's tamper-evident hash chain", runVerify},
         {"bench", "llama-bench's pp/tg speed tests on the built-in engine", runBench},
         {"perplexity", "perplexity over a text file; KL-divergence against a base model", runPerplexity},
+        {"quant-compare", "one model in several quantized files vs a base: KLD, accuracy delta, throughput and P99 change, memory", runQuantCompare},
         {"sweep", "latency sweep (TTFT, TPOT, ITL, P50/P99, batch 1-32); sweep list/show/export", runSweep},
         {"serve", "OpenAI-compatible server over the engine with continuous batching", runServe},
         {"demo", "the bundled two-model comparison: suites, runs, sweeps and the decision report", runDemo},

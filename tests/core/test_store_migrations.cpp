@@ -176,10 +176,19 @@ void populateV5(Database& db) {
                 .ok());
 }
 
+// ---- v6 rows: a finished quantization comparison. Frozen. ----
+
+void populateV6(Database& db) {
+    QVERIFY(db.exec("INSERT INTO quant_comparisons (created_at, name, base_path, status, finished_at, result) VALUES "
+                    "('2024-06-01T00:00:00.000Z', 'm', 'm-f16.gguf', 'completed', '2024-06-01T00:10:00.000Z', "
+                    "'{\"rows\":[]}')")
+                .ok());
+}
+
 // Rows expected after migrating a database populated at `version` (cumulative).
 struct Expected {
     int64_t suites = 0, suiteItems = 0, runs = 0, runItems = 0, sweeps = 0, sweepPoints = 0, votes = 0, deletedRuns = 0,
-            judgments = 0;
+            judgments = 0, quantComparisons = 0;
 };
 
 void populate(Database& db, int version, Expected& e) {
@@ -207,7 +216,11 @@ void populate(Database& db, int version, Expected& e) {
         populateV5(db);
         e.judgments = 1;
     }
-    // v6 and later: add populateV6() here, called for version >= 6.
+    if (version >= 6) {
+        populateV6(db);
+        e.quantComparisons = 1;
+    }
+    // v7 and later: add populateV7() here, called for version >= 7.
 }
 
 }  // namespace
@@ -252,6 +265,10 @@ private slots:
         QCOMPARE(count(*db, "votes"), expected.votes);  // a database older than v3 gains an empty table
         QCOMPARE(count(*db, "judgments"), expected.judgments);
         QCOMPARE(count(*db, "judge_prompts"), expected.judgments);
+        QCOMPARE(count(*db, "quant_comparisons"), expected.quantComparisons);
+        // v6: a comparison's status is one of four.
+        QVERIFY(!db->exec("INSERT INTO quant_comparisons (created_at, name, base_path, status) VALUES ('t', 'n', 'b', 'x')")
+                     .ok());
         // v5: a pair is stored with run_a < run_b, and a verdict must be one of four.
         QVERIFY(!db->exec("INSERT INTO judgments (created_at, run_a, run_b, item_idx, judge, mode, position) "
                           "VALUES ('t', 1, 1, 0, 'j', 'pairwise', 'ab')")

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 namespace verdict::ui {
 namespace {
@@ -593,6 +594,68 @@ void performanceSection(const ReportData& d, QList<DocBlock>& out) {
     out << table(all);
 }
 
+// One model in several files against a base (`verdict quant-compare`): what each precision costs in
+// fidelity and accuracy and buys in speed and size. Under Performance, after the sweeps.
+void quantSection(const ReportData& d, QList<DocBlock>& out) {
+    if (!d.quant.is_object()) return;
+    const nlohmann::json& c = d.quant;
+    const QString dash = QString::fromUtf8(core::kDash);
+    auto get = [](const nlohmann::json& j, std::initializer_list<const char*> path) -> const nlohmann::json* {
+        const nlohmann::json* p = &j;
+        for (const char* k : path) {
+            if (!p->is_object() || !p->contains(k)) return nullptr;
+            p = &(*p)[k];
+        }
+        return p->is_number() ? p : nullptr;
+    };
+    auto number = [&](const nlohmann::json& j, std::initializer_list<const char*> path, const char* f, double scale = 1) {
+        const nlohmann::json* v = get(j, path);
+        return v ? fmt(f, v->get<double>() * scale) : dash;
+    };
+    out << heading("Quantization trade-off", 2);
+    const QString who = d.quantSide ? QString(" (model %1's file)").arg(QChar(d.quantSide)) : QString();
+    out << para(QString("Comparison #%1 '%2'%3 against the base %4, status %5. Mean KLD and same top p: the file's "
+                        "next-token distributions against the base's on a text (llama-perplexity's definitions); "
+                        "accuracy delta: file minus base on the same items, with the paired bootstrap 95 % interval; "
+                        "throughput drop and P99 drift: decode tok/s and ITL P99 of a one-point sweep against the "
+                        "base's (file / base \u2212 1).")
+                    .arg(c.value("id", int64_t(0)))
+                    .arg(q(c.value("name", "")), who, q(std::filesystem::path(c.value("base", "")).filename().string()),
+                         q(c.value("status", ""))));
+    DocTable t;
+    t.header = {"File", "Type", "Size", "Bits/w", "Mean KLD", "Same top", "Accuracy \u0394", "Decode tok/s", "Throughput", "ITL P99"};
+    t.columnWeights = {2.0, 1.0, 1.0, 0.8, 1.1, 0.9, 1.6, 1.1, 1.0, 0.9};
+    t.firstColumnBold = true;
+    QStringList notes;
+    for (const auto& row : c.value("rows", nlohmann::json::array())) {
+        if (!row.is_object()) continue;
+        const nlohmann::json& f = row.value("file", nlohmann::json::object());
+        const bool base = !row.contains("vs_base") || row["vs_base"].is_null();
+        const QString name = q(std::filesystem::path(f.value("path", "")).filename().string());
+        QString accuracy = number(row, {"accuracy", "cell", "accuracy"}, "%.1f %%", 100);
+        if (!base && get(row, {"accuracy", "delta"}) && row["accuracy"].contains("delta_ci") && row["accuracy"]["delta_ci"].is_array() &&
+            row["accuracy"]["delta_ci"].size() == 2)
+            accuracy = number(row, {"accuracy", "delta"}, "%+.1f pts", 100) +
+                       fmt(" [%+.1f", row["accuracy"]["delta_ci"][0].get<double>() * 100) +
+                       fmt(", %+.1f]", row["accuracy"]["delta_ci"][1].get<double>() * 100);
+        t.rows << QStringList{name + (base ? " (base)" : ""),
+                              q(f.value("file_type", "")),
+                              get(f, {"bytes"}) ? q(core::formatBytes(f["bytes"].get<uint64_t>())) : dash,
+                              number(f, {"bits_per_weight"}, "%.2f"),
+                              number(row, {"fidelity", "mean_kld"}, "%.5f"),
+                              number(row, {"fidelity", "same_top_p"}, "%.1f %%", 100),
+                              accuracy,
+                              number(row, {"speed", "decode_tok_per_s"}, "%.1f"),
+                              base ? QString("base") : number(row, {"vs_base", "decode_change"}, "%+.1f %%", 100),
+                              base ? QString("base") : number(row, {"vs_base", "itl_p99_change"}, "%+.1f %%", 100)};
+        if (row.contains("errors") && row["errors"].is_object())
+            for (const auto& [part, why] : row["errors"].items())
+                notes << name + " " + q(part) + ": " + q(why.is_string() ? why.get<std::string>() : why.dump());
+    }
+    out << table(t);
+    if (!notes.isEmpty()) out << bullets(notes);
+}
+
 // The hosted-API side: what a provider run's tokens cost at the provider's prices.
 void apiCostBlock(const ReportData& d, QList<DocBlock>& out) {
     if (d.apiCostA.is_null() && d.apiCostB.is_null()) return;
@@ -756,6 +819,7 @@ ReportDocument buildReportDocument(const core::ReportData& d) {
     accuracySection(d, doc.blocks);
     preferenceSection(d, doc.blocks);
     performanceSection(d, doc.blocks);
+    quantSection(d, doc.blocks);
     costSection(d, doc.blocks);
     checklistSection(d, doc.blocks);
     reproducibilitySection(d, doc.blocks);

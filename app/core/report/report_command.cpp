@@ -30,6 +30,8 @@ std::string reportCommandLine(const ReportRequest& r, const std::string& output,
     std::string cmd = "verdict report --run " + std::to_string(r.runA) + " --run " + std::to_string(r.runB);
     for (int64_t s : r.sweepIds) cmd += " --sweep " + std::to_string(s);
     if (!r.autoSweeps) cmd += " --no-auto-sweep";
+    if (r.quantCompareId) cmd += " --quant-compare " + std::to_string(*r.quantCompareId);
+    if (!r.autoQuant) cmd += " --no-auto-quant";
     if (r.tco && !r.tco->hardwareId.empty()) {
         const ReportTcoInputs& t = *r.tco;
         const CostAssumptions defaults;

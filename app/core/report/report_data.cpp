@@ -8,6 +8,7 @@
 #include "core/report/report_perf_cost.h"
 #include "core/judge/judge_runner.h"
 #include "core/run/backend_factory.h"
+#include "core/services/quant_compare.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -378,6 +379,42 @@ ReportReproducibility gatherReproducibility(const ReportRequest& req, const Repo
 
 }  // namespace
 
+// The quantization trade-off: the one asked for, else the newest that measured A's or B's file.
+Result<void> gatherQuant(Database& db, const ReportRequest& req, const RunRecord* runs, ReportData* d) {
+    auto sideOf = [&](const nlohmann::json& c) -> char {
+        for (int k = 0; k < 2; ++k) {
+            if (c.value("base", "") == runs[k].modelPath) return k == 0 ? 'A' : 'B';
+            for (const auto& row : c.value("rows", nlohmann::json::array()))
+                if (row.is_object() && row.contains("file") && row["file"].value("path", "") == runs[k].modelPath)
+                    return k == 0 ? 'A' : 'B';
+        }
+        return 0;
+    };
+    if (req.quantCompareId) {
+        auto c = loadQuantCompare(db, *req.quantCompareId);
+        if (!c) return c.error();
+        if (!*c) return Error{"quant comparison " + std::to_string(*req.quantCompareId) + " does not exist (see verdict quant-compare list)"};
+        d->quantSide = sideOf(**c);
+        d->quant = std::move(**c);
+        return {};
+    }
+    if (!req.autoQuant) return {};
+    auto list = listQuantCompares(db);
+    if (!list) return list.error();
+    for (const QuantCompareSummary& s : *list) {
+        if (s.status == "failed") continue;
+        auto c = loadQuantCompare(db, s.id);
+        if (!c) return c.error();
+        if (!*c) continue;
+        if (const char side = sideOf(**c)) {
+            d->quantSide = side;
+            d->quant = std::move(**c);
+            return {};
+        }
+    }
+    return {};
+}
+
 Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     std::map<std::string, double> weights = defaultCriterionWeights();
     if (auto v = validateCriterionWeights(req.weights); !v) return v.error();
@@ -433,6 +470,8 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
         }
         if (auto cost = runCostJson(rec[side], items[side], *providers)) (side == 0 ? d.apiCostA : d.apiCostB) = std::move(*cost);
     }
+
+    if (auto r = gatherQuant(db, req, rec, &d); !r) return r.error();
 
     d.title = d.a.label + " vs " + d.b.label + (d.accuracy.suiteName.empty() ? "" : " on " + d.accuracy.suiteName);
     d.decision = buildDecisionTable(d, weights);

@@ -265,6 +265,9 @@ nlohmann::json toJson(const ReportData& d) {
             {"performance", {{"a", perfJson(d.perfA)}, {"b", perfJson(d.perfB)}}},
             {"cost", costJson(d.cost)},
             {"api_cost", {{"a", d.apiCostA}, {"b", d.apiCostB}}},
+            {"quantization", d.quant.is_null() ? json(nullptr)
+                                               : json{{"side", d.quantSide ? json(std::string(1, d.quantSide)) : json(nullptr)},
+                                                      {"comparison", d.quant}}},
             {"sla", {{"ttft_ms", opt(d.sla.ttftMs)}, {"tpot_ms", opt(d.sla.tpotMs)}}},
             {"quality_gate", {{"no_worse_significant", d.quality.noWorseSignificant},
                               {"min_accuracy", opt(d.quality.minAccuracy)},

@@ -54,6 +54,10 @@ struct ReportRequest {
     std::vector<int64_t> sweepIds;
     bool autoSweeps = true;
     std::optional<ReportTcoInputs> tco;
+    // A quantization trade-off (`verdict quant-compare`) to show. nullopt and autoQuant: the newest
+    // stored one whose base or files include model A's or B's file (same path).
+    std::optional<int64_t> quantCompareId;
+    bool autoQuant = true;
     std::map<std::string, double> weights;   // criterion key -> weight >= 0 (missing keys: defaults)
     ReportSla sla;
     QualityGate quality;
@@ -277,6 +281,11 @@ struct ReportData {
     // (endpoint_cost.h runCostJson: usd_total, usd_per_mtok_output, prices, price_source, ...);
     // null for other runs. The "hosted API" side beside the hardware TCO of `cost`.
     nlohmann::json apiCostA = nullptr, apiCostB = nullptr;
+    // The quantization trade-off shown (the stored shape, docs/cli.md "verdict quant-compare"), or
+    // null; quantSide: 'A' or 'B', the model whose file it measured ('\0' when picked by id and
+    // neither's).
+    nlohmann::json quant = nullptr;
+    char quantSide = 0;
     ReportSla sla;
     QualityGate quality;
     std::vector<DecisionRow> decision;

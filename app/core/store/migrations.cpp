@@ -204,6 +204,24 @@ CREATE UNIQUE INDEX judgments_once ON judgments(run_a, ifnull(run_b, 0), item_id
 )sql");
 }
 
+// v6: quantization trade-offs (issue 22, `verdict quant-compare`). One row per comparison of a
+// base file with several files of the same model; `result` holds the whole comparison as JSON
+// (docs/cli.md, "verdict quant-compare"), rewritten after every measured step, so a killed process
+// keeps what it measured. The runs and sweeps it made are ordinary rows (their ids are in result).
+Result<void> migrateToV6(Database& db) {
+    return db.exec(R"sql(
+CREATE TABLE quant_comparisons (
+    id           INTEGER PRIMARY KEY,
+    created_at   TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    base_path    TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('running', 'completed', 'cancelled', 'failed')),
+    finished_at  TEXT,
+    result       TEXT NOT NULL DEFAULT '{}'
+);
+)sql");
+}
+
 struct MigrationStep {
     int version;             // the version this step produces
     const char* what;        // one line, for error messages and docs/schema.md
@@ -218,6 +236,7 @@ const std::vector<MigrationStep>& steps() {
         {3, "blind-comparison votes: table votes", migrateToV3},
         {4, "deleting runs and sweeps: runs.deleted_at, sweeps.deleted_at (rows kept for the audit chains)", migrateToV4},
         {5, "judging: tables judge_prompts and judgments", migrateToV5},
+        {6, "quantization trade-offs: table quant_comparisons", migrateToV6},
     };
     return kSteps;
 }

@@ -9,18 +9,19 @@
 //   v3  votes (blind comparisons: two models' answers to one prompt and the winner)
 //   v4  runs.deleted_at, sweeps.deleted_at (deleting hides; the rows stay for the hash chains)
 //   v5  judge_prompts, judgments (human and LLM-as-judge verdicts per item of two runs)
+//   v6  quant_comparisons (`verdict quant-compare`: one model in several files against a base)
 //
-// Adding v6: write `Result<void> migrateToV6(Database&)` in migrations.cpp (DDL/data changes
-// from v5 only), append {6, "what changed", migrateToV6} to the step table there, bump
+// Adding v7: write `Result<void> migrateToV7(Database&)` in migrations.cpp (DDL/data changes
+// from v6 only), append {7, "what changed", migrateToV7} to the step table there, bump
 // kSchemaVersion, document the step in docs/schema.md, and extend test_store_migrations with
-// a v5 fixture row set. Never edit an earlier step: databases in the field already ran it.
+// a v6 fixture row set. Never edit an earlier step: databases in the field already ran it.
 #pragma once
 
 #include "core/store/database.h"
 
 namespace verdict::core {
 
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 // PRAGMA user_version of an open database (0 for a new file).
 Result<int> schemaVersion(Database& db);
