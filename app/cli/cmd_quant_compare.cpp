@@ -2,7 +2,7 @@
 //         quant-compare list | show ID
 // One model in several files against a base file: KLD and top-1 agreement on a text, accuracy
 // delta on a suite (paired), decode / prefill throughput and P99 change (a one-point sweep), and
-// memory; stored (quant_comparisons) after every step (core/services/quant_compare.h). The JSON
+// memory; stored (a study, store/study_repository.h) after every step (core/services/quant_compare.h). The JSON
 // shape is in docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"

@@ -176,19 +176,19 @@ void populateV5(Database& db) {
                 .ok());
 }
 
-// ---- v6 rows: a finished quantization comparison. Frozen. ----
+// ---- v6 rows: a finished study (a quantization comparison). Frozen. ----
 
 void populateV6(Database& db) {
-    QVERIFY(db.exec("INSERT INTO quant_comparisons (created_at, name, base_path, status, finished_at, result) VALUES "
-                    "('2024-06-01T00:00:00.000Z', 'm', 'm-f16.gguf', 'completed', '2024-06-01T00:10:00.000Z', "
-                    "'{\"rows\":[]}')")
+    QVERIFY(db.exec("INSERT INTO studies (kind, name, subject, status, created_at, finished_at, result) VALUES "
+                    "('quant_compare', 'm', 'm-f16.gguf', 'completed', '2024-06-01T00:00:00.000Z', "
+                    "'2024-06-01T00:10:00.000Z', '{\"rows\":[]}')")
                 .ok());
 }
 
 // Rows expected after migrating a database populated at `version` (cumulative).
 struct Expected {
     int64_t suites = 0, suiteItems = 0, runs = 0, runItems = 0, sweeps = 0, sweepPoints = 0, votes = 0, deletedRuns = 0,
-            judgments = 0, quantComparisons = 0;
+            judgments = 0, studies = 0;
 };
 
 void populate(Database& db, int version, Expected& e) {
@@ -218,7 +218,7 @@ void populate(Database& db, int version, Expected& e) {
     }
     if (version >= 6) {
         populateV6(db);
-        e.quantComparisons = 1;
+        e.studies = 1;
     }
     // v7 and later: add populateV7() here, called for version >= 7.
 }
@@ -265,9 +265,9 @@ private slots:
         QCOMPARE(count(*db, "votes"), expected.votes);  // a database older than v3 gains an empty table
         QCOMPARE(count(*db, "judgments"), expected.judgments);
         QCOMPARE(count(*db, "judge_prompts"), expected.judgments);
-        QCOMPARE(count(*db, "quant_comparisons"), expected.quantComparisons);
-        // v6: a comparison's status is one of four.
-        QVERIFY(!db->exec("INSERT INTO quant_comparisons (created_at, name, base_path, status) VALUES ('t', 'n', 'b', 'x')")
+        QCOMPARE(count(*db, "studies"), expected.studies);
+        // v6: a study's status is one of four.
+        QVERIFY(!db->exec("INSERT INTO studies (kind, name, subject, status, created_at) VALUES ('soak', 'n', 'b', 'x', 't')")
                      .ok());
         // v5: a pair is stored with run_a < run_b, and a verdict must be one of four.
         QVERIFY(!db->exec("INSERT INTO judgments (created_at, run_a, run_b, item_idx, judge, mode, position) "

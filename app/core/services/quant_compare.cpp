@@ -5,6 +5,7 @@
 #include "core/stats/run_summary.h"
 #include "core/store/model_repository.h"
 #include "core/store/run_repository.h"
+#include "core/store/study_repository.h"
 #include "core/store/store.h"
 #include "core/version.h"
 #include "util/quote.h"
@@ -25,6 +26,8 @@ namespace verdict::core {
 namespace {
 
 using nlohmann::json;
+
+constexpr const char* kQuantStudy = "quant_compare";
 
 ServiceError bad(std::string m) { return {ServiceFailure::BadInput, std::move(m)}; }
 ServiceError storage(std::string m) { return {ServiceFailure::Storage, std::move(m)}; }
@@ -89,30 +92,6 @@ const json& at(const json& j, std::initializer_list<const char*> path) {
     }
     return *p;
 }
-
-class Store {
-public:
-    explicit Store(Database& db) : m_db(db) {}
-    Result<int64_t> create(const std::string& name, const std::string& base, const json& result) {
-        auto st = m_db.prepare("INSERT INTO quant_comparisons (created_at, name, base_path, status, result) VALUES (?1, ?2, ?3, 'running', ?4)");
-        if (!st) return st.error();
-        st->bind(1, utcTimestamp()).bind(2, name).bind(3, base).bind(4, result.dump());
-        if (auto r = st->run(); !r) return r.error();
-        return m_db.lastInsertRowid();
-    }
-    Result<void> update(int64_t id, const json& result, const std::string& status = "running") {
-        auto st = m_db.prepare(status == "running"
-                                   ? "UPDATE quant_comparisons SET result = ?2 WHERE id = ?1"
-                                   : "UPDATE quant_comparisons SET result = ?2, status = ?3, finished_at = ?4 WHERE id = ?1");
-        if (!st) return st.error();
-        st->bind(1, id).bind(2, result.dump());
-        if (status != "running") st->bind(3, status).bind(4, utcTimestamp());
-        return st->run();
-    }
-
-private:
-    Database& m_db;
-};
 
 }  // namespace
 
@@ -222,8 +201,8 @@ ServiceResult<QuantCompareDone> runQuantCompare(Database& db, const QuantCompare
         row["memory"] = {{"file_bytes", row["file"].value("bytes", json(nullptr))}};
         c["rows"].push_back(std::move(row));
     }
-    Store store(db);
-    auto id = store.create(c["name"], r.basePath, c);
+    StudyRepository store(db);
+    auto id = store.create(kQuantStudy, c["name"], r.basePath, c);
     if (!id) return storage(id.error().message);
     c["id"] = *id;
     auto save = [&](const std::string& status = "running") -> Result<void> {
@@ -447,40 +426,26 @@ ServiceResult<QuantCompareDone> runQuantCompare(Database& db, const QuantCompare
 }
 
 Result<std::vector<QuantCompareSummary>> listQuantCompares(Database& db) {
-    auto st = db.prepare("SELECT id, name, created_at, status, base_path, json_array_length(result, '$.rows') "
-                         "FROM quant_comparisons ORDER BY id DESC");
-    if (!st) return st.error();
+    auto list = StudyRepository(db).list(kQuantStudy);
+    if (!list) return list.error();
     std::vector<QuantCompareSummary> out;
-    for (;;) {
-        auto row = st->step();
-        if (!row) return row.error();
-        if (!*row) break;
-        QuantCompareSummary s;
-        s.id = st->columnInt(0);
-        s.name = st->columnText(1);
-        s.createdAt = st->columnText(2);
-        s.status = st->columnText(3);
-        s.basePath = st->columnText(4);
-        s.files = std::max<int64_t>(0, st->columnOptInt(5).value_or(0) - 1);
-        out.push_back(std::move(s));
+    for (const StudyRecord& s : *list) {
+        const json rows = s.result.value("rows", json::array());
+        out.push_back({s.id, s.name, s.createdAt, s.status, s.subject,
+                       std::max<int64_t>(0, static_cast<int64_t>(rows.is_array() ? rows.size() : 0) - 1)});
     }
     return out;
 }
 
 Result<std::optional<json>> loadQuantCompare(Database& db, int64_t id) {
-    auto st = db.prepare("SELECT result, status, created_at, finished_at FROM quant_comparisons WHERE id = ?1");
-    if (!st) return st.error();
-    st->bind(1, id);
-    auto row = st->step();
-    if (!row) return row.error();
-    if (!*row) return std::optional<json>{};
-    json j = json::parse(st->columnText(0), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return Error{"quant comparison " + std::to_string(id) + ": column result is not a JSON object"};
+    auto s = StudyRepository(db).find(id, kQuantStudy);
+    if (!s) return s.error();
+    if (!*s) return std::optional<json>{};
+    json j = std::move((*s)->result);
     j["id"] = id;
-    j["status"] = st->columnText(1);  // the column wins: a killed process leaves "running"
-    j["created_at"] = st->columnText(2);
-    j["finished_at"] = st->isNull(3) ? json(nullptr) : json(st->columnText(3));
+    j["status"] = (*s)->status;  // the column wins: a killed process leaves "running"
+    j["created_at"] = (*s)->createdAt;
+    j["finished_at"] = (*s)->finishedAt.empty() ? json(nullptr) : json((*s)->finishedAt);
     return std::optional<json>(std::move(j));
 }
 

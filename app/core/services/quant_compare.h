@@ -11,7 +11,7 @@
 //     throughput, TPOT P50 / ITL P99, and their change against the base (the "throughput drop rate"
 //     and "P99 drift" such reports show);
 //   * memory: file size, bits per weight, and the sweep point's weights / KV / scratch bytes.
-// The comparison itself is stored (table quant_comparisons, docs/schema.md) after every step, so a
+// The comparison itself is stored (a study of kind "quant_compare", store/study_repository.h) after every step, so a
 // killed process keeps what it measured; its runs and sweeps are ordinary ones (History, `verdict
 // results`, `verdict sweep show`).
 #pragma once
@@ -66,7 +66,7 @@ struct QuantCompareEvents {
 };
 
 struct QuantCompareDone {
-    int64_t id = 0;                       // quant_comparisons.id
+    int64_t id = 0;                       // studies.id
     nlohmann::json comparison;            // the stored shape (docs/cli.md, "verdict quant-compare")
     bool cancelled = false;
 };

@@ -204,21 +204,24 @@ CREATE UNIQUE INDEX judgments_once ON judgments(run_a, ifnull(run_b, 0), item_id
 )sql");
 }
 
-// v6: quantization trade-offs (issue 22, `verdict quant-compare`). One row per comparison of a
-// base file with several files of the same model; `result` holds the whole comparison as JSON
-// (docs/cli.md, "verdict quant-compare"), rewritten after every measured step, so a killed process
-// keeps what it measured. The runs and sweeps it made are ordinary rows (their ids are in result).
+// v6: studies (issue 22): measurements made of several runs and sweeps plus figures of their own —
+// a quantization trade-off (`verdict quant-compare`), a soak test (`verdict soak`). One row per
+// study; `result` holds the whole document as JSON (its shape per kind: docs/cli.md), rewritten
+// after every measured step, so a killed process keeps what it measured. The runs and sweeps a
+// study made are ordinary rows (their ids are in result).
 Result<void> migrateToV6(Database& db) {
     return db.exec(R"sql(
-CREATE TABLE quant_comparisons (
+CREATE TABLE studies (
     id           INTEGER PRIMARY KEY,
-    created_at   TEXT NOT NULL,
+    kind         TEXT NOT NULL,
     name         TEXT NOT NULL,
-    base_path    TEXT NOT NULL,
+    subject      TEXT NOT NULL,
     status       TEXT NOT NULL CHECK (status IN ('running', 'completed', 'cancelled', 'failed')),
+    created_at   TEXT NOT NULL,
     finished_at  TEXT,
     result       TEXT NOT NULL DEFAULT '{}'
 );
+CREATE INDEX studies_by_kind ON studies(kind, id);
 )sql");
 }
 
@@ -236,7 +239,7 @@ const std::vector<MigrationStep>& steps() {
         {3, "blind-comparison votes: table votes", migrateToV3},
         {4, "deleting runs and sweeps: runs.deleted_at, sweeps.deleted_at (rows kept for the audit chains)", migrateToV4},
         {5, "judging: tables judge_prompts and judgments", migrateToV5},
-        {6, "quantization trade-offs: table quant_comparisons", migrateToV6},
+        {6, "studies (quantization trade-offs, soak tests): table studies", migrateToV6},
     };
     return kSteps;
 }

@@ -9,7 +9,7 @@
 //   v3  votes (blind comparisons: two models' answers to one prompt and the winner)
 //   v4  runs.deleted_at, sweeps.deleted_at (deleting hides; the rows stay for the hash chains)
 //   v5  judge_prompts, judgments (human and LLM-as-judge verdicts per item of two runs)
-//   v6  quant_comparisons (`verdict quant-compare`: one model in several files against a base)
+//   v6  studies (`verdict quant-compare`, `verdict soak`: one JSON document per study)
 //
 // Adding v7: write `Result<void> migrateToV7(Database&)` in migrations.cpp (DDL/data changes
 // from v6 only), append {7, "what changed", migrateToV7} to the step table there, bump
