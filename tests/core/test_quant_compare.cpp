@@ -83,6 +83,9 @@ private slots:
         r.files = {"./a.gguf"};
         expectError(r, "twice");
         r = ok;
+        r.files = {""};
+        expectError(r, "empty path");
+        r = ok;
         r.files.assign(17, "x");
         expectError(r, "at most 16");
         r = ok;

@@ -3,7 +3,8 @@
 // while the event loop stays responsive (and continue the window's run from `verdict run`),
 // filter the items, cancel a run, sweep and chart,
 // cost, decide, export the report (the same document as the CLI's), the history (compare,
-// delete), a model behind an OpenAI-compatible endpoint, and close during a run.
+// delete), a model behind an OpenAI-compatible endpoint, the quantization trade-off of one model's
+// files, and close during a run.
 #include "cli_process.h"
 #include "fixtures.h"
 #include "main_window.h"
@@ -19,11 +20,14 @@
 #include "dialogs/import_suite_dialog.h"
 #include "dialogs/needle_dialog.h"
 #include "dialogs/judge_dialog.h"
+#include "dialogs/quant_compare_dialog.h"
+#include "widgets/chart_panel.h"
 #include "fake_openai_server.h"
 #include "scripted_judge.h"
 #include "workbench.h"
 #include "core/report/report_data.h"
 #include "core/report/report_format.h"
+#include "core/services/quant_compare.h"
 #include "core/store/run_repository.h"
 
 #include <QAbstractItemModelTester>
@@ -39,6 +43,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
@@ -47,6 +52,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -658,6 +664,38 @@ private slots:
         QTRY_VERIFY(sv->turnsText().isEmpty());
     }
 
+    // A function-calling suite: the Suites screen shows the error rate of both runs by class, the
+    // figures `verdict results` gives (the demo models call nothing: the table is the point).
+    void functionCallingInTheWindow() {
+        const int64_t runA = m_wb->runA(), runB = m_wb->runB();
+        const QString path = m_tmp.filePath("calls.jsonl");
+        const QByteArray tools = "\"tools\": [{\"name\": \"now\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}]";
+        writeFile(path, "{\"id\": \"c1\", \"prompt\": \"Q: What time is it?\\nA:\", " + tools +
+                            ", \"expected_calls\": [{\"name\": \"now\", \"arguments\": {}}]}\n"
+                            "{\"id\": \"c2\", \"prompt\": \"Q: Say hi.\\nA:\", " + tools + ", \"expected_calls\": []}\n");
+        SuitesView* sv = m_window->suitesView();
+        importSuite(path, "calls", 2);
+        if (QTest::currentTestFailed()) return;
+        runBothOn("calls");
+        if (QTest::currentTestFailed()) return;
+        const QString text = sv->toolCallsText();
+        QVERIFY2(text.contains("Function calling") && text.contains("any error") && text.contains("/2)"), qPrintable(text));
+        QProcess cli;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("VERDICT_DB", m_tmp.filePath("results.db"));
+        cli.setProcessEnvironment(env);
+        cli.start(VERDICT_BINARY, {"results", QString::number(m_wb->runA()), "--json"});
+        QVERIFY(cli.waitForFinished(60000));
+        const QJsonObject fc = QJsonDocument::fromJson(cli.readAllStandardOutput())
+                                   .object().value("runs").toArray().at(0).toObject().value("function_calling").toObject();
+        QCOMPARE(fc.value("items").toInt(), 2);
+        const QString anyError = QString("(%1/2)").arg(fc.value("errors").toInt());
+        QVERIFY2(text.contains(anyError), qPrintable(text + " / " + anyError));
+        m_wb->setComparedRuns(runA, runB);
+        QVERIFY(sv->selectSuite("mini"));
+        QTRY_VERIFY(sv->toolCallsText().isEmpty());
+    }
+
     // "Needle suite…": made through the dialog (the service `verdict suite make needle` uses), run
     // on A and B; the Suites screen shows the length x depth heat map of both runs, cells that
     // cannot run marked with the reason.
@@ -689,6 +727,74 @@ private slots:
         m_wb->setComparedRuns(runA, runB);
         QVERIFY(sv->selectSuite("mini"));
         QTRY_VERIFY(sv->needleText().isEmpty());
+    }
+
+    // "Quantization…" on the Performance screen: the F16 fixture as the base against its Q8_0 file,
+    // KL-divergence on a text (no speed sweep, to stay quick), by the service `verdict quant-compare`
+    // uses; the table shows what the store holds, formatted one way.
+    void quantCompareInTheWindow() {
+        const std::string f16 = verdict::test::fixture("models/synth-llama-f16.gguf").string();
+        const std::string q8 = verdict::test::fixture("models/synth-llama-q8_0.gguf").string();
+        VERDICT_NEED_FIXTURE(f16);
+        VERDICT_NEED_FIXTURE(q8);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        // Plain English, enough tokens for many 64-token chunks of the fixtures' 512-token vocabulary.
+        QByteArray paragraphs;
+        for (int i = 0; i < 40; ++i)
+            paragraphs += "Once upon a time there was a little girl named Lily. She liked to play in the park with her dog. "
+                          "One day the sun was hot and the dog was tired, so they sat under a big tree and ate an apple.\n";
+        const QString text = dir.filePath("text.txt");
+        writeFile(text, paragraphs);
+        m_window->showScreen(MainWindow::Performance);
+        QuantCompareDialog* dlg = m_window->performanceView()->openQuantCompare();
+        QVERIFY(dlg);
+        dlg->baseEdit()->setText(QString::fromStdString(f16));
+        dlg->filesList()->clear();
+        dlg->textEdit()->setText(text);
+        dlg->ctxSpin()->setValue(64);
+        dlg->sweepCheck()->setChecked(false);
+        // Nothing to compare with the base: refused before anything runs, the field named.
+        QVERIFY(!dlg->start());
+        auto* box = dlg->findChild<QMessageBox*>("errorBox");
+        QVERIFY(box);
+        QVERIFY2(box->text().contains("files"), qPrintable(box->text()));
+        QCOMPARE(takeErrorBoxes(), 1);
+        QVERIFY(!dlg->running());
+
+        dlg->filesList()->addItem(QString::fromStdString(q8));
+        QSignalSpy finished(dlg, &QuantCompareDialog::comparisonFinished);
+        QVERIFY(dlg->start());
+        QVERIFY(dlg->running());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        const qint64 id = finished.at(0).at(0).toLongLong();
+        QVERIFY(id > 0);
+        QTableWidget* table = dlg->table();
+        QCOMPARE(table->rowCount(), 2);
+        auto column = [table](const QString& header) {
+            for (int c = 0; c < table->columnCount(); ++c)
+                if (table->horizontalHeaderItem(c)->text() == header) return c;
+            return -1;
+        };
+        const int kld = column("Mean KLD"), type = column("Type");
+        QVERIFY(kld >= 0 && type >= 0);
+        QCOMPARE(table->item(0, type)->text(), QString("F16"));
+        QCOMPARE(table->item(1, type)->text(), QString("Q8_0"));
+        QCOMPARE(table->item(0, kld)->text(), QString("0.000000"));  // the base against itself
+        bool isNumber = false;
+        const double shown = table->item(1, kld)->text().toDouble(&isNumber);
+        QVERIFY2(isNumber && shown > 0, qPrintable(table->item(1, kld)->text()));
+        QVERIFY(dlg->chartPanel()->hasChart());
+        // The table is the stored comparison's.
+        auto db = m_wb->openDb();
+        QVERIFY(db.ok());
+        auto stored = verdict::core::loadQuantCompare(*db, id);
+        QVERIFY(stored.ok() && stored->has_value());
+        const nlohmann::json& c = **stored;
+        QCOMPARE(c.value("status", std::string()), std::string("completed"));
+        QCOMPARE(QString::number(c["rows"][1]["fidelity"]["mean_kld"].get<double>(), 'f', 6), table->item(1, kld)->text());
+        dlg->close();
     }
 
     void closeDuringRun() {

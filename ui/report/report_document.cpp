@@ -2,6 +2,7 @@
 
 #include "core/models/model_card_json.h"
 #include "core/report/report_format.h"
+#include "core/store/study_repository.h"
 #include "report/report_chart_data.h"
 
 #include <QObject>
@@ -601,12 +602,8 @@ void quantSection(const ReportData& d, QList<DocBlock>& out) {
     const nlohmann::json& c = d.quant;
     const QString dash = QString::fromUtf8(core::kDash);
     auto get = [](const nlohmann::json& j, std::initializer_list<const char*> path) -> const nlohmann::json* {
-        const nlohmann::json* p = &j;
-        for (const char* k : path) {
-            if (!p->is_object() || !p->contains(k)) return nullptr;
-            p = &(*p)[k];
-        }
-        return p->is_number() ? p : nullptr;
+        const nlohmann::json& v = core::studyField(j, path);
+        return v.is_number() ? &v : nullptr;
     };
     auto number = [&](const nlohmann::json& j, std::initializer_list<const char*> path, const char* f, double scale = 1) {
         const nlohmann::json* v = get(j, path);

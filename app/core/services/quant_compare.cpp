@@ -34,13 +34,13 @@ ServiceError storage(std::string m) { return {ServiceFailure::Storage, std::move
 
 Result<std::string> readText(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
-    if (!f) return Error{"--text " + util::quoteFileText(path) + ": cannot open"};
+    if (!f) return Error{"text file " + util::quoteFileText(path) + ": cannot open"};
     f.seekg(0, std::ios::end);
-    if (f.tellg() > std::streamoff(64) << 20) return Error{"--text " + util::quoteFileText(path) + ": larger than 64 MiB"};
+    if (f.tellg() > std::streamoff(64) << 20) return Error{"text file " + util::quoteFileText(path) + ": larger than 64 MiB"};
     f.seekg(0);
     std::stringstream ss;
     ss << f.rdbuf();
-    if (ss.str().empty()) return Error{"--text " + util::quoteFileText(path) + ": empty"};
+    if (ss.str().empty()) return Error{"text file " + util::quoteFileText(path) + ": empty"};
     return ss.str();
 }
 
@@ -83,15 +83,7 @@ json change(const json& file, const json& base) {
     return file.get<double>() / b - 1.0;
 }
 
-const json& at(const json& j, std::initializer_list<const char*> path) {
-    static const json kNull;
-    const json* p = &j;
-    for (const char* k : path) {
-        if (!p->is_object() || !p->contains(k)) return kNull;
-        p = &(*p)[k];
-    }
-    return *p;
-}
+const json& at(const json& j, std::initializer_list<const char*> path) { return studyField(j, path); }
 
 }  // namespace
 
@@ -112,10 +104,16 @@ Result<void> validateQuantCompareRequest(const QuantCompareRequest& r) {
     if (r.basePath.empty()) return Error{"base: a base GGUF file is required"};
     if (r.files.empty()) return Error{"files: at least one file to compare with the base is required"};
     if (r.files.size() > 16) return Error{"files: at most 16 files (got " + std::to_string(r.files.size()) + ")"};
-    std::set<std::string> seen{std::filesystem::absolute(r.basePath).lexically_normal().string()};
-    for (const std::string& f : r.files)
-        if (!seen.insert(std::filesystem::absolute(f).lexically_normal().string()).second)
-            return Error{"files: " + f + " is given twice (or is the base)"};
+    auto normal = [](const std::string& p) {
+        std::error_code ec;
+        const auto a = std::filesystem::absolute(p, ec);
+        return (ec ? std::filesystem::path(p) : a).lexically_normal().string();
+    };
+    std::set<std::string> seen{normal(r.basePath)};
+    for (size_t k = 0; k < r.files.size(); ++k) {
+        if (r.files[k].empty()) return Error{"files: file " + std::to_string(k + 1) + " is an empty path"};
+        if (!seen.insert(normal(r.files[k])).second) return Error{"files: " + r.files[k] + " is given twice (or is the base)"};
+    }
     if (r.ctx < 4 || r.ctx > (1 << 20)) return Error{"ctx: must be between 4 and 1048576"};
     if (r.chunks < 0) return Error{"chunks: must not be negative"};
     if (r.textPath.empty() && r.suite.empty() && !r.sweep)
@@ -274,8 +272,9 @@ ServiceResult<QuantCompareDone> runQuantCompare(Database& db, const QuantCompare
             } else if ((*m)->shape().nVocab != (*base)->shape().nVocab) {
                 row["errors"]["fidelity"] = "vocabulary differs from the base's (" + std::to_string((*m)->shape().nVocab) +
                                             " vs " + std::to_string((*base)->shape().nVocab) + " tokens): not the same model";
-            } else if (auto mine = (*m)->hasTokenizer() ? (*m)->tokenize(text, true, false) : Result<std::vector<int32_t>>(Error{"no tokenizer"});
-                       !mine || *mine != *ids) {
+            } else if (!(*m)->hasTokenizer()) {
+                row["errors"]["fidelity"] = "has no usable tokenizer: KLD needs one";
+            } else if (auto mine = (*m)->tokenize(text, true, false); !mine || *mine != *ids) {
                 row["errors"]["fidelity"] = "tokenizes the text differently from the base: not the same vocabulary";
             } else {
                 auto kl = computeKlDivergence(*m, *base, *ids, addBos, po);
@@ -325,8 +324,8 @@ ServiceResult<QuantCompareDone> runQuantCompare(Database& db, const QuantCompare
             if (!done) {
                 if (done.error().kind == ServiceFailure::Storage) return failed(done.error());
                 row["errors"]["accuracy"] = done.error().message;
-                if (k == 0) break;  // nothing to pair with
                 if (auto u = save(); !u) return storage(u.error().message);
+                if (k == 0) break;  // nothing to pair with
                 continue;
             }
             auto items = RunRepository(db).items(done->prepared.run.id);
@@ -441,12 +440,7 @@ Result<std::optional<json>> loadQuantCompare(Database& db, int64_t id) {
     auto s = StudyRepository(db).find(id, kQuantStudy);
     if (!s) return s.error();
     if (!*s) return std::optional<json>{};
-    json j = std::move((*s)->result);
-    j["id"] = id;
-    j["status"] = (*s)->status;  // the column wins: a killed process leaves "running"
-    j["created_at"] = (*s)->createdAt;
-    j["finished_at"] = (*s)->finishedAt.empty() ? json(nullptr) : json((*s)->finishedAt);
-    return std::optional<json>(std::move(j));
+    return std::optional<json>(studyDocument(**s));
 }
 
 }  // namespace verdict::core

@@ -26,6 +26,25 @@ Result<StudyRecord> readStudy(const Statement& st) {
 
 }  // namespace
 
+const nlohmann::json& studyField(const nlohmann::json& doc, std::initializer_list<const char*> path) {
+    static const nlohmann::json kNull;
+    const nlohmann::json* p = &doc;
+    for (const char* k : path) {
+        if (!p->is_object() || !p->contains(k)) return kNull;
+        p = &(*p)[k];
+    }
+    return *p;
+}
+
+nlohmann::json studyDocument(const StudyRecord& s) {
+    nlohmann::json j = s.result;
+    j["id"] = s.id;
+    j["status"] = s.status;
+    j["created_at"] = s.createdAt;
+    j["finished_at"] = s.finishedAt.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.finishedAt);
+    return j;
+}
+
 Result<int64_t> StudyRepository::create(const std::string& kind, const std::string& name, const std::string& subject,
                                         const nlohmann::json& result) {
     auto st = m_db.prepare("INSERT INTO studies (kind, name, subject, status, created_at, result) "

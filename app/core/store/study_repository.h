@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,14 @@ struct StudyRecord {
     std::string finishedAt;    // "" while running
     nlohmann::json result;     // the document (its shape belongs to the kind; docs/cli.md)
 };
+
+// doc[a][b]... of a study document; a null json when any step is missing (a part not measured,
+// an older document).
+const nlohmann::json& studyField(const nlohmann::json& doc, std::initializer_list<const char*> path);
+
+// The document as commands print it: the result with the row's id, status (the column wins: a
+// killed process leaves "running" in both), created_at and finished_at (null while running).
+nlohmann::json studyDocument(const StudyRecord& study);
 
 class StudyRepository {
 public:

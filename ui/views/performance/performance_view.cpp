@@ -9,6 +9,7 @@
 #include "core/store/model_repository.h"
 #include "core/store/sweep_repository.h"
 #include "core/version.h"
+#include "dialogs/quant_compare_dialog.h"
 #include "report/report_chart_data.h"
 #include "widgets/chart_panel.h"
 #include "widgets/device_combo.h"
@@ -83,6 +84,10 @@ PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidge
     m_run = new QPushButton(tr("Sweep A and B"));
     m_run->setObjectName("sweepButton");
     m_cancel = new QPushButton(tr("Cancel"));
+    auto* quant = new QPushButton(tr("Quantization…"));
+    quant->setObjectName("quantCompare");
+    quant->setToolTip(tr("One model in several files (F16, Q8_0, Q4_K_M…) against a base file: KL-divergence, "
+                         "accuracy delta, speed and memory, as verdict quant-compare measures them"));
     m_bar = new QProgressBar;
     m_status = new QLabel;
     auto* settings = new QGroupBox(tr("Latency sweep"));
@@ -103,8 +108,9 @@ PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidge
     grid->addWidget(createRunDeviceCombo(m_wb, this), 1, 5);
     grid->addWidget(m_run, 1, 6);
     grid->addWidget(m_cancel, 1, 7);
-    grid->addWidget(m_bar, 2, 0, 1, 8);
-    grid->addWidget(m_status, 3, 0, 1, 8);
+    grid->addWidget(quant, 1, 8);
+    grid->addWidget(m_bar, 2, 0, 1, 9);
+    grid->addWidget(m_status, 3, 0, 1, 9);
 
     m_sweepA = new QComboBox;
     m_sweepB = new QComboBox;
@@ -138,6 +144,7 @@ PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidge
     m_wb.registerJob(m_job);
     connect(m_run, &QPushButton::clicked, this, [this] { runSweeps(); });
     connect(m_cancel, &QPushButton::clicked, this, &PerformanceView::cancel);
+    connect(quant, &QPushButton::clicked, this, [this] { openQuantCompare(); });
     connect(m_job, &Job::stateChanged, this, &PerformanceView::updateButtons);
     connect(m_job, &Job::progress, this, [this](double f, const QString& text, double) {
         if (f >= 0) m_bar->setValue(int(100 * f));
@@ -164,6 +171,14 @@ void PerformanceView::updateButtons() {
 bool PerformanceView::running() const { return m_job->busy(); }
 void PerformanceView::cancel() { m_job->cancel(); }
 QString PerformanceView::summaryText() const { return m_summary->text(); }
+
+QuantCompareDialog* PerformanceView::openQuantCompare() {
+    const QString a = m_wb.modelA();
+    auto* dlg = new QuantCompareDialog(m_wb, QFileInfo(a).isFile() ? a : QString(), this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    dlg->open();
+    return dlg;
+}
 
 int PerformanceView::chartsShown() const {
     int n = 0;

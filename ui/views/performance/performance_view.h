@@ -2,7 +2,8 @@
 // sizes, warm-ups and repetitions, run on a background job and stored point by point) and the
 // charts of any two stored sweeps, A and B in the same chart: TTFT against prompt length,
 // tokens/s against batch with the memory-bandwidth roofline, latency percentiles, and the memory
-// breakdown (weights / KV cache / scratch).
+// breakdown (weights / KV cache / scratch). "Quantization…" opens the quantization trade-off of one
+// model's files (dialogs/quant_compare_dialog.h).
 #pragma once
 
 #include <QWidget>
@@ -21,6 +22,7 @@ namespace verdict::ui {
 class Workbench;
 class Job;
 class ChartPanel;
+class QuantCompareDialog;
 
 class PerformanceView : public QWidget {
     Q_OBJECT
@@ -35,6 +37,8 @@ public:
     void showSweeps(int64_t sweepA, int64_t sweepB);
     int chartsShown() const;  // how many of the four charts have data
     QString summaryText() const;
+    // Opens the "Quantization…" dialog (base: model A when it is a local file).
+    QuantCompareDialog* openQuantCompare();
 
 private:
     void reloadSweeps();
