@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace verdict::cli {
@@ -110,6 +111,19 @@ std::string formatOptions(const std::vector<OptionSpec>& specs) {
         out += left + s.help + "\n";
     }
     return out;
+}
+
+Result<double> parseDuration(const std::string& text, const char* option) {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    const std::string unit = end ? end : "";
+    if (end == text.c_str() || !(v > 0) || !std::isfinite(v))
+        return Error{std::string("--") + option + ": '" + text + "' is not a duration"};
+    if (unit == "ms") v /= 1000;
+    else if (unit == "m") v *= 60;
+    else if (unit == "h") v *= 3600;
+    else if (!unit.empty() && unit != "s") return Error{std::string("--") + option + ": unknown unit '" + unit + "' (ms, s, m, h)"};
+    return v;
 }
 
 }  // namespace verdict::cli

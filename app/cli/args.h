@@ -48,4 +48,8 @@ private:
 // Renders the options of a command for --help.
 std::string formatOptions(const std::vector<OptionSpec>& specs);
 
+// "60s", "90" (seconds), "2m", "2h", "500ms" -> seconds (> 0). Errors name the option:
+// "--duration: '2x' ...".
+Result<double> parseDuration(const std::string& text, const char* option);
+
 }  // namespace verdict::cli

@@ -22,21 +22,6 @@
 #include <unistd.h>
 
 namespace verdict::cli {
-namespace {
-
-// "60s", "90", "2m", "500ms" -> seconds
-Result<double> parseDuration(const std::string& text, const char* option) {
-    char* end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    const std::string unit = end ? end : "";
-    if (end == text.c_str() || !(v > 0)) return Error{std::string("--") + option + ": '" + text + "' is not a duration"};
-    if (unit == "ms") v /= 1000;
-    else if (unit == "m") v *= 60;
-    else if (!unit.empty() && unit != "s") return Error{std::string("--") + option + ": unknown unit '" + unit + "'"};
-    return v;
-}
-
-}  // namespace
 
 int runLoad(const std::vector<std::string>& argv) {
     std::vector<OptionSpec> specs = endpointOptionSpecs("the endpoint");

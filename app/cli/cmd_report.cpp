@@ -66,6 +66,9 @@ int runReport(const std::vector<std::string>& argv) {
         {"quant-compare", true, "ID", "quantization trade-off to show (verdict quant-compare list). Default: the newest "
                                       "one that measured A's or B's file"},
         {"no-auto-quant", false, "", "no quantization section unless --quant-compare is given"},
+        {"soak", true, "ID", "soak test to show (repeatable; each is matched to the run of the model it soaked). "
+                             "Default: the newest soak of each model", true},
+        {"no-auto-soak", false, "", "use only the soaks given with --soak"},
         {"hardware", true, "ID", "catalog device to cost (see verdict hardware list); without it: no cost section"},
         {"measured-on", true, "ID", "catalog device the sweeps/runs were measured on (default for CPU runs: this-machine)"},
         {"tokens-per-day", true, "N", "daily output volume: fleet size, monthly and 3-year TCO curve"},
@@ -126,6 +129,12 @@ int runReport(const std::vector<std::string>& argv) {
         req.quantCompareId = *id;
     }
     req.autoQuant = !args->has("no-auto-quant");
+    for (const auto& s : args->values("soak")) {
+        auto id = parseId(s);
+        if (!id) return fail("report", "'" + s + "' is not a soak id", kExitUsage);
+        req.soakIds.push_back(*id);
+    }
+    req.autoSoak = !args->has("no-auto-soak");
     if (!args->has("output")) return fail("report", "give the report file: -o report.pdf", kExitUsage);
     const std::string output = *args->value("output");
     std::optional<ui::ReportFormat> format;

@@ -30,6 +30,7 @@ const std::vector<Command>& commands() {
         {"serve", "OpenAI-compatible server over the engine with continuous batching", runServe},
         {"demo", "the bundled two-model comparison: suites, runs, sweeps and the decision report", runDemo},
         {"load", "load test an OpenAI-compatible endpoint (TTFT, ITL, P99, goodput)", runLoad},
+        {"soak", "stability under hours of load: per-window latency, errors and server memory; drift per hour, burst jitter", runSoak},
         {"tco", "cost per 1M tokens, monthly and 3-year TCO, payback vs an API, from measured throughput", runTco},
         {"hardware", "the hardware catalog with sources (hardware list, hardware show ID)", runHardware},
         {"endpoints", "provider presets for endpoints with prices and sources (endpoints list, endpoints show ID)", runEndpoints},

@@ -50,6 +50,7 @@ int runVerify(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 int runPerplexity(const std::vector<std::string>& args);
 int runQuantCompare(const std::vector<std::string>& args);
+int runSoak(const std::vector<std::string>& args);
 int runSweep(const std::vector<std::string>& args);
 int runServe(const std::vector<std::string>& args);
 int runLoad(const std::vector<std::string>& args);

@@ -197,6 +197,10 @@ private slots:
         const std::string expect = "verdict_requests_total{endpoint=\"/v1/completions\",status=\"200\"} " + std::to_string(complete.load());
         QVERIFY2(metrics->body.find(expect) != std::string::npos, metrics->body.substr(0, 600).c_str());
         QVERIFY(metrics->body.find("verdict_time_to_first_token_seconds_count " + std::to_string(complete.load())) != std::string::npos);
+        // The server's memory under the Prometheus clients' name, as `verdict soak` reads it.
+        const size_t rss = metrics->body.find("\nprocess_resident_memory_bytes ");
+        QVERIFY2(rss != std::string::npos, metrics->body.c_str());
+        QVERIFY(std::stoull(metrics->body.substr(rss + 31)) > (1u << 20));
         qInfo("32 streaming clients, 10 s: %d requests, %d complete, %d errors", sent.load(), complete.load(), errors.load());
     }
 

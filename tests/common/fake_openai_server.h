@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace verdict::test {
 
@@ -40,6 +41,10 @@ struct FakeOpenAiOptions {
     int rejectFirst = 0;               // the first N completion requests: 429 with Retry-After
     int retryAfterS = 1;
     int firstByteDelayMs = 0;
+    // Soak tests: the first-byte delay grows by this much with each completion (latency creep), and
+    // each completion keeps this many bytes of touched memory until the server goes (a leak).
+    int firstByteDelayGrowthMs = 0;
+    size_t leakBytesPerCompletion = 0;
     int interTokenDelayMs = 0;
     int dropFirstAfterChunks = -1;     // >= 0: the first completion stream is cut after this many chunks
     // Token-accounting quirks: usage.completion_tokens off by this many (a server whose counts
@@ -176,7 +181,12 @@ private:
             const nlohmann::json usage = {{"prompt_tokens", promptTokens},
                                           {"completion_tokens", completionTokens},
                                           {"total_tokens", promptTokens + completionTokens}};
-            ++m_completions;
+            const int64_t nth = m_completions++;
+            if (m_o.leakBytesPerCompletion > 0) {
+                std::lock_guard lock(m_mu);
+                m_leaked.emplace_back(m_o.leakBytesPerCompletion, '\x5a');  // written, so resident
+            }
+            const int firstDelay = m_o.firstByteDelayMs + static_cast<int>(nth * m_o.firstByteDelayGrowthMs);
             if (!body.value("stream", false)) {
                 std::string content, reasoning;
                 for (const auto& [field, text] : pieces) (field == "content" ? content : reasoning) += text;
@@ -191,7 +201,7 @@ private:
                 } else {
                     choice["text"] = content;
                 }
-                if (m_o.firstByteDelayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_o.firstByteDelayMs));
+                if (firstDelay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(firstDelay));
                 nlohmann::json answer = {{"id", "cmpl-1"}, {"model", m_o.model}, {"choices", {choice}}};
                 if (m_o.sendUsage) answer["usage"] = usage;
                 res.set_content(answer.dump(), "application/json");
@@ -221,7 +231,7 @@ private:
             if (withUsage) events->push_back(event({{"choices", nlohmann::json::array()}, {"usage", usage}}));
             events->push_back("data: [DONE]\n\n");
             const int dropAt = drop ? m_o.dropFirstAfterChunks : -1;
-            const int firstDelay = m_o.firstByteDelayMs, gap = m_o.interTokenDelayMs;
+            const int gap = m_o.interTokenDelayMs;
             res.set_chunked_content_provider("text/event-stream", [events, dropAt, firstDelay, gap](size_t, httplib::DataSink& sink) {
                 if (firstDelay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(firstDelay));
                 for (size_t i = 0; i < events->size(); ++i) {
@@ -249,6 +259,7 @@ private:
     mutable std::mutex m_mu;
     std::set<std::string> m_peers;
     std::string m_received;
+    std::vector<std::string> m_leaked;  // leakBytesPerCompletion
 };
 
 }  // namespace verdict::test

@@ -653,6 +653,66 @@ void quantSection(const ReportData& d, QList<DocBlock>& out) {
     if (!notes.isEmpty()) out << bullets(notes);
 }
 
+// Soak tests of A and B (`verdict soak`): the drift of each series per hour with its interval, and
+// the P99 jitter across bursts. Under Performance, after the quantization trade-off.
+void stabilitySection(const ReportData& d, QList<DocBlock>& out) {
+    if (d.soakA.is_null() && d.soakB.is_null()) return;
+    const QString dash = QString::fromUtf8(core::kDash);
+    out << heading("Stability under load", 2);
+    out << para("Soak tests (`verdict soak`): open-loop load in windows; per series the least-squares slope per hour "
+                "over the windows after the warm-up, with its 95 % interval (docs/metrics.md); \u201cdrifting\u201d "
+                "when the interval excludes 0 \u2014 a leak, latency creep, throughput loss or error growth.");
+    auto setup = [&](const nlohmann::json& s) -> QString {
+        if (s.is_null()) return dash;
+        const nlohmann::json& w = core::studyField(s, {"settings", "window_s"});
+        const nlohmann::json& n = core::studyField(s, {"summary", "windows"});
+        const nlohmann::json& rate = core::studyField(s, {"settings", "rate"});
+        const nlohmann::json& burst = core::studyField(s, {"settings", "burst_rate"});
+        QString t = QString("#%1: %2 \u00d7 %3 s at %4 req/s")
+                        .arg(s.value("id", int64_t(0)))
+                        .arg(n.is_number() ? n.get<int64_t>() : 0)
+                        .arg(w.is_number() ? w.get<double>() : 0)
+                        .arg(rate.is_number() ? rate.get<double>() : 0);
+        if (burst.is_number()) t += QString(", bursts %1 req/s").arg(burst.get<double>());
+        return t;
+    };
+    auto trend = [&](const nlohmann::json& s, const char* key, const char* unit, double scale) -> QString {
+        const nlohmann::json& t = core::studyField(s, {"summary", "drift", key});
+        if (!t.is_object() || !t["slope_per_hour"].is_number()) return s.is_null() ? dash : QString("not measured");
+        QString out = fmt("%+.3g", t["slope_per_hour"].get<double>() * scale) + " " + unit + "/h";
+        if (t["ci"].is_array() && t["ci"].size() == 2)
+            out += fmt(" [%+.3g", t["ci"][0].get<double>() * scale) + fmt(", %+.3g]", t["ci"][1].get<double>() * scale) +
+                   (t.value("drifting", false) ? " drifting" : "");
+        return out;
+    };
+    auto jitter = [&](const nlohmann::json& s) -> QString {
+        const nlohmann::json& b = core::studyField(s, {"summary", "bursts", "high", "e2e_p99_ms"});
+        if (!b.is_object()) return dash;
+        return fmt("%.1f", b["mean"].get<double>()) + QString::fromUtf8(" \u00b1 ") + fmt("%.1f ms", b["stddev"].get<double>()) +
+               fmt(" (CV %.2f", b["cv"].get<double>()) + QString(", %1 bursts)").arg(b["n"].get<int64_t>());
+    };
+    DocTable t;
+    t.header = {"Series", sideName(d.a), sideName(d.b)};
+    t.columnWeights = {1.6, 2.4, 2.4};
+    t.firstColumnBold = true;
+    t.rows << QStringList{"Soak", setup(d.soakA), setup(d.soakB)};
+    const struct {
+        const char* name;
+        const char* key;
+        const char* unit;
+        double scale;
+    } series[] = {{"Memory (RSS)", "rss_bytes", "MiB", 1.0 / (1024 * 1024)},
+                  {"TTFT P99", "ttft_p99_ms", "ms", 1},
+                  {"E2E P50", "e2e_p50_ms", "ms", 1},
+                  {"E2E P99", "e2e_p99_ms", "ms", 1},
+                  {"Output tok/s", "output_tok_per_s", "tok/s", 1},
+                  {"Error rate", "error_rate", "pts", 100}};
+    for (const auto& r : series)
+        t.rows << QStringList{r.name, trend(d.soakA, r.key, r.unit, r.scale), trend(d.soakB, r.key, r.unit, r.scale)};
+    t.rows << QStringList{"Burst E2E P99 jitter", jitter(d.soakA), jitter(d.soakB)};
+    out << table(t);
+}
+
 // The hosted-API side: what a provider run's tokens cost at the provider's prices.
 void apiCostBlock(const ReportData& d, QList<DocBlock>& out) {
     if (d.apiCostA.is_null() && d.apiCostB.is_null()) return;
@@ -817,6 +877,7 @@ ReportDocument buildReportDocument(const core::ReportData& d) {
     preferenceSection(d, doc.blocks);
     performanceSection(d, doc.blocks);
     quantSection(d, doc.blocks);
+    stabilitySection(d, doc.blocks);
     costSection(d, doc.blocks);
     checklistSection(d, doc.blocks);
     reproducibilitySection(d, doc.blocks);

@@ -32,6 +32,8 @@ std::string reportCommandLine(const ReportRequest& r, const std::string& output,
     if (!r.autoSweeps) cmd += " --no-auto-sweep";
     if (r.quantCompareId) cmd += " --quant-compare " + std::to_string(*r.quantCompareId);
     if (!r.autoQuant) cmd += " --no-auto-quant";
+    for (int64_t s : r.soakIds) cmd += " --soak " + std::to_string(s);
+    if (!r.autoSoak) cmd += " --no-auto-soak";
     if (r.tco && !r.tco->hardwareId.empty()) {
         const ReportTcoInputs& t = *r.tco;
         const CostAssumptions defaults;

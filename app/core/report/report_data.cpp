@@ -7,10 +7,13 @@
 #include "core/report/report_format.h"
 #include "core/report/report_perf_cost.h"
 #include "core/judge/judge_runner.h"
+#include "core/perf/load_runner.h"
 #include "core/run/backend_factory.h"
 #include "core/services/quant_compare.h"
+#include "core/services/soak.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
+#include "core/store/study_repository.h"
 #include "core/store/store.h"
 #include "core/store/suite_repository.h"
 #include "core/tco/hardware_catalog.h"
@@ -415,6 +418,54 @@ Result<void> gatherQuant(Database& db, const ReportRequest& req, const RunRecord
     return {};
 }
 
+// "http://h:8000/v1/ m" and "http://h:8000 m" are one endpoint; a file path stays as it is.
+std::string soakKey(const std::string& ref) {
+    if (!isEndpointRef(ref)) return ref;
+    const EndpointRef e = parseEndpointRef(ref);
+    return endpointApiRoot(e.url) + " " + e.model;
+}
+
+// The soak tests: the ones asked for, each on the run of its model, else the newest of each model.
+Result<void> gatherSoaks(Database& db, const ReportRequest& req, const RunRecord* runs, ReportData* d) {
+    const std::string keys[2] = {soakKey(runs[0].modelPath), soakKey(runs[1].modelPath)};
+    nlohmann::json* sides[2] = {&d->soakA, &d->soakB};
+    auto place = [&](nlohmann::json soak, bool must) -> Result<void> {
+        auto text = [&](std::initializer_list<const char*> path) {
+            const nlohmann::json& v = studyField(soak, path);
+            return v.is_string() ? v.get<std::string>() : std::string();
+        };
+        const bool servedHere = studyField(soak, {"endpoint", "served_here"}) == true;
+        const std::string subject =
+            soakKey(servedHere ? text({"target"}) : text({"endpoint", "url"}) + " " + text({"endpoint", "model"}));
+        for (int k = 0; k < 2; ++k)
+            if (subject == keys[k] && sides[k]->is_null()) {
+                *sides[k] = std::move(soak);
+                return {};
+            }
+        if (must)
+            return Error{"soak " + std::to_string(soak.value("id", int64_t(0))) + " soaked " + subject +
+                         ", which is neither run's model (or that model already has a soak given)"};
+        return {};
+    };
+    for (int64_t id : req.soakIds) {
+        auto s = loadSoak(db, id);
+        if (!s) return s.error();
+        if (!*s) return Error{"soak " + std::to_string(id) + " does not exist (see verdict soak list)"};
+        if (auto r = place(std::move(**s), true); !r) return r;
+    }
+    if (!req.soakIds.empty() || !req.autoSoak) return {};
+    auto list = listSoaks(db);
+    if (!list) return list.error();
+    for (const auto& entry : *list) {
+        if (!d->soakA.is_null() && !d->soakB.is_null()) break;
+        if (entry.value("status", "") == "failed") continue;
+        auto s = loadSoak(db, entry.value("id", int64_t(0)));
+        if (!s) return s.error();
+        if (*s) (void)place(std::move(**s), false);
+    }
+    return {};
+}
+
 Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     std::map<std::string, double> weights = defaultCriterionWeights();
     if (auto v = validateCriterionWeights(req.weights); !v) return v.error();
@@ -472,6 +523,7 @@ Result<ReportData> buildReportData(Database& db, const ReportRequest& req) {
     }
 
     if (auto r = gatherQuant(db, req, rec, &d); !r) return r.error();
+    if (auto r = gatherSoaks(db, req, rec, &d); !r) return r.error();
 
     d.title = d.a.label + " vs " + d.b.label + (d.accuracy.suiteName.empty() ? "" : " on " + d.accuracy.suiteName);
     d.decision = buildDecisionTable(d, weights);

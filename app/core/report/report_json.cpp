@@ -268,6 +268,7 @@ nlohmann::json toJson(const ReportData& d) {
             {"quantization", d.quant.is_null() ? json(nullptr)
                                                : json{{"side", d.quantSide ? json(std::string(1, d.quantSide)) : json(nullptr)},
                                                       {"comparison", d.quant}}},
+            {"stability", {{"a", d.soakA}, {"b", d.soakB}}},
             {"sla", {{"ttft_ms", opt(d.sla.ttftMs)}, {"tpot_ms", opt(d.sla.tpotMs)}}},
             {"quality_gate", {{"no_worse_significant", d.quality.noWorseSignificant},
                               {"min_accuracy", opt(d.quality.minAccuracy)},

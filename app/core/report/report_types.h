@@ -58,6 +58,10 @@ struct ReportRequest {
     // stored one whose base or files include model A's or B's file (same path).
     std::optional<int64_t> quantCompareId;
     bool autoQuant = true;
+    // Soak tests (`verdict soak`) to show, each assigned to the run whose model it soaked. Empty and
+    // autoSoak: the newest stored soak of each model (same file path, or same endpoint and model).
+    std::vector<int64_t> soakIds;
+    bool autoSoak = true;
     std::map<std::string, double> weights;   // criterion key -> weight >= 0 (missing keys: defaults)
     ReportSla sla;
     QualityGate quality;
@@ -286,6 +290,8 @@ struct ReportData {
     // neither's).
     nlohmann::json quant = nullptr;
     char quantSide = 0;
+    // Stability under load of each model (the stored soak, docs/cli.md "verdict soak"), or null.
+    nlohmann::json soakA = nullptr, soakB = nullptr;
     ReportSla sla;
     QualityGate quality;
     std::vector<DecisionRow> decision;

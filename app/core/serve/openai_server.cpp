@@ -2,6 +2,7 @@
 
 #include "core/run/prompt_tokenizer.h"
 #include "verdict/engine/batch_scheduler.h"
+#include "verdict/engine/timings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -484,6 +485,9 @@ std::string OpenAiServer::metricsText() const {
     gauge("verdict_waiting_requests", "Requests waiting for a free sequence slot.", static_cast<uint64_t>(s.waiting));
     gauge("verdict_kv_cache_bytes", "KV cache bytes allocated for all sequence slots.", s.kvBytes);
     gauge("verdict_weights_bytes", "Model weight bytes in use.", d.model->weightsBytes());
+    // The Prometheus client libraries' standard name (what vLLM, SGLang and TGI export): soak tests
+    // read the server's memory from it (core/services/soak.h).
+    gauge("process_resident_memory_bytes", "Resident memory size in bytes.", residentBytes());
     d.ttft.render(out, "verdict_time_to_first_token_seconds", "Time to first token.");
     d.tpot.render(out, "verdict_time_per_output_token_seconds", "Time per output token after the first.");
     d.latency.render(out, "verdict_e2e_request_latency_seconds", "End-to-end request latency.");

@@ -40,5 +40,7 @@ struct MemoryUse {
 
 // Peak resident set size of this process in bytes (VmHWM), 0 where /proc is not available.
 uint64_t peakRssBytes();
+// Resident set size now (VmRSS) of process `pid` (<= 0: this one), 0 when it cannot be read.
+uint64_t residentBytes(int64_t pid = 0);
 
 }  // namespace verdict

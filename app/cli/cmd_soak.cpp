@@ -1,0 +1,249 @@
+// verdict soak URL|MODEL.gguf [--duration 2h] [--window 60s] [--rate R] [--burst-rate H] ...
+//         soak list | show ID
+// Stability under load (core/services/soak.h): windows of open-loop load with per-window
+// percentiles, errors and the server's resident memory; the drift of each series per hour with
+// its 95 % interval, and the P99 spread across bursts. Stored after every window. JSON shape in
+// docs/cli.md.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/device_option.h"
+#include "cli/endpoint_options.h"
+#include "cli/options.h"
+#include "cli/signal_stop.h"
+#include "core/models/model_card_json.h"
+#include "core/run/backend_factory.h"
+#include "core/services/soak.h"
+#include "core/store/store.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace verdict::cli {
+namespace {
+
+using nlohmann::json;
+constexpr const char* kCmd = "soak";
+
+std::string num(const json& v, const char* fmt, double scale = 1.0) {
+    if (!v.is_number()) return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v.get<double>() * scale);
+    return buf;
+}
+
+std::string trendText(const json& t, const char* unit, double scale) {
+    if (!t.is_object() || !t["slope_per_hour"].is_number()) return "not enough windows";
+    std::string s = num(t["slope_per_hour"], "%+.4g", scale) + " " + unit + "/h";
+    if (t["ci"].is_array())
+        s += " [" + num(t["ci"][0], "%+.4g", scale) + ", " + num(t["ci"][1], "%+.4g", scale) + "]" +
+             (t.value("drifting", false) ? "  DRIFTING" : "  no drift shown");
+    s += "  (" + num(t["first"], "%.4g", scale) + " -> " + num(t["last"], "%.4g", scale) + " " + unit + ")";
+    return s;
+}
+
+void printSoak(const json& s) {
+    std::printf("soak %lld: %s (%s), target %s\n", static_cast<long long>(s.value("id", 0LL)), s.value("name", "").c_str(),
+                s.value("status", "").c_str(), s.value("target", "").c_str());
+    std::printf("%6s %6s %6s %7s %9s %6s %10s %10s %10s %10s %10s %12s\n", "window", "phase", "rate", "t (s)", "requests",
+                "failed", "TTFT P50", "TTFT P99", "E2E P50", "E2E P99", "tok/s", "RSS");
+    for (const json& w : s.value("windows", json::array()))
+        std::printf("%6lld %6s %6s %7s %9lld %6lld %10s %10s %10s %10s %10s %12s%s\n", static_cast<long long>(w.value("index", 0LL)),
+                    w.value("phase", "").c_str(), num(w["rate"], "%.3g").c_str(), num(w["end_s"], "%.0f").c_str(),
+                    static_cast<long long>(w.value("requests", 0LL)), static_cast<long long>(w.value("failed", 0LL)),
+                    num(w["ttft_ms"]["p50"], "%.1f").c_str(), num(w["ttft_ms"]["p99"], "%.1f").c_str(),
+                    num(w["e2e_ms"]["p50"], "%.1f").c_str(), num(w["e2e_ms"]["p99"], "%.1f").c_str(),
+                    num(w["output_tok_per_s"], "%.1f").c_str(),
+                    w["rss_bytes"].is_number() ? core::formatBytes(w["rss_bytes"].get<uint64_t>()).c_str() : "-",
+                    w.value("warmup", false) ? "  (warm-up)" : "");
+    const json& sum = s["summary"];
+    if (!sum.is_object()) return;
+    std::printf("requests %lld, failed %lld (error rate %s)\n", static_cast<long long>(sum.value("requests", 0LL)),
+                static_cast<long long>(sum.value("failed", 0LL)), num(sum["error_rate"], "%.2f%%", 100).c_str());
+    const json& d = sum["drift"];
+    std::printf("drift per hour (least squares over the windows after the warm-up%s; 95%% interval):\n",
+                sum.value("latency_fit", "all") == "low_rate" ? ", latency and throughput over the low-rate ones" : "");
+    std::printf("  memory (RSS)   %s\n", trendText(d["rss_bytes"], "MiB", 1.0 / (1024 * 1024)).c_str());
+    std::printf("  TTFT P99       %s\n", trendText(d["ttft_p99_ms"], "ms", 1).c_str());
+    std::printf("  E2E P50        %s\n", trendText(d["e2e_p50_ms"], "ms", 1).c_str());
+    std::printf("  E2E P99        %s\n", trendText(d["e2e_p99_ms"], "ms", 1).c_str());
+    std::printf("  output tok/s   %s\n", trendText(d["output_tok_per_s"], "tok/s", 1).c_str());
+    std::printf("  error rate     %s\n", trendText(d["error_rate"], "pts", 100).c_str());
+    if (sum["bursts"].is_object())
+        for (const char* phase : {"high", "low"}) {
+            const json& b = sum["bursts"][phase]["e2e_p99_ms"];
+            if (!b.is_object()) continue;
+            std::printf("%s-rate windows: E2E P99 mean %s ms, stddev %s ms (jitter, CV %s), range %s .. %s ms over %lld windows\n",
+                        phase, num(b["mean"], "%.1f").c_str(), num(b["stddev"], "%.1f").c_str(), num(b["cv"], "%.3f").c_str(),
+                        num(b["min"], "%.1f").c_str(), num(b["max"], "%.1f").c_str(), static_cast<long long>(b.value("n", 0LL)));
+        }
+}
+
+int runStored(const std::string& what, const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print JSON (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail(kCmd, args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict soak list [--json]\n       verdict soak show ID [--json]", formatOptions(specs));
+        return kExitOk;
+    }
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail(kCmd, db.error().message, kExitBadInput);
+    if (what == "list") {
+        if (!args->positionals().empty()) return fail(kCmd, "list takes no arguments", kExitUsage);
+        auto list = core::listSoaks(*db);
+        if (!list) return fail(kCmd, list.error().message, kExitRuntime);
+        if (args->has("json")) {
+            std::cout << list->dump(2) << "\n";
+        } else {
+            if (list->empty()) std::printf("no soak tests stored\n");
+            for (const json& s : *list)
+                std::printf("%4lld  %-28s %-10s %s  %s, %lld window(s)\n", static_cast<long long>(s["id"].get<int64_t>()),
+                            s["name"].get<std::string>().c_str(), s["status"].get<std::string>().c_str(),
+                            s["created_at"].get<std::string>().c_str(), s["target"].get<std::string>().c_str(),
+                            static_cast<long long>(s["windows"].get<int64_t>()));
+        }
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail(kCmd, "show takes one soak ID", kExitUsage);
+    const std::string& idText = args->positionals()[0];
+    char* end = nullptr;
+    const long long id = std::strtoll(idText.c_str(), &end, 10);
+    if (idText.empty() || *end != '\0' || id <= 0) return fail(kCmd, "'" + idText + "' is not a soak ID", kExitUsage);
+    auto s = core::loadSoak(*db, id);
+    if (!s) return fail(kCmd, s.error().message, kExitRuntime);
+    if (!*s) return fail(kCmd, "no soak test " + idText + " (see verdict soak list)", kExitBadInput);
+    if (args->has("json")) std::cout << (*s)->dump(2) << "\n";
+    else printSoak(**s);
+    return kExitOk;
+}
+
+Result<double> positiveNumber(const Args& args, const char* name, double fallback) {
+    auto v = args.value(name);
+    if (!v) return fallback;
+    char* end = nullptr;
+    const double x = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end != '\0' || !std::isfinite(x) || x < 0)
+        return Error{std::string("--") + name + ": '" + *v + "' is not a non-negative number"};
+    return x;
+}
+
+}  // namespace
+
+int runSoak(const std::vector<std::string>& argv) {
+    if (!argv.empty() && (argv[0] == "list" || argv[0] == "show") && !std::filesystem::exists(argv[0]))
+        return runStored(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
+    std::vector<OptionSpec> specs = endpointOptionSpecs("the endpoint");
+    specs.insert(specs.end(), {
+        {"model", true, "NAME", "endpoint: model name (default: the first of GET /v1/models)", false, 'm'},
+        {"duration", true, "T", "how long: 2h, 30m, 90s (default 1h)", false, 'd'},
+        {"window", true, "T", "length of one measured window (default 60s; at least 0.5s)"},
+        {"rate", true, "R", "requests/s, Poisson arrivals (default 1)"},
+        {"burst-rate", true, "H", "bursts: every other window runs at H requests/s"},
+        {"prompt-words", true, "N", "prompt length in words (default 64)"},
+        {"max-tokens", true, "N", "tokens per request (default 128; ignore_eos is sent)"},
+        {"warmup-windows", true, "N", "first windows left out of the drift fits (default 1)"},
+        {"pid", true, "PID", "endpoint: read the server's memory from /proc/PID/status (default: its /metrics)"},
+        {"parallel", true, "N", "MODEL.gguf: sequences the in-process server decodes together (default 8)"},
+        {"threads", true, "N", "MODEL.gguf: compute threads (default: physical cores)", false, 't'},
+        deviceOptionSpec(),
+        gpuLayersOptionSpec(),
+        {"seed", true, "N", "seed of prompts and arrivals (default 1)"},
+        {"name", true, "NAME", "name of the stored soak (default: the file or URL)"},
+        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
+        {"help", false, "", "show this help", false, 'h'},
+    });
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail(kCmd, args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict soak URL|MODEL.gguf [--duration 2h] [--window 60s] [--rate R] [--burst-rate H] [--pid PID] [--json]\n"
+                  "       verdict soak list | show ID",
+                  formatOptions(specs));
+        return kExitOk;
+    }
+    if (args->positionals().size() != 1) return fail(kCmd, "expected one endpoint URL or GGUF file (see --help)", kExitUsage);
+
+    core::SoakRequest r;
+    r.target = args->positionals()[0];
+    if (core::isEndpointRef(r.target)) {
+        EndpointAccess access;
+        if (int rc = readEndpointOptions(kCmd, *args, &access); rc != kExitOk) return rc;
+        r.apiKey = access.apiKey;
+        r.caFile = access.caFile;
+        r.insecure = access.insecure;
+    }
+    r.model = args->value("model").value_or("");
+    r.name = args->value("name").value_or("");
+    auto duration = parseDuration(args->value("duration").value_or("1h"), "duration");
+    auto window = parseDuration(args->value("window").value_or("60s"), "window");
+    auto rate = positiveNumber(*args, "rate", 1);
+    auto burst = positiveNumber(*args, "burst-rate", 0);
+    for (const Result<double>* v : {&duration, &window, &rate, &burst})
+        if (!*v) return fail(kCmd, v->error().message, kExitUsage);
+    r.durationS = *duration;
+    r.windowS = *window;
+    r.rate = *rate;
+    r.burstRate = *burst;
+    auto words = args->integer("prompt-words", 64);
+    auto tokens = args->integer("max-tokens", 128);
+    auto warm = args->integer("warmup-windows", 1);
+    auto pid = args->integer("pid", 0);
+    auto parallel = args->integer("parallel", 8);
+    auto threads = args->integer("threads", 0);
+    auto seed = args->integer("seed", 1);
+    for (const Result<long long>* v : {&words, &tokens, &warm, &pid, &parallel, &threads, &seed})
+        if (!*v) return fail(kCmd, v->error().message, kExitUsage);
+    r.promptWords = static_cast<int>(*words);
+    r.maxTokens = static_cast<int>(*tokens);
+    r.warmupWindows = static_cast<int>(*warm);
+    r.pid = *pid;
+    r.parallel = static_cast<int>(*parallel);
+    r.threads = static_cast<int>(*threads);
+    r.seed = static_cast<uint64_t>(*seed);
+    if (auto v = core::validateSoakRequest(r); !v) return fail(kCmd, v.error().message, kExitUsage);
+    if (int rc = readDeviceOption(kCmd, *args, &r.device); rc != kExitOk) return rc;
+    if (int rc = readGpuLayersOption(kCmd, *args, r.device, &r.gpuLayers); rc != kExitOk) return rc;
+
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail(kCmd, db.error().message, kExitBadInput);
+    SignalStop signals(kCmd);
+    const bool tty = isatty(STDERR_FILENO);
+    core::SoakEvents ev;
+    int lastWindow = -1;
+    ev.progress = [&](const core::SoakProgress& p) {
+        if (!tty && p.window == lastWindow) return;  // a log: one line per window
+        lastWindow = p.window;
+        std::fprintf(stderr, tty ? "\r[soak] window %d/%d  %s  rate %.3g/s  %lld done, %lld failed  %.0fs elapsed   "
+                                 : "[soak] window %d/%d  %s  rate %.3g/s  %lld done, %lld failed  %.0fs elapsed\n",
+                     p.window + 1, p.windows, p.phase.c_str(), p.rate, static_cast<long long>(p.completed),
+                     static_cast<long long>(p.failed), p.elapsedS);
+        std::fflush(stderr);
+    };
+    auto done = core::runSoak(*db, r, ev, signals.token());
+    if (tty) std::fprintf(stderr, "\n");
+    if (!done) {
+        switch (done.error().kind) {
+        case core::ServiceFailure::BadInput: return fail(kCmd, done.error().message, kExitBadInput);
+        case core::ServiceFailure::Storage: return fail(kCmd, done.error().message, kExitRuntime);
+        case core::ServiceFailure::Cancelled: return fail(kCmd, done.error().message, 130);
+        case core::ServiceFailure::ModelOpen: return fail(kCmd, done.error().message, openFailureExitCode(r.device));
+        }
+    }
+    if (args->has("json")) std::cout << done->soak.dump(2) << "\n";
+    else printSoak(done->soak);
+    if (done->cancelled) {
+        std::cerr << "verdict soak: cancelled; the finished windows are stored as soak " << done->id << "\n";
+        return 130;
+    }
+    return kExitOk;
+}
+
+}  // namespace verdict::cli
