@@ -179,6 +179,7 @@ int runSoak(const std::vector<std::string>& argv) {
         r.apiKey = access.apiKey;
         r.caFile = access.caFile;
         r.insecure = access.insecure;
+        r.api = access.api;
     }
     r.model = args->value("model").value_or("");
     r.name = args->value("name").value_or("");

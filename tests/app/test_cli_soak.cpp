@@ -132,6 +132,8 @@ private slots:
         QCOMPARE(w.size(), size_t(4));
         const char* phases[] = {"low", "high", "low", "high"};
         for (size_t k = 0; k < 4; ++k) {
+            // Each window lasts its second, even when its last arrival was answered early.
+            QVERIFY2(num(w[k]["end_s"]) - num(w[k]["start_s"]) >= 0.99, w[k].dump().c_str());
             QCOMPARE(w[k]["phase"], json(phases[k]));
             QCOMPARE(num(w[k]["rate"]), k % 2 ? 20.0 : 4.0);
             QCOMPARE(w[k]["warmup"], json(k == 0));

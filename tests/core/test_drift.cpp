@@ -111,6 +111,12 @@ private slots:
         const json& lo = s["bursts"]["low"]["e2e_p99_ms"];
         QCOMPARE(lo["mean"].get<double>(), 105.0);
         QVERIFY(std::abs(lo["stddev"].get<double>() - std::sqrt(50.0)) < 1e-9);
+        // A window cut short by a cancel is left out: the memory fit keeps windows 1-3.
+        soak["windows"][4]["partial"] = true;
+        addSoakSummary(soak);
+        QCOMPARE(soak["summary"]["drift"]["rss_bytes"]["n"], json(3));
+        QCOMPARE(soak["summary"]["bursts"]["low"]["e2e_p99_ms"]["n"], json(1));
+        soak["windows"][4]["partial"] = false;
         // Without bursts every window after the warm-up is fitted, and there is no burst block.
         for (auto& w : soak["windows"]) w["phase"] = "steady";
         addSoakSummary(soak);

@@ -4,7 +4,7 @@
 // filter the items, cancel a run, sweep and chart,
 // cost, decide, export the report (the same document as the CLI's), the history (compare,
 // delete), a model behind an OpenAI-compatible endpoint, the quantization trade-off of one model's
-// files, and close during a run.
+// files, a soak test, and close during a run.
 #include "cli_process.h"
 #include "fixtures.h"
 #include "main_window.h"
@@ -21,6 +21,7 @@
 #include "dialogs/needle_dialog.h"
 #include "dialogs/judge_dialog.h"
 #include "dialogs/quant_compare_dialog.h"
+#include "dialogs/soak_dialog.h"
 #include "widgets/chart_panel.h"
 #include "fake_openai_server.h"
 #include "scripted_judge.h"
@@ -28,6 +29,7 @@
 #include "core/report/report_data.h"
 #include "core/report/report_format.h"
 #include "core/services/quant_compare.h"
+#include "core/services/soak.h"
 #include "core/store/run_repository.h"
 
 #include <QAbstractItemModelTester>
@@ -794,6 +796,66 @@ private slots:
         const nlohmann::json& c = **stored;
         QCOMPARE(c.value("status", std::string()), std::string("completed"));
         QCOMPARE(QString::number(c["rows"][1]["fidelity"]["mean_kld"].get<double>(), 'f', 6), table->item(1, kld)->text());
+        dlg->close();
+    }
+
+    // "Soak…" on the Performance screen: the Q8_0 fixture served in-process for three 1-second
+    // windows, by the service `verdict soak` uses; the drift table shows what the store holds.
+    void soakInTheWindow() {
+        const std::string q8 = verdict::test::fixture("models/synth-llama-q8_0.gguf").string();
+        VERDICT_NEED_FIXTURE(q8);
+        m_window->showScreen(MainWindow::Performance);
+        SoakDialog* dlg = m_window->performanceView()->openSoak();
+        QVERIFY(dlg);
+        // Nothing to soak: refused before anything runs, the field named.
+        dlg->targetEdit()->clear();
+        QVERIFY(!dlg->start());
+        auto* box = dlg->findChild<QMessageBox*>("errorBox");
+        QVERIFY(box);
+        QVERIFY2(box->text().contains("target"), qPrintable(box->text()));
+        QCOMPARE(takeErrorBoxes(), 1);
+        QVERIFY(!dlg->running());
+
+        dlg->targetEdit()->setText(QString::fromStdString(q8));
+        dlg->durationSpin()->setValue(3.0 / 60);  // minutes
+        dlg->windowSpin()->setValue(1);
+        dlg->rateSpin()->setValue(4);
+        dlg->burstSpin()->setValue(0);
+        dlg->maxTokensSpin()->setValue(4);
+        dlg->promptWordsSpin()->setValue(8);
+        dlg->warmupSpin()->setValue(0);
+        QSignalSpy finished(dlg, &SoakDialog::soakFinished);
+        QVERIFY(dlg->start());
+        QVERIFY(dlg->running());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(takeErrorBoxes(), 0);
+        const qint64 id = finished.at(0).at(0).toLongLong();
+        QVERIFY(id > 0);
+        auto db = m_wb->openDb();
+        QVERIFY(db.ok());
+        auto stored = verdict::core::loadSoak(*db, id);
+        QVERIFY(stored.ok() && stored->has_value());
+        const nlohmann::json& soak = **stored;
+        QCOMPARE(soak.value("status", std::string()), std::string("completed"));
+        const nlohmann::json& windows = soak["windows"];
+        QCOMPARE(windows.size(), size_t(3));
+        for (const nlohmann::json& w : windows) QVERIFY2(w.value("requests", 0) > 0, w.dump().c_str());
+        // One row per series; the memory row's first and last window are the stored ones, in MiB.
+        QTableWidget* table = dlg->driftTable();
+        QCOMPARE(table->rowCount(), 6);
+        int memory = -1, firstLast = -1;
+        for (int r = 0; r < table->rowCount(); ++r)
+            if (table->item(r, 0)->text() == "Memory (RSS)") memory = r;
+        for (int c = 0; c < table->columnCount(); ++c)
+            if (table->horizontalHeaderItem(c)->text() == "First \u2192 last") firstLast = c;
+        QVERIFY(memory >= 0 && firstLast >= 0);
+        const nlohmann::json& rss = soak["summary"]["drift"]["rss_bytes"];
+        QVERIFY2(rss["first"].is_number() && rss["last"].is_number(), rss.dump().c_str());
+        const double mib = 1024.0 * 1024.0;
+        QCOMPARE(table->item(memory, firstLast)->text(), QString("%1 \u2192 %2 MiB")
+                                                             .arg(rss["first"].get<double>() / mib, 0, 'f', 1)
+                                                             .arg(rss["last"].get<double>() / mib, 0, 'f', 1));
+        QVERIFY(dlg->chartPanel()->hasChart());
         dlg->close();
     }
 

@@ -14,12 +14,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace verdict::core {
 
@@ -114,11 +116,11 @@ Result<void> validateSoakRequest(const SoakRequest& r) {
     if (!(r.durationS >= r.windowS)) return Error{"duration: at least one window long"};
     if (r.durationS / r.windowS > 10000) return Error{"duration: at most 10000 windows (use a longer --window)"};
     if (!(r.rate > 0) || r.rate > 10000) return Error{"rate: must be in (0, 10000] requests/s"};
-    if (r.burstRate < 0 || r.burstRate > 10000) return Error{"burst-rate: must be in (0, 10000] requests/s (0: no bursts)"};
+    if (r.burstRate < 0 || r.burstRate > 10000) return Error{"burst-rate: must be 0 (no bursts) or in (0, 10000] requests/s"};
     if (r.promptWords < 1 || r.promptWords > 100000) return Error{"prompt-words: 1..100000"};
     if (r.maxTokens < 1 || r.maxTokens > 100000) return Error{"max-tokens: 1..100000"};
     if (r.warmupWindows < 0) return Error{"warmup-windows: must not be negative"};
-    if (r.pid < 0) return Error{"pid: must be positive"};
+    if (r.pid < 0) return Error{"pid: must not be negative (0: read the endpoint's /metrics)"};
     if (r.pid > 0 && !isEndpointRef(r.target)) return Error{"pid: only for an endpoint (a GGUF file is served by this process)"};
     if (r.parallel < 1 || r.parallel > 256) return Error{"parallel: 1..256"};
     return {};
@@ -140,7 +142,7 @@ void addSoakSummary(json& soak) {
         requests += w.value("requests", int64_t(0));
         failed += w.value("failed", int64_t(0));
         const std::string phase = w.value("phase", "steady");
-        if (static_cast<int>(k) < warmup) continue;
+        if (static_cast<int>(k) < warmup || w.value("partial", false)) continue;  // warm-up; cut short by a cancel
         if (phase == "high") highE2e.push_back(numberAt(w, {"e2e_ms", "p99"})), highTtft.push_back(numberAt(w, {"ttft_ms", "p99"}));
         if (phase == "low") lowE2e.push_back(numberAt(w, {"e2e_ms", "p99"})), lowTtft.push_back(numberAt(w, {"ttft_ms", "p99"}));
         const double hours = (numberAt(w, {"start_s"}) + numberAt(w, {"end_s"})) / 2 / 3600.0;
@@ -216,6 +218,7 @@ ServiceResult<SoakDone> runSoak(Database& db, const SoakRequest& r, const SoakEv
         endpoint.apiKey = r.apiKey;
         endpoint.caFile = r.caFile;
         endpoint.insecure = r.insecure;
+        endpoint.api = r.api;
     }
     endpoint.timeoutMs = 120000;
     auto resolved = resolveEndpoint(endpoint);
@@ -294,6 +297,11 @@ ServiceResult<SoakDone> runSoak(Database& db, const SoakRequest& r, const SoakEv
             if (events.progress) events.progress({w, windows, rate, phase, p.completed, p.failed, since()});
         };
         auto level = runLoad(endpoint, spec, progress, &cancelFlag);
+        // The level ends when its last arrival is answered, often before the window is over: the
+        // rest of the window passes idle, so that windows keep their length and the soak its duration.
+        while (!cancelFlag && since() < start + r.windowS)
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp<int64_t>(
+                static_cast<int64_t>((start + r.windowS - since()) * 1000), 1, 100)));
         const double end = since();
         if (cancelFlag) cancelled = true;
         if (!level) {
@@ -301,7 +309,7 @@ ServiceResult<SoakDone> runSoak(Database& db, const SoakRequest& r, const SoakEv
             (void)save("failed");
             return bad(level.error().message);
         }
-        if (level->empty()) break;
+        if (level->empty()) break;  // cancelled before the level started
         const LoadLevelResult& res = level->front();
         const LoadMetrics& m = res.metrics;
         const auto mem = rss.read(&cancelFlag);
@@ -323,10 +331,10 @@ ServiceResult<SoakDone> runSoak(Database& db, const SoakRequest& r, const SoakEv
                        {"warmup", w < r.warmupWindows},
                        {"partial", cancelled}};
         soak["windows"].push_back(std::move(window));
-        if (auto s = save(cancelled ? "cancelled" : "running"); !s) return storage(s.error().message);
+        if (auto s = save("running"); !s) return storage(s.error().message);
     }
-    if (!cancelled)
-        if (auto s = save("completed"); !s) return storage(s.error().message);
+    cancelled = cancelled || cancelFlag;
+    if (auto s = save(cancelled ? "cancelled" : "completed"); !s) return storage(s.error().message);
     return SoakDone{*id, soak, cancelled};
 }
 

@@ -6,7 +6,10 @@
 //   * an endpoint: process_resident_memory_bytes of its /metrics (vLLM, SGLang, TGI and `verdict
 //     serve` export it), or /proc/PID/status (VmRSS) when a local server's pid is given;
 //   * a GGUF file: served by this process (`verdict serve`'s server on a free port), so its own
-//     /proc/self/status.
+//     /proc/self/status — in the window that is the whole workbench's memory, other jobs included.
+// Each window lasts its length (the load level ends when its last arrival is answered; the rest of
+// the window passes idle); a window cut short by a cancel is stored with partial = true and left
+// out of the summary.
 // With a burst rate the windows alternate between the rate (low) and the burst rate (high).
 // Summary (addSoakSummary): the drift of each series over time — least-squares slope per hour with
 // its 95 % interval (stats/drift.h), warm-up windows left out — for memory (leaks), TTFT / E2E
@@ -16,6 +19,7 @@
 // (store/study_repository.h) after every window, so a killed soak keeps every finished window.
 #pragma once
 
+#include "core/endpoints/endpoint_api.h"
 #include "core/services/service_result.h"
 
 #include <verdict/engine/result.h>
@@ -38,6 +42,7 @@ struct SoakRequest {
     std::string apiKey;          // endpoint: Bearer token (memory only, never stored)
     std::string caFile;          // endpoint over https: trust this PEM file
     bool insecure = false;       // endpoint over https: no certificate check
+    EndpointApi api;             // endpoint: routes, query and key header (a provider preset's; OpenAI's by default)
     double durationS = 3600;
     double windowS = 60;
     double rate = 1;             // requests/s (Poisson arrivals)

@@ -10,6 +10,7 @@
 #include "core/store/sweep_repository.h"
 #include "core/version.h"
 #include "dialogs/quant_compare_dialog.h"
+#include "dialogs/soak_dialog.h"
 #include "report/report_chart_data.h"
 #include "widgets/chart_panel.h"
 #include "widgets/device_combo.h"
@@ -88,6 +89,10 @@ PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidge
     quant->setObjectName("quantCompare");
     quant->setToolTip(tr("One model in several files (F16, Q8_0, Q4_K_M…) against a base file: KL-divergence, "
                          "accuracy delta, speed and memory, as verdict quant-compare measures them"));
+    auto* soak = new QPushButton(tr("Soak…"));
+    soak->setObjectName("soak");
+    soak->setToolTip(tr("An endpoint or a GGUF file under steady or bursty load for minutes or hours: the drift per hour of "
+                        "memory, latency, throughput and errors, as verdict soak measures them"));
     m_bar = new QProgressBar;
     m_status = new QLabel;
     auto* settings = new QGroupBox(tr("Latency sweep"));
@@ -109,8 +114,9 @@ PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidge
     grid->addWidget(m_run, 1, 6);
     grid->addWidget(m_cancel, 1, 7);
     grid->addWidget(quant, 1, 8);
-    grid->addWidget(m_bar, 2, 0, 1, 9);
-    grid->addWidget(m_status, 3, 0, 1, 9);
+    grid->addWidget(soak, 1, 9);
+    grid->addWidget(m_bar, 2, 0, 1, 10);
+    grid->addWidget(m_status, 3, 0, 1, 10);
 
     m_sweepA = new QComboBox;
     m_sweepB = new QComboBox;
@@ -145,6 +151,7 @@ PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidge
     connect(m_run, &QPushButton::clicked, this, [this] { runSweeps(); });
     connect(m_cancel, &QPushButton::clicked, this, &PerformanceView::cancel);
     connect(quant, &QPushButton::clicked, this, [this] { openQuantCompare(); });
+    connect(soak, &QPushButton::clicked, this, [this] { openSoak(); });
     connect(m_job, &Job::stateChanged, this, &PerformanceView::updateButtons);
     connect(m_job, &Job::progress, this, [this](double f, const QString& text, double) {
         if (f >= 0) m_bar->setValue(int(100 * f));
@@ -175,6 +182,13 @@ QString PerformanceView::summaryText() const { return m_summary->text(); }
 QuantCompareDialog* PerformanceView::openQuantCompare() {
     const QString a = m_wb.modelA();
     auto* dlg = new QuantCompareDialog(m_wb, QFileInfo(a).isFile() ? a : QString(), this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    dlg->open();
+    return dlg;
+}
+
+SoakDialog* PerformanceView::openSoak() {
+    auto* dlg = new SoakDialog(m_wb, m_wb.modelA(), this);
     dlg->setAttribute(Qt::WA_DeleteOnClose);
     dlg->open();
     return dlg;

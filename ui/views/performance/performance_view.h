@@ -3,7 +3,8 @@
 // charts of any two stored sweeps, A and B in the same chart: TTFT against prompt length,
 // tokens/s against batch with the memory-bandwidth roofline, latency percentiles, and the memory
 // breakdown (weights / KV cache / scratch). "Quantization…" opens the quantization trade-off of one
-// model's files (dialogs/quant_compare_dialog.h).
+// model's files (dialogs/quant_compare_dialog.h), "Soak…" the soak test of an endpoint or a file
+// (dialogs/soak_dialog.h).
 #pragma once
 
 #include <QWidget>
@@ -23,6 +24,7 @@ class Workbench;
 class Job;
 class ChartPanel;
 class QuantCompareDialog;
+class SoakDialog;
 
 class PerformanceView : public QWidget {
     Q_OBJECT
@@ -39,6 +41,8 @@ public:
     QString summaryText() const;
     // Opens the "Quantization…" dialog (base: model A when it is a local file).
     QuantCompareDialog* openQuantCompare();
+    // Opens the "Soak…" dialog (target: model A, a file or an endpoint).
+    SoakDialog* openSoak();
 
 private:
     void reloadSweeps();
