@@ -214,7 +214,7 @@ int runResults(const std::vector<std::string>& argv) {
     std::map<int64_t, std::vector<core::SuiteItem>> needleSuites;
     const auto needleOf = [&](const core::RunRecord& r, const std::vector<core::RunItemRecord>& items)
         -> Result<std::optional<core::NeedleGrid>> {
-        if (suiteShapes[r.suiteId] != "needle") return std::optional<core::NeedleGrid>();
+        if (suiteShapes[r.suiteId] != "needle" && suiteShapes[r.suiteId] != "padded") return std::optional<core::NeedleGrid>();
         auto it = needleSuites.find(r.suiteId);
         if (it == needleSuites.end()) {
             auto si = core::SuiteRepository(*db).items(r.suiteId);

@@ -201,25 +201,59 @@ int showCommand(const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+// What `suite make` made, as JSON or as a line for a person.
+int printMade(const core::NeedleMade& made, const std::string& tokenizerPath, const char* what, bool json) {
+    if (json) {
+        std::cout << dumpJson({{"suite", suiteJson(made.saved.suite)},
+                               {"already_stored", made.saved.alreadyStored},
+                               {"n_items", made.nItems},
+                               {"lengths", made.lengths},
+                               {"depths", made.depths},
+                               {"token_count", made.counted ? "tokenizer" : "estimate"},
+                               {"prompt_tokens", {{"min", made.minPromptTokens}, {"max", made.maxPromptTokens}}},
+                               {"haystack", made.haystack}})
+                  << "\n";
+        return kExitOk;
+    }
+    std::cout << (made.saved.alreadyStored ? "already stored as suite '" : "made suite '") << made.saved.suite.name
+              << "' (id " << made.saved.suite.id << "): " << made.nItems << " " << what << ", prompts of "
+              << made.minPromptTokens << " to " << made.maxPromptTokens << " tokens ("
+              << (made.counted ? "counted with " + tokenizerPath
+                               : std::string("estimated as bytes / 4: pass --tokenizer GGUF to count"))
+              << ")\nrun it with --ctx at least the longest length, e.g. verdict run MODEL --suite "
+              << made.saved.suite.name << " --ctx " << *std::max_element(made.lengths.begin(), made.lengths.end()) + 64
+              << "\n";
+    return kExitOk;
+}
+
 // verdict suite make needle: a needle-in-a-haystack suite (core/suite/needle_suite.h), stored.
+// verdict suite make padded: a stored suite at several context lengths (makePaddedSuite).
 int makeCommand(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
+    const bool padded = !argv.empty() && argv[0] == "padded";
+    std::vector<OptionSpec> specs = {
         {"lengths", true, "LIST", "prompt lengths in tokens, e.g. 1k,4k,16k,64k,128k (k = 1024)"},
-        {"depths", true, "LIST", "needle depths in percent (default 0,25,50,75,100)"},
         {"haystack", true, "FILE", "filler text (UTF-8, at most 64 MiB; repeated when short; default: built-in sentences)"},
         {"tokenizer", true, "GGUF", "count tokens with this model's tokenizer (default: estimate bytes / 4)"},
-        {"needles", true, "N", "items per length and depth, each with its own needle (default 1)"},
-        {"seed", true, "S", "needles and built-in filler (default 1)"},
-        {"name", true, "N", "suite name (default needle)"},
+        {"seed", true, "S", padded ? "built-in filler (default 1)" : "needles and built-in filler (default 1)"},
+        {"name", true, "N", padded ? "suite name (default SUITE@LENGTHS)" : "suite name (default needle)"},
         kDbOption, kJsonOption, kHelpOption,
     };
-    const std::string usage = "verdict suite make needle --lengths LIST [--depths LIST] [--haystack FILE] [--tokenizer GGUF] [--json]";
-    if (argv.empty() || argv[0] != "needle") {
+    if (padded) {
+        specs.insert(specs.begin(), {{"suite", true, "NAME", "the stored suite to pad (name or #ID)"},
+                                     {"limit", true, "N", "its first N items only"}});
+    } else {
+        specs.insert(specs.begin() + 1, {{"depths", true, "LIST", "needle depths in percent (default 0,25,50,75,100)"},
+                                         {"needles", true, "N", "items per length and depth, each with its own needle (default 1)"}});
+    }
+    const std::string usage =
+        "verdict suite make needle --lengths LIST [--depths LIST] [--haystack FILE] [--tokenizer GGUF] [--json]\n"
+        "       verdict suite make padded --suite NAME --lengths LIST [--limit N] [--haystack FILE] [--tokenizer GGUF] [--json]";
+    if (argv.empty() || (argv[0] != "needle" && !padded)) {
         if (!argv.empty() && (argv[0] == "--help" || argv[0] == "-h")) {
             printHelp(usage, formatOptions(specs));
             return kExitOk;
         }
-        return fail("suite make", "expected a kind: needle (" + usage + ")", kExitUsage);
+        return fail("suite make", "expected a kind: needle or padded (" + usage + ")", kExitUsage);
     }
     auto args = Args::parse(std::vector<std::string>(argv.begin() + 1, argv.end()), specs);
     if (!args) return fail("suite make", args.error().message, kExitUsage);
@@ -230,46 +264,43 @@ int makeCommand(const std::vector<std::string>& argv) {
     if (!args->positionals().empty()) return fail("suite make", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
     core::NeedleRequest req;
     req.lengths = args->value("lengths").value_or("");
-    req.depths = args->value("depths").value_or(req.depths);
-    auto needles = args->integer("needles", 1);
-    if (!needles || *needles < 1 || *needles > 100) return fail("suite make", "--needles must be 1..100", kExitUsage);
-    req.needlesPerCell = static_cast<int>(*needles);
     auto seed = args->integer("seed", 1);
     if (!seed || *seed < 0) return fail("suite make", "--seed must be a non-negative integer", kExitUsage);
     req.seed = static_cast<uint64_t>(*seed);
     req.haystackPath = args->value("haystack").value_or("");
     req.tokenizerPath = args->value("tokenizer").value_or("");
-    req.name = args->value("name").value_or("needle");
     // The lists are the person's choices (a usage error, exit 1); what the service refuses after
     // that is input it could not use (an unreadable haystack or tokenizer, exit 2).
     if (req.lengths.empty()) return fail("suite make", "--lengths is required (e.g. --lengths 1k,4k,16k)", kExitUsage);
     if (auto l = core::parseNeedleLengths(req.lengths); !l) return fail("suite make", l.error().message, kExitUsage);
+    if (padded) {
+        core::PaddedRequest pr;
+        pr.suite = args->value("suite").value_or("");
+        if (pr.suite.empty()) return fail("suite make", "--suite is required: the stored suite to pad", kExitUsage);
+        if (args->has("limit")) {
+            auto limit = args->integer("limit", 0);
+            if (!limit || *limit < 1) return fail("suite make", "--limit must be a positive integer", kExitUsage);
+            pr.limit = *limit;
+        }
+        pr.fill = req;
+        pr.name = args->value("name").value_or("");
+        auto db = core::openStore(args->value("db"));
+        if (!db) return fail("suite make", db.error().message, kExitBadInput);
+        auto made = core::makePaddedSuiteInStore(*db, pr);
+        if (!made) return fail("suite make", made.error().message, made.error().kind == core::ServiceFailure::Storage ? kExitRuntime : kExitBadInput);
+        return printMade(*made, req.tokenizerPath, "padded items", args->has("json"));
+    }
+    req.depths = args->value("depths").value_or(req.depths);
+    auto needles = args->integer("needles", 1);
+    if (!needles || *needles < 1 || *needles > 100) return fail("suite make", "--needles must be 1..100", kExitUsage);
+    req.needlesPerCell = static_cast<int>(*needles);
+    req.name = args->value("name").value_or("needle");
     if (auto d = core::parseNeedleDepths(req.depths); !d) return fail("suite make", d.error().message, kExitUsage);
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("suite make", db.error().message, kExitBadInput);
     auto made = core::makeNeedleSuiteInStore(*db, req);
     if (!made) return fail("suite make", made.error().message, kExitBadInput);
-    if (args->has("json")) {
-        std::cout << dumpJson({{"suite", suiteJson(made->saved.suite)},
-                               {"already_stored", made->saved.alreadyStored},
-                               {"n_items", made->nItems},
-                               {"lengths", made->lengths},
-                               {"depths", made->depths},
-                               {"token_count", made->counted ? "tokenizer" : "estimate"},
-                               {"prompt_tokens", {{"min", made->minPromptTokens}, {"max", made->maxPromptTokens}}},
-                               {"haystack", made->haystack}})
-                  << "\n";
-        return kExitOk;
-    }
-    std::cout << (made->saved.alreadyStored ? "already stored as suite '" : "made suite '") << made->saved.suite.name
-              << "' (id " << made->saved.suite.id << "): " << made->nItems << " needle items, prompts of "
-              << made->minPromptTokens << " to " << made->maxPromptTokens << " tokens ("
-              << (made->counted ? "counted with " + req.tokenizerPath
-                                : std::string("estimated as bytes / 4: pass --tokenizer GGUF to count"))
-              << ")\nrun it with --ctx at least the longest length, e.g. verdict run MODEL --suite "
-              << made->saved.suite.name << " --ctx " << *std::max_element(made->lengths.begin(), made->lengths.end()) + 64
-              << "\n";
-    return kExitOk;
+    return printMade(*made, req.tokenizerPath, "needle items", args->has("json"));
 }
 
 }  // namespace

@@ -98,6 +98,69 @@ private slots:
                  ltext.out.constData());
     }
 
+    // Any suite at several context lengths: `suite make padded`, a run against the fake server
+    // that answers the short prompts right and gets lost in the long ones, the same heat map.
+    void anySuiteAtSeveralLengths() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("qa.jsonl");
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"question\": \"What is two plus two?\", \"answer\": \"4\"}\n"
+                    "{\"question\": \"What is three plus three?\", \"answer\": \"6\"}\n");
+        }
+        QCOMPARE(runVerdict({"suite", "import", file, "--name", "qa"}, dir).exitCode, 0);
+        Run made = runVerdict({"suite", "make", "padded", "--suite", "qa", "--lengths", "128,1k", "--json"}, dir);
+        QVERIFY2(made.exitCode == 0, made.err.constData());
+        QCOMPARE(made.json()["suite"]["name"], json("qa@128,1k"));
+        QCOMPARE(made.json()["suite"]["shape"], json("padded"));
+        QCOMPARE(made.json()["n_items"], json(4));
+        QCOMPARE(made.json()["lengths"], json({128, 1024}));
+        QVERIFY(made.json()["prompt_tokens"]["max"].get<int64_t>() <= 1024);
+        QVERIFY(made.json()["prompt_tokens"]["max"].get<int64_t>() > 900);
+        const json shown = runVerdict({"suite", "show", "qa@128,1k", "--json", "--limit", "10"}, dir).json();
+        QCOMPARE(shown["items"][0]["id"], json("1@128"));
+        QCOMPARE(shown["items"][3]["metadata"]["padded"]["item"], json("2"));
+
+        // The fake model answers each question by its subject only in the short prompts.
+        verdict::test::FakeOpenAiOptions fo;
+        fo.answer = "I am not sure.";
+        fo.answerFor["What is two plus two?"] = "4";
+        fo.answerFor["What is three plus three?"] = "6";
+        verdict::test::FakeOpenAiServer s(fo);
+        QVERIFY2(s.ok(), s.error().c_str());
+        Run r = runVerdict({"run", QString::fromStdString(s.baseUrl()), "--suite", "qa@128,1k", "--json"}, dir);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const json res = runVerdict({"results", QString::number(r.json()["run_id"].get<long long>()), "--json"}, dir).json();
+        const json g = res["runs"][0]["needle"];
+        QVERIFY2(g.is_object(), res.dump().c_str());
+        QCOMPARE(g["lengths"], json({128, 1024}));
+        QCOMPARE(g["depths"], json({100.0}));
+        QCOMPARE(g["cells"].size(), size_t(2));
+        for (const auto& c : g["cells"]) {
+            QCOMPARE(c["n"], json(2));
+            QCOMPARE(c["accuracy"].get<double>(), 1.0);  // the fake model finds the question at the end at any length
+        }
+
+        // Bad input: no --suite, no such suite, a conversation suite.
+        Run noSuite = runVerdict({"suite", "make", "padded", "--lengths", "1k"}, dir);
+        QCOMPARE(noSuite.exitCode, 1);
+        QVERIFY2(noSuite.err.contains("--suite is required"), noSuite.err.constData());
+        Run missing = runVerdict({"suite", "make", "padded", "--suite", "nope", "--lengths", "1k"}, dir);
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains("no suite 'nope'"), missing.err.constData());
+        const QString chat = dir.filePath("chat.jsonl");
+        {
+            QFile f(chat);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}], \"answer\": \"hello\"}\n");
+        }
+        QCOMPARE(runVerdict({"suite", "import", chat, "--name", "chat"}, dir).exitCode, 0);
+        Run conv = runVerdict({"suite", "make", "padded", "--suite", "chat", "--lengths", "1k"}, dir);
+        QCOMPARE(conv.exitCode, 2);
+        QVERIFY2(conv.err.contains("conversation"), conv.err.constData());
+    }
+
     void badOptions() {
         QTemporaryDir dir;
         Run none = runVerdict({"suite", "make", "needle"}, dir);

@@ -163,6 +163,69 @@ private slots:
         // A run of another suite: no needle items, no heat map.
         QVERIFY(!needleGridOfRun({SuiteItem{}}, {RunItemRecord{}}));
     }
+
+    // Any suite at several lengths: each item again per length, its prompt at the end after filler,
+    // as long as the length allows (words as tokens: exact), everything else kept.
+    void paddedSuite() {
+        SuiteItem mc;
+        mc.id = "q1";
+        mc.category = "geo";
+        mc.prompt = "Which city is the capital of France?";
+        mc.choices = {"Paris", "Rome"};
+        mc.gold = 0;
+        mc.metadata = {{"source", "x"}};
+        SuiteItem open;
+        open.id = "q2";
+        open.prompt = "Name a colour.";
+        open.references = {"red"};
+        NeedleOptions o;
+        o.lengths = {100, 300};
+        o.countTokens = words;
+        auto items = makePaddedSuite({mc, open}, o);
+        QVERIFY2(items.ok(), items.ok() ? "" : items.error().message.c_str());
+        QCOMPARE(items->size(), size_t(4));
+        const char* ids[] = {"q1@100", "q2@100", "q1@300", "q2@300"};
+        for (size_t k = 0; k < 4; ++k) {
+            const SuiteItem& it = (*items)[k];
+            const SuiteItem& from = k % 2 ? open : mc;
+            const int64_t length = k < 2 ? 100 : 300;
+            QCOMPARE(it.id, std::string(ids[k]));
+            QCOMPARE(it.category, std::to_string(length) + " tokens");
+            QVERIFY(it.prompt.size() > from.prompt.size() + 100);
+            QVERIFY(it.prompt.compare(it.prompt.size() - from.prompt.size(), from.prompt.size(), from.prompt) == 0);  // the task last
+            const size_t count = words(it.prompt);
+            QCOMPARE(it.metadata["needle"]["prompt_tokens"].get<size_t>(), count);
+            QVERIFY2(count <= size_t(length) && count + 12 >= size_t(length), qPrintable(QString::number(count)));
+            QCOMPARE(it.metadata["needle"]["context_tokens"], nlohmann::json(length));
+            QCOMPARE(it.metadata["needle"]["depth_pct"], nlohmann::json(100.0));
+            QCOMPARE(it.metadata["padded"]["item"], nlohmann::json(from.id));
+            QCOMPARE(it.metadata["padded"]["category"], nlohmann::json(from.category));
+            QCOMPARE(it.choices, from.choices);
+            QCOMPARE(it.gold, from.gold);
+            QCOMPARE(it.references, from.references);
+        }
+        QCOMPARE((*items)[0].metadata["source"], nlohmann::json("x"));
+        // The same options make the same suite.
+        auto again = makePaddedSuite({mc, open}, o);
+        QCOMPARE((*again)[2].prompt, (*items)[2].prompt);
+
+        // A conversation cannot be padded; a length too short for an item is refused, naming it.
+        SuiteItem chat;
+        chat.id = "c1";
+        chat.messages = {{"user", "hi"}};
+        auto refused = makePaddedSuite({mc, chat}, o);
+        QVERIFY(!refused.ok());
+        QVERIFY(refused.error().message.find("'c1'") != std::string::npos);
+        SuiteItem longer = open;
+        longer.id = "long";
+        longer.prompt = "Repeat:";
+        for (int i = 0; i < 90; ++i) longer.prompt += " word";
+        o.lengths = {64};
+        auto tooShort = makePaddedSuite({longer}, o);
+        QVERIFY(!tooShort.ok());
+        QVERIFY2(tooShort.error().message.find("'long'") != std::string::npos, tooShort.error().message.c_str());
+        QVERIFY(!makePaddedSuite({}, o).ok());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNeedle)

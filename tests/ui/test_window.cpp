@@ -31,6 +31,7 @@
 #include "core/services/quant_compare.h"
 #include "core/services/soak.h"
 #include "core/store/run_repository.h"
+#include "core/store/suite_repository.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -729,6 +730,42 @@ private slots:
         m_wb->setComparedRuns(runA, runB);
         QVERIFY(sv->selectSuite("mini"));
         QTRY_VERIFY(sv->needleText().isEmpty());
+    }
+
+    // "Long-context variant…": the selected suite padded to two lengths, by the service `verdict
+    // suite make padded` uses; run on A and B it shows the same heat map as a needle suite.
+    void paddedSuiteInTheWindow() {
+        const int64_t runA = m_wb->runA(), runB = m_wb->runB();
+        m_window->showScreen(MainWindow::Suites);
+        SuitesView* sv = m_window->suitesView();
+        QVERIFY(sv->selectSuite("mini"));
+        NeedleDialog* dlg = sv->makePaddedSuite();
+        QVERIFY(dlg);
+        QVERIFY(dlg->windowTitle().contains("mini"));
+        dlg->lengthsEdit()->setText("12");
+        QVERIFY(!dlg->make());  // under 64 tokens: an error box, the dialog stays
+        QCOMPARE(takeErrorBoxes(), 1);
+        dlg->lengthsEdit()->setText("200,4k");
+        QVERIFY(dlg->make());
+        auto db = m_wb->openDb();
+        QVERIFY(db.ok());
+        verdict::core::SuiteRepository suites(*db);
+        auto mini = suites.find("mini");
+        auto padded = suites.find("mini@200,4k");
+        QVERIFY(mini.ok() && *mini && padded.ok() && *padded);
+        QCOMPARE((*padded)->shape, std::string("padded"));
+        auto items = suites.items((*padded)->id);
+        auto original = suites.items((*mini)->id);
+        QVERIFY(items.ok() && original.ok());
+        QCOMPARE(items->size(), 2 * original->size());
+        QCOMPARE((*items)[0].metadata["padded"]["item"], nlohmann::json((*original)[0].id));
+        QVERIFY((*items)[0].prompt.size() > (*original)[0].prompt.size());
+        runBothOn("mini@200,4k");
+        if (QTest::currentTestFailed()) return;
+        const QString text = sv->needleText();
+        QVERIFY2(text.contains("200") && text.contains("4096") && text.contains("cannot run"), qPrintable(text));
+        m_wb->setComparedRuns(runA, runB);
+        QVERIFY(sv->selectSuite("mini"));
     }
 
     // "Quantization…" on the Performance screen: the F16 fixture as the base against its Q8_0 file,

@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -17,9 +18,10 @@
 
 namespace verdict::ui {
 
-NeedleDialog::NeedleDialog(Workbench& wb, const QString& tokenizer, QWidget* parent)
-    : QDialog(parent), m_wb(wb), m_tokenizer(tokenizer) {
-    setWindowTitle(tr("Needle-in-a-haystack suite"));
+NeedleDialog::NeedleDialog(Workbench& wb, const QString& tokenizer, QWidget* parent, const QString& padSuite)
+    : QDialog(parent), m_wb(wb), m_tokenizer(tokenizer), m_padSuite(padSuite) {
+    const bool padded = !m_padSuite.isEmpty();
+    setWindowTitle(padded ? tr("Long-context variant of '%1'").arg(m_padSuite) : tr("Needle-in-a-haystack suite"));
     setObjectName("needleDialog");
     m_lengths = new QLineEdit("1k,4k,16k");
     m_lengths->setObjectName("needleLengths");
@@ -30,7 +32,8 @@ NeedleDialog::NeedleDialog(Workbench& wb, const QString& tokenizer, QWidget* par
     m_needles = new QSpinBox;
     m_needles->setRange(1, 100);
     m_needles->setValue(1);
-    m_name = new QLineEdit("needle");
+    m_name = new QLineEdit(padded ? QString() : QString("needle"));
+    if (padded) m_name->setPlaceholderText(tr("%1@LENGTHS").arg(m_padSuite));
     m_name->setObjectName("needleName");
     m_haystack = new QLineEdit;
     m_haystack->setObjectName("needleHaystack");
@@ -48,9 +51,19 @@ NeedleDialog::NeedleDialog(Workbench& wb, const QString& tokenizer, QWidget* par
     m_count->setChecked(!m_tokenizer.isEmpty());
     m_count->setEnabled(!m_tokenizer.isEmpty());
     auto* form = new QFormLayout;
+    if (padded) {
+        auto* what = new QLabel(tr("Every item of '%1' again at each length, its prompt after filler text that pads it "
+                                   "to about that many tokens: the accuracy by context length, with the KV cache each "
+                                   "length needs.")
+                                    .arg(m_padSuite));
+        what->setWordWrap(true);
+        form->addRow(what);
+    }
     form->addRow(tr("Lengths (tokens)"), m_lengths);
-    form->addRow(tr("Depths (%)"), m_depths);
-    form->addRow(tr("Needles per cell"), m_needles);
+    if (!padded) {
+        form->addRow(tr("Depths (%)"), m_depths);
+        form->addRow(tr("Needles per cell"), m_needles);
+    }
     form->addRow(tr("Haystack"), hay);
     form->addRow(QString(), m_count);
     form->addRow(tr("Suite name"), m_name);
@@ -72,14 +85,24 @@ bool NeedleDialog::make() {
     }
     core::NeedleRequest r;
     r.lengths = m_lengths->text().trimmed().toStdString();
-    r.depths = m_depths->text().trimmed().toStdString();
-    r.needlesPerCell = m_needles->value();
     r.haystackPath = m_haystack->text().trimmed().toStdString();
     r.tokenizerPath = m_count->isChecked() ? m_tokenizer.toStdString() : std::string();
-    r.name = m_name->text().trimmed().toStdString();
-    auto made = core::makeNeedleSuiteInStore(*db, r);
+    core::ServiceResult<core::NeedleMade> made = core::ServiceError{};
+    if (!m_padSuite.isEmpty()) {
+        core::PaddedRequest p;
+        p.suite = m_padSuite.toStdString();
+        p.fill = r;
+        p.name = m_name->text().trimmed().toStdString();
+        made = core::makePaddedSuiteInStore(*db, p);
+    } else {
+        r.depths = m_depths->text().trimmed().toStdString();
+        r.needlesPerCell = m_needles->value();
+        r.name = m_name->text().trimmed().toStdString();
+        made = core::makeNeedleSuiteInStore(*db, r);
+    }
     if (!made) {
-        showError(this, tr("The needle suite could not be made."), QString::fromStdString(made.error().message));
+        showError(this, m_padSuite.isEmpty() ? tr("The needle suite could not be made.") : tr("The long-context variant could not be made."),
+                  QString::fromStdString(made.error().message));
         return false;
     }
     m_wb.notifyResultsChanged();

@@ -6,6 +6,7 @@
 #include "core/store/suite_repository.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,18 @@ struct NeedleMade {
 // BadInput for a bad list, an unreadable haystack or tokenizer, lengths too short; Storage when
 // the database refuses (a name taken by other content).
 ServiceResult<NeedleMade> makeNeedleSuiteInStore(Database& db, const NeedleRequest& request);
+
+// Any stored suite at several context lengths (`verdict suite make padded`, the Suites screen's
+// "Long-context variant…"): core/suite/needle_suite.h makePaddedSuite over the suite's items,
+// stored as a new suite (default name "SUITE@LENGTHS", shape "padded"). Of `fill` it reads
+// lengths, haystackPath, tokenizerPath and seed (not depths, needlesPerCell or name). BadInput
+// for a suite that does not exist or has conversation items, and as above; Storage as above.
+struct PaddedRequest {
+    std::string suite;                        // stored suite: name or "#ID"
+    std::optional<int64_t> limit;             // its first N items only
+    NeedleRequest fill;                       // lengths, haystack, tokenizer, seed
+    std::string name;                         // "" = "SUITE@LENGTHS"
+};
+ServiceResult<NeedleMade> makePaddedSuiteInStore(Database& db, const PaddedRequest& request);
 
 }  // namespace verdict::core

@@ -62,6 +62,62 @@ std::string formatDepth(double d) {
     return b;
 }
 
+// head + filler sentences (with `insert` among them at `depth` percent) + tail, as close to
+// `length` tokens as the sentences allow without going over. `fixed`: the tokens of head, insert
+// and tail. Sets *count to the prompt's tokens and *wrapped when a haystack had to be repeated.
+template <class Tokens>
+std::string fillToLength(const std::string& head, const std::string& insert, const std::string& tail, double depth, size_t length,
+                         size_t fixed, const Filler& filler, bool builtIn, const Tokens& tokens, size_t* count, bool* wrapped) {
+    // Sentences until the budget is spent (their token counts add up closely when each keeps its
+    // leading space), then the exact count of the whole prompt trims the rest.
+    std::vector<std::string> hay;
+    size_t used = fixed;
+    for (size_t i = 0;; ++i) {
+        if (!builtIn && i == filler.count()) *wrapped = true;
+        std::string s = filler.sentence(i, builtIn);
+        const size_t t = tokens(" " + s);
+        if (used + t > length) break;
+        used += t;
+        hay.push_back(std::move(s));
+        if (hay.size() > length) break;  // sentences of no token: cannot happen, bounded anyway
+    }
+    auto build = [&] {
+        const size_t at = static_cast<size_t>(std::llround(depth / 100.0 * double(hay.size())));
+        std::string doc;
+        for (size_t i = 0; i <= hay.size(); ++i) {
+            if (i == at && !insert.empty()) doc += (doc.empty() ? "" : " ") + insert;
+            if (i < hay.size()) doc += (doc.empty() ? "" : " ") + hay[i];
+        }
+        return head + doc + tail;
+    };
+    // Then the exact count of the whole prompt: fill up (sentence counts with their own leading
+    // space can over-estimate, e.g. SentencePiece's space prefix) and trim.
+    std::string prompt = build();
+    *count = tokens(prompt);
+    for (int round = 0; round < 8; ++round) {
+        if (*count > length) {
+            const size_t drop = std::max<size_t>(1, (*count - length) / 8);
+            hay.resize(hay.size() - std::min(drop, hay.size()));
+        } else {
+            const double perSentence = hay.empty() ? 8.0 : std::max(1.0, double(*count - std::min(*count, fixed)) / double(hay.size()));
+            const size_t add = static_cast<size_t>(0.9 * double(length - *count) / perSentence);
+            if (add == 0) break;
+            for (size_t j = 0; j < add; ++j) {
+                if (!builtIn && hay.size() >= filler.count()) *wrapped = true;
+                hay.push_back(filler.sentence(hay.size(), builtIn));
+            }
+        }
+        prompt = build();
+        *count = tokens(prompt);
+    }
+    while (*count > length && !hay.empty()) {
+        hay.pop_back();
+        prompt = build();
+        *count = tokens(prompt);
+    }
+    return prompt;
+}
+
 }  // namespace
 
 Result<std::vector<int64_t>> parseNeedleLengths(std::string_view list) {
@@ -131,55 +187,10 @@ Result<std::vector<SuiteItem>> makeNeedleSuite(const NeedleOptions& o) {
                 if (fixed + 8 > size_t(length))
                     return Error{"needle suite: length " + formatLength(length) + " cannot hold the needle and the question (" +
                                  std::to_string(fixed) + " tokens)"};
-                // Sentences until the budget is spent (their token counts add up closely when each
-                // keeps its leading space), then the exact count of the whole prompt trims the rest.
-                std::vector<std::string> hay;
-                size_t used = fixed;
                 bool wrapped = false;
-                for (size_t i = 0;; ++i) {
-                    if (!builtIn && i == filler.count()) wrapped = true;
-                    std::string s = filler.sentence(i, builtIn);
-                    const size_t t = tokens(" " + s);
-                    if (used + t > size_t(length)) break;
-                    used += t;
-                    hay.push_back(std::move(s));
-                    if (hay.size() > size_t(length)) break;  // sentences of no token: cannot happen, bounded anyway
-                }
-                auto build = [&] {
-                    const size_t at = static_cast<size_t>(std::llround(depth / 100.0 * double(hay.size())));
-                    std::string doc;
-                    for (size_t i = 0; i <= hay.size(); ++i) {
-                        if (i == at) doc += (doc.empty() ? "" : " ") + needle;
-                        if (i < hay.size()) doc += (doc.empty() ? "" : " ") + hay[i];
-                    }
-                    return kIntro + doc + question;
-                };
-                // Then the exact count of the whole prompt: fill up (sentence counts with their own
-                // leading space can over-estimate, e.g. SentencePiece's space prefix) and trim.
-                std::string prompt = build();
-                size_t count = tokens(prompt);
-                for (int round = 0; round < 8; ++round) {
-                    if (count > size_t(length)) {
-                        const size_t drop = std::max<size_t>(1, (count - size_t(length)) / 8);
-                        hay.resize(hay.size() - std::min(drop, hay.size()));
-                    } else {
-                        const double perSentence =
-                            hay.empty() ? 8.0 : std::max(1.0, double(count - std::min(count, fixed)) / double(hay.size()));
-                        const size_t add = static_cast<size_t>(0.9 * double(size_t(length) - count) / perSentence);
-                        if (add == 0) break;
-                        for (size_t j = 0; j < add; ++j) {
-                            if (!builtIn && hay.size() >= filler.count()) wrapped = true;
-                            hay.push_back(filler.sentence(hay.size(), builtIn));
-                        }
-                    }
-                    prompt = build();
-                    count = tokens(prompt);
-                }
-                while (count > size_t(length) && !hay.empty()) {
-                    hay.pop_back();
-                    prompt = build();
-                    count = tokens(prompt);
-                }
+                size_t count = 0;
+                std::string prompt = fillToLength(kIntro, needle, question, depth, size_t(length), fixed, filler, builtIn, tokens,
+                                                  &count, &wrapped);
                 SuiteItem it;
                 it.id = "needle-" + formatLength(length) + "-" + formatDepth(depth) + "-" + std::to_string(k + 1);
                 it.category = formatLength(length) + " tokens @ " + formatDepth(depth) + "%";
@@ -197,6 +208,49 @@ Result<std::vector<SuiteItem>> makeNeedleSuite(const NeedleOptions& o) {
         }
     }
     return items;
+}
+
+Result<std::vector<SuiteItem>> makePaddedSuite(const std::vector<SuiteItem>& items, const NeedleOptions& o) {
+    static const std::string kPadIntro =
+        "Below is a long document unrelated to the task after it. Do not use it; do the task.\n\n";
+    if (o.lengths.empty()) return Error{"padded suite: no lengths"};
+    if (items.empty()) return Error{"padded suite: the suite has no items"};
+    const bool builtIn = o.haystack.empty();
+    const Filler filler(o.haystack, o.seed);
+    if (filler.empty(builtIn)) return Error{"padded suite: the haystack " + o.haystackName + " has no sentence"};
+    const bool estimate = !o.countTokens;
+    auto tokens = [&](std::string_view s) -> size_t { return estimate ? (s.size() + 3) / 4 : o.countTokens(s); };
+    for (const SuiteItem& it : items)
+        if (!it.messages.empty() || it.prompt.empty())
+            return Error{"padded suite: item '" + it.id + "' is a conversation (messages), which cannot be padded; "
+                         "only single-turn items can"};
+
+    std::vector<SuiteItem> out;
+    for (int64_t length : o.lengths) {
+        if (length < 64) return Error{"padded suite: length " + formatLength(length) + " is under 64 tokens"};
+        for (const SuiteItem& item : items) {
+            const std::string tail = "\n\n" + item.prompt;
+            const size_t fixed = tokens(kPadIntro) + tokens(tail);
+            if (fixed + 8 > size_t(length))
+                return Error{"padded suite: length " + formatLength(length) + " cannot hold item '" + item.id + "' (" +
+                             std::to_string(fixed) + " tokens without any filler)"};
+            bool wrapped = false;
+            size_t count = 0;
+            SuiteItem it = item;
+            it.prompt = fillToLength(kPadIntro, "", tail, 100, size_t(length), fixed, filler, builtIn, tokens, &count, &wrapped);
+            it.id = item.id + "@" + formatLength(length);
+            it.category = formatLength(length) + " tokens";
+            it.metadata["padded"] = {{"item", item.id}, {"category", item.category}};
+            it.metadata["needle"] = {{"context_tokens", length},
+                                     {"depth_pct", 100.0},
+                                     {"prompt_tokens", count},
+                                     {"token_count", estimate ? "estimate" : "tokenizer"},
+                                     {"haystack", o.haystackName},
+                                     {"haystack_repeated", wrapped}};
+            out.push_back(std::move(it));
+        }
+    }
+    return out;
 }
 
 }  // namespace verdict::core

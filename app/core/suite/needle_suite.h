@@ -40,4 +40,17 @@ Result<std::vector<double>> parseNeedleDepths(std::string_view list);
 // haystack without a sentence.
 Result<std::vector<SuiteItem>> makeNeedleSuite(const NeedleOptions& options);
 
+// Any suite at several context lengths (issue 22, long context): each single-turn item again per
+// length, its prompt after filler text that pads it to about `length` tokens ("Below is a long
+// document unrelated to the task after it ..."), so the task itself sits at the end (depth 100 %).
+// Choices, references, scorers and metadata are kept; id "ID@LEN"; category "LEN tokens";
+// metadata.needle as for needle items ({context_tokens, depth_pct: 100, prompt_tokens,
+// token_count, haystack, haystack_repeated}) so the runs get the same heat map, and
+// metadata.padded = {item, category}: the original id and category. The length counts the
+// padded prompt text only (a chat template, few-shot examples and choices come on top).
+// Multi-turn items (messages) cannot be padded this way: an error names the first one. Uses
+// options.lengths, haystack, haystackName, seed and countTokens (depths and needlesPerCell are
+// not read). Fails for a length that cannot hold an item's prompt.
+Result<std::vector<SuiteItem>> makePaddedSuite(const std::vector<SuiteItem>& items, const NeedleOptions& options);
+
 }  // namespace verdict::core

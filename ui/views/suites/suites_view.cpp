@@ -76,12 +76,18 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     needleBtn->setToolTip(tr("Make a needle-in-a-haystack suite: one fact hidden at several depths of texts of several "
                              "lengths, for the long-context heat map"));
     connect(needleBtn, &QPushButton::clicked, this, [this] { makeNeedleSuite(); });
+    auto* padBtn = new QPushButton(tr("Long-context variant…"));
+    padBtn->setObjectName("makePaddedSuite");
+    padBtn->setToolTip(tr("The selected suite at several context lengths: each prompt after filler text, for accuracy "
+                          "by context length"));
+    connect(padBtn, &QPushButton::clicked, this, [this] { makePaddedSuite(); });
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     auto* suiteButtons = new QHBoxLayout;
     suiteButtons->addWidget(importBtn);
     suiteButtons->addWidget(needleBtn);
+    suiteButtons->addWidget(padBtn);
     leftLayout->addLayout(suiteButtons);
     leftLayout->addWidget(m_suites, 1);
 
@@ -283,11 +289,19 @@ ImportSuiteDialog* SuitesView::importFile(const QString& pathArg) {
     return dlg;
 }
 
-NeedleDialog* SuitesView::makeNeedleSuite() {
+NeedleDialog* SuitesView::makeNeedleSuite() { return openNeedleDialog({}); }
+
+NeedleDialog* SuitesView::makePaddedSuite() {
+    const int row = m_suites->currentRow();
+    if (row < 0 || !m_suites->item(row, 0)) return nullptr;
+    return openNeedleDialog(m_suites->item(row, 0)->text());
+}
+
+NeedleDialog* SuitesView::openNeedleDialog(const QString& padSuite) {
     // Model A's tokenizer counts the tokens when A is a local GGUF; an endpoint's is not at hand.
     const QString a = m_wb.modelA();
     const QString tokenizer = QFileInfo(a).isFile() ? a : QString();
-    auto* dlg = new NeedleDialog(m_wb, tokenizer, this);
+    auto* dlg = new NeedleDialog(m_wb, tokenizer, this, padSuite);
     dlg->setAttribute(Qt::WA_DeleteOnClose);
     connect(dlg, &NeedleDialog::made, this, [this](const QString& name) {
         reloadSuites();

@@ -35,6 +35,9 @@ public:
     ImportSuiteDialog* importFile(const QString& path = {});
     // "Needle suite…": the dialog, open (model A's tokenizer counts when A is a local file).
     NeedleDialog* makeNeedleSuite();
+    // "Long-context variant…": the same dialog padding the selected suite to several context
+    // lengths; null when no suite is selected.
+    NeedleDialog* makePaddedSuite();
     // Runs the selected suite on A, then B. False when no suite/models are chosen or a run is going.
     bool runBoth(int64_t limit = -1);
     void cancelRuns();
@@ -59,6 +62,7 @@ signals:
     void runsFinished(int64_t runA, int64_t runB);
 
 private:
+    NeedleDialog* openNeedleDialog(const QString& padSuite);
     void reloadSuites();
     void loadComparedRuns();
     void updateButtons();
