@@ -76,6 +76,12 @@ void printToolCalls(const core::ToolCallStats& t) {
         if (c.count > 0)
             std::printf("       %-18s %6.1f%% [%.1f, %.1f]  (%lld)\n", c.name.c_str(), 100 * c.rate, 100 * c.ci.lo, 100 * c.ci.hi,
                         static_cast<long long>(c.count));
+    if (t.retried > 0)
+        std::printf("       retries: %lld of %lld retried calls corrected (%.1f%% [%.1f, %.1f]); error rate after retries %.1f%% "
+                    "[%.1f, %.1f]\n",
+                    static_cast<long long>(t.recovered), static_cast<long long>(t.retried), 100 * t.recoveryRate,
+                    100 * t.recoveryCi.lo, 100 * t.recoveryCi.hi, 100 * t.errorRateAfterRetries, 100 * t.errorAfterRetriesCi.lo,
+                    100 * t.errorAfterRetriesCi.hi);
 }
 
 // Multi-turn consistency: accuracy by range of turn indices (and per turn for short conversations).

@@ -75,6 +75,9 @@ const OptionTable<SuiteRunSettings>& runOptionTable() {
                       [](S& s) { s.prompting.useChatTemplate = false; }),
         textOption<S>("mc-mode", "MODE", "multiple-choice items: loglik or generate",
                       [](auto& s) -> auto& { return s.prompting.mcMode; }, {"loglik", "generate"}),
+        intOption<S>("tool-retries", "N", "function-calling items: after a wrong call, send the reason back up to N times "
+                     "for the model to correct it (graded on the first attempt; recovery recorded)",
+                     [](auto& s) -> auto& { return s.prompting.toolRetries; }, 0, 5),
         textOption<S>("template", "TEXT", "prompt template with {{field}} placeholders (default: the suite shape's)",
                       [](auto& s) -> auto& { return s.prompting.templateText; }),
         optionalIntOption<S>("resume", "RUN", "continue this run with its stored settings",

@@ -179,6 +179,79 @@ private slots:
 
     // BFCL's question file with its possible_answer file: imported as is, categories from the ids,
     // an irrelevance item expecting no call, a missing answer rejected with its line.
+    // Retry behaviour (--tool-retries 2): a malformed call gets the schema's complaint back as its
+    // tool result, never the expected answer; a well-formed wrong call gets nothing. Five items:
+    // r1 misses a required argument and fixes it, r2 keeps a wrong type through both retries, r3
+    // books the wrong number of seats (schema-valid: not retried), r4 is right at once, r5 calls
+    // an unknown function and then the right one.
+    void retriesSendTheReasonBack() {
+        const json tool = {{"type", "function"},
+                           {"function",
+                            {{"name", "book_flight"},
+                             {"parameters",
+                              {{"type", "object"},
+                               {"properties", {{"to", {{"type", "string"}}}, {"seats", {{"type", "integer"}}}}},
+                               {"required", {"to", "seats"}}}}}}};
+        auto item = [&](const std::string& id, const std::string& prompt, const std::string& to, int seats) {
+            return json{{"id", id}, {"prompt", prompt}, {"tools", {tool}},
+                        {"expected_calls", {{{"name", "book_flight"}, {"arguments", {{"to", to}, {"seats", seats}}}}}}};
+        };
+        QTemporaryDir dir;
+        writeLines(dir.filePath("r.jsonl"), {item("r1", "Book 2 seats to Oslo", "Oslo", 2), item("r2", "Book 1 seat to Rome", "Rome", 1),
+                                             item("r3", "Book 3 seats to Lima", "Lima", 3), item("r4", "Book 5 seats to Kyiv", "Kyiv", 5),
+                                             item("r5", "Book 2 seats to Bern", "Bern", 2)});
+        QCOMPARE(runVerdict({"suite", "import", dir.filePath("r.jsonl"), "--name", "r"}, dir).exitCode, 0);
+        verdict::test::FakeOpenAiOptions fo;
+        fo.answerFor = {{"Oslo", call("book_flight", {{"to", "Oslo"}})},
+                        {"required property 'seats'", call("book_flight", {{"to", "Oslo"}, {"seats", 2}})},
+                        {"Rome", call("book_flight", {{"to", "Rome"}, {"seats", "one"}})},
+                        {"expected integer", call("book_flight", {{"to", "Rome"}, {"seats", "one"}})},
+                        {"Lima", call("book_flight", {{"to", "Lima"}, {"seats", 4}})},
+                        {"Kyiv", call("book_flight", {{"to", "Kyiv"}, {"seats", 5}})},
+                        {"Bern", call("fly_to", {{"to", "Bern"}, {"seats", 2}})},
+                        {"no function named 'fly_to'", call("book_flight", {{"to", "Bern"}, {"seats", 2}})}};
+        verdict::test::FakeOpenAiServer s(fo);
+        QVERIFY2(s.ok(), s.error().c_str());
+        Run r = runVerdict({"run", QString::fromStdString(s.baseUrl()), "--suite", "r", "--tool-retries", "2", "--json"}, dir);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        // 5 first requests, r1 and r5 one retry each, r2 two.
+        QCOMPARE(s.completions(), int64_t(9));
+        // What was sent back is the schema's complaint, not the answer.
+        QVERIFY2(s.received().find("missing required property 'seats'. Correct the call and call again.") != std::string::npos,
+                 s.received().c_str());
+        QVERIFY(s.received().find("no function named 'fly_to' (the tools are: book_flight)") != std::string::npos);
+        const QString id = QString::number(r.json()["run_id"].get<long long>());
+        const json fc = runVerdict({"results", id, "--json"}, dir).json()["runs"][0]["function_calling"];
+        QVERIFY2(fc.is_object(), fc.dump().c_str());
+        // Graded on the first attempt: r1, r2, r3, r5 wrong.
+        QCOMPARE(fc["errors"], json(4));
+        QVERIFY(near(fc["error_rate"], 0.8));
+        const json& rt = fc["retries"];
+        QVERIFY2(rt.is_object(), fc.dump().c_str());
+        QCOMPARE(rt["retried"], json(3));    // r1, r2, r5 (r3's call was well-formed)
+        QCOMPARE(rt["recovered"], json(2));  // r1, r5
+        QVERIFY(near(rt["recovery_rate"], 2.0 / 3.0));
+        // Wilson 95 % of 2/3 by hand: centre (2/3 + z^2/6) / (1 + z^2/3) = 0.57308,
+        // half-width z sqrt(2/9/3 + z^2/36) / (1 + z^2/3) = 0.36543.
+        QVERIFY(near(rt["recovery_ci"][0], 0.20765, 1e-4) && near(rt["recovery_ci"][1], 0.93851, 1e-4));
+        QVERIFY(near(rt["error_rate_after"], 0.4));  // (4 - 2) / 5
+        // Per item: the attempts and whether they recovered.
+        const json items = runVerdict({"export", id, "--format", "json"}, dir).json();
+        std::map<std::string, json> byId;
+        for (const auto& it : items["items"]) byId[it["item_id"].get<std::string>()] = it;
+        QCOMPARE(byId["r1"]["details"]["tool_recovered"], json(true));
+        QCOMPARE(byId["r1"]["details"]["tool_retries"].size(), size_t(1));
+        QCOMPARE(byId["r2"]["details"]["tool_recovered"], json(false));
+        QCOMPARE(byId["r2"]["details"]["tool_retries"].size(), size_t(2));
+        QCOMPARE(byId["r2"]["details"]["tool_retries"][1]["tool_error"], json("wrong_type"));
+        QVERIFY(!byId["r3"]["details"].contains("tool_retries"));
+        QVERIFY(!byId["r4"]["details"].contains("tool_retries"));
+        QCOMPARE(byId["r5"]["details"]["tool_retries"][0]["told"], json("no function named 'fly_to' (the tools are: book_flight)"));
+        QCOMPARE(byId["r1"]["correct"], json(false));  // still wrong: the first attempt counts
+        Run text = runVerdict({"results", id}, dir);
+        QVERIFY2(text.out.contains("retries: 2 of 3 retried calls corrected"), text.out.constData());
+    }
+
     void bfclImport() {
         verdict::test::FakeOpenAiServer s({.answer = "cannot",
                                            .answerFor = {{"triangle", call("calc_area", {{"base", 10}, {"height", 5}})}}});

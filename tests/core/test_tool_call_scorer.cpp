@@ -425,6 +425,37 @@ private slots:
         QCOMPARE(none.errorRate, 0.0);
         QVERIFY(near(none.errorCi.lo, 0.0) && near(none.errorCi.hi, 1.0));
         QCOMPARE(none.byClass.size(), size_t(10));
+        QCOMPARE(none.retried, int64_t(0));
+
+        // Retries: of the 3 errors, 2 were retried and 1 recovered.
+        std::vector<std::pair<bool, bool>> retries(classes.size(), {false, false});
+        retries[2] = {true, true};
+        retries[8] = {true, false};
+        const ToolCallStats r = toolCallStats(classes, retries);
+        QCOMPARE(r.retried, int64_t(2));
+        QCOMPARE(r.recovered, int64_t(1));
+        QVERIFY(near(r.recoveryRate, 0.5));
+        // Wilson of 1/2: centre (0.5 + 0.960365) / 2.920729 = 0.5, half 1.959964 sqrt(0.125 + 0.240091) / 2.920729 = 0.405469.
+        QVERIFY(near(r.recoveryCi.lo, 0.094531) && near(r.recoveryCi.hi, 0.905469));
+        QVERIFY(near(r.errorRateAfterRetries, 0.2));  // (3 - 1) / 10
+        QVERIFY(near(r.errorAfterRetriesCi.lo, 0.056682) && near(r.errorAfterRetriesCi.hi, 0.509838));
+    }
+
+    // What a tool layer would answer to a malformed call, from the schema alone.
+    void problemsAToolLayerSees() {
+        const json t = tools();
+        QVERIFY(!toolCallProblem(t, call("get_weather", "{\"city\": \"Paris\", \"days\": 3}")));
+        QVERIFY(!toolCallProblem(t, call("get_weather", "{\"city\": \"Rome\", \"unit\": \"celsius\"}")));  // a wrong city is no schema matter
+        COMPARE_STR(*toolCallProblem(t, call("get_wether", "{\"city\": \"Paris\"}")),
+                    "no function named 'get_wether' (the tools are: get_weather, get_time)");
+        COMPARE_STR(*toolCallProblem(t, call("get_weather", "{\"city\": ")), "the arguments are not a JSON object");
+        COMPARE_STR(*toolCallProblem(t, call("get_weather", "[1]")), "the arguments are not a JSON object");
+        COMPARE_STR(*toolCallProblem(t, call("get_weather", "{\"unit\": \"celsius\"}")), "arguments: missing required property 'city'");
+        const auto type = toolCallProblem(t, call("get_weather", "{\"city\": \"Paris\", \"days\": \"3\"}"));
+        QVERIFY2(type && type->find("/days") != std::string::npos && type->find("expected integer") != std::string::npos, type->c_str());
+        const auto outside = toolCallProblem(t, call("get_weather", "{\"city\": \"Paris\", \"unit\": \"kelvin\"}"));
+        QVERIFY2(outside && outside->find("/unit") != std::string::npos, outside->c_str());
+        QVERIFY(!toolCallProblem(json(), call("anything", "not json")));  // no tools: nothing to check against
     }
 };
 

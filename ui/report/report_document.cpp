@@ -340,6 +340,13 @@ void toolCallsSection(const ReportData& d, QList<DocBlock>& out) {
             for (const auto& c : (*s)->byClass)
                 if (c.count > 0 && std::find(classes.begin(), classes.end(), c.name) == classes.end()) classes.push_back(c.name);
     for (const std::string& c : classes) t.rows << QStringList{q(c), rate(acc.toolsA, c), rate(acc.toolsB, c)};
+    auto recovery = [](const std::optional<core::ToolCallStats>& s) -> QString {
+        if (!s || s->retried == 0) return QString::fromUtf8(core::kDash);
+        return fmt("%.1f %%", 100 * s->recoveryRate) + fmt(" [%.1f", 100 * s->recoveryCi.lo) + fmt(", %.1f]", 100 * s->recoveryCi.hi) +
+               QString(" (%1/%2)").arg(s->recovered).arg(s->retried);
+    };
+    if ((acc.toolsA && acc.toolsA->retried > 0) || (acc.toolsB && acc.toolsB->retried > 0))
+        t.rows << QStringList{"corrected on retry", recovery(acc.toolsA), recovery(acc.toolsB)};
     out << table(t);
 }
 

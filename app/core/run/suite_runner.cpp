@@ -91,9 +91,11 @@ Result<GenerationParams> generationParamsFromJson(const nlohmann::json& j, uint6
 }
 
 nlohmann::json PromptingOptions::toJson() const {
-    return {{"shots", shots},   {"shot_seed", shotSeed}, {"chat_template", useChatTemplate},
-            {"system", system}, {"mc_mode", mcMode},     {"shape", shape},
-            {"template", templateText}, {"description", description}};
+    nlohmann::json j = {{"shots", shots},   {"shot_seed", shotSeed}, {"chat_template", useChatTemplate},
+                        {"system", system}, {"mc_mode", mcMode},     {"shape", shape},
+                        {"template", templateText}, {"description", description}};
+    if (toolRetries != 0) j["tool_retries"] = toolRetries;
+    return j;
 }
 
 Result<PromptingOptions> PromptingOptions::fromJson(const nlohmann::json& j) {
@@ -108,9 +110,11 @@ Result<PromptingOptions> PromptingOptions::fromJson(const nlohmann::json& j) {
         o.shape = j.value("shape", o.shape);
         o.templateText = j.value("template", o.templateText);
         o.description = j.value("description", o.description);
+        o.toolRetries = j.value("tool_retries", o.toolRetries);
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("prompting options: ") + e.what()};
     }
+    if (o.toolRetries < 0 || o.toolRetries > 5) return Error{"prompting options: tool_retries must be 0..5"};
     return o;
 }
 

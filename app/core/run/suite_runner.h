@@ -20,7 +20,8 @@
 //   function calling: the item has expected_calls; its tools go with the prompt, the calls that come
 //     back are graded (tool_call_scorer.h: the "tool_call" score, its detail.error the error class);
 //     a multi-step item's tool_results are fed back after the calls and the final answer scored by
-//     the item's scorers.
+//     the item's scorers; with PromptingOptions::toolRetries a wrong call gets the grader's reason
+//     back as its tool result and the model may correct it (details.tool_retries, tool_recovered).
 //   everything else: backend.generate, then the item's scorers on the output.
 // An item is correct when every scorer passed; an item whose generation failed is stored with
 // its error and counts as wrong; one whose scorers failed to run is stored unscored (null).
@@ -49,8 +50,13 @@ struct PromptingOptions {
     std::string shape;              // suite shape, picks the prompt layout ("" = guess per item)
     std::string templateText;       // prompt template with {{field}} placeholders ("" = the shape's)
     std::string description;        // text before the examples ("" = the shape's default)
+    // Function-calling items: after a wrong call, the grader's reason goes back to the model as
+    // the call's tool result this many times, for it to correct the call (retry behaviour). The
+    // item is graded on its first attempt; whether a retry recovered is recorded beside it. 0..5.
+    int toolRetries = 0;
 
-    // {shots, shot_seed, chat_template, system, mc_mode, shape, template, description}
+    // {shots, shot_seed, chat_template, system, mc_mode, shape, template, description}, and
+    // tool_retries when not 0 (so the resume keys of runs without it stay as they were)
     nlohmann::json toJson() const;
     static Result<PromptingOptions> fromJson(const nlohmann::json& j);
 };

@@ -101,6 +101,77 @@ std::optional<RunItemRecord> SuiteRunner::evaluateToolItem(const PreparedRun& p,
     if (!g->toolCallProblems.empty()) r.details["tool_call_problems"] = g->toolCallProblems;
     std::string errorClass = toolCallErrorName(verdict.error);
 
+    // Retry behaviour: when a call is malformed as a tool layer would see it (toolCallProblem: an
+    // unknown function, arguments that are no JSON object or break the schema), the reason goes
+    // back as that call's tool result and the model may call again, up to toolRetries times. The
+    // item stays graded on its first attempt; whether a retry recovered is recorded beside it.
+    // Calls that are well-formed but wrong (another function, a wrong value) get no feedback: no
+    // real tool could tell.
+    if (!verdict.pass && p.prompting.toolRetries > 0 && !g->toolCalls.empty()) {
+        SuiteItem step = item;
+        step.prompt.clear();
+        if (step.messages.empty()) step.messages.push_back({"user", item.prompt});
+        nlohmann::json attempts = nlohmann::json::array();
+        bool recovered = false;
+        Generation last = *g;
+        for (int k = 0; k < p.prompting.toolRetries; ++k) {
+            std::vector<std::optional<std::string>> problems;
+            bool any = false;
+            for (const ToolCall& c : last.toolCalls) {
+                problems.push_back(toolCallProblem(item.tools, c));
+                any = any || problems.back().has_value();
+            }
+            if (!any) break;  // well-formed calls: nothing a tool would object to
+            ChatTurn said{"assistant", answerText(last.text)};
+            said.toolCalls = last.toolCalls;
+            for (size_t c = 0; c < said.toolCalls.size(); ++c)
+                if (said.toolCalls[c].id.empty()) said.toolCalls[c].id = "call_r" + std::to_string(k) + "_" + std::to_string(c);
+            step.messages.push_back(said);
+            for (size_t c = 0; c < said.toolCalls.size(); ++c) {
+                const std::string error = problems[c] ? *problems[c] + ". Correct the call and call again."
+                                                      : std::string("not run: another call of this turn was invalid");
+                ChatTurn result{"tool", nlohmann::json{{"error", error}}.dump()};
+                result.toolCallId = said.toolCalls[c].id;
+                result.name = said.toolCalls[c].name;
+                step.messages.push_back(std::move(result));
+            }
+            auto sp = m_renderer(step, index, p.items, p.prompting);
+            if (!sp) {
+                attempts.push_back({{"error", "prompt: " + sp.error().message}});
+                break;
+            }
+            auto next = m_backend.generate(sp->prompt, gp, keepGoing);
+            if (stop.stop_requested() && (!next || next->stopReason == "callback")) return std::nullopt;
+            if (!next) {
+                attempts.push_back({{"error", next.error().message}});
+                break;
+            }
+            r.tokensIn += next->tokensIn;
+            r.tokensOut += next->tokensOut;
+            const ToolCallVerdict again = scoreToolCalls(item.tools, *item.expectedCalls, next->toolCalls);
+            std::string told;
+            for (const auto& pr : problems)
+                if (pr && told.empty()) told = *pr;
+            attempts.push_back({{"told", told},
+                                {"calls", again.calls},
+                                {"tool_error", toolCallErrorName(again.error)},
+                                {"why", again.detail},
+                                {"output", next->text}});
+            if (again.pass) {
+                recovered = true;
+                break;
+            }
+            if (next->toolCalls.empty()) break;  // gave up calling
+            last = std::move(*next);
+        }
+        if (!attempts.empty()) {
+            r.details["tool_retries"] = attempts;
+            r.details["tool_recovered"] = recovered;
+            callScore["detail"]["retries"] = attempts.size();
+            callScore["detail"]["recovered"] = recovered;
+        }
+    }
+
     // Multi-step: the results go back until the model answers in text.
     std::string final = answerText(g->text);
     if (verdict.pass && !item.toolResults.is_null() && !g->toolCalls.empty()) {

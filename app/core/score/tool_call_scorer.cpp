@@ -222,6 +222,27 @@ Result<std::string> callName(const json& call, const std::string& where) {
 
 }  // namespace
 
+std::optional<std::string> toolCallProblem(const json& tools, const ToolCall& call) {
+    if (!tools.is_array() || tools.empty()) return std::nullopt;
+    const json* fn = findTool(tools, call.name);
+    if (!fn) {
+        std::string names;
+        for (const auto& t : tools) {
+            const json& f = t.is_object() && t.contains("function") ? t["function"] : t;
+            if (f.is_object() && f.contains("name") && f["name"].is_string())
+                names += (names.empty() ? "" : ", ") + f["name"].get<std::string>();
+        }
+        return "no function named '" + call.name + "' (the tools are: " + names + ")";
+    }
+    const json args = json::parse(call.arguments, nullptr, false);
+    if (args.is_discarded() || !args.is_object()) return std::string("the arguments are not a JSON object");
+    auto params = fn->find("parameters");
+    if (params == fn->end() || !params->is_object()) return std::nullopt;
+    const auto violations = validateJsonSchema(args, normalizeToolSchema(*params));
+    if (violations.empty()) return std::nullopt;
+    return "arguments: " + violationText(violations.front());
+}
+
 const char* toolCallErrorName(ToolCallError e) {
     switch (e) {
     case ToolCallError::None: return "";

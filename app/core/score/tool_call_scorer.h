@@ -45,6 +45,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,14 @@ struct ToolCallVerdict {
 // normalised on the fly). Null or [] = no schemas: WrongType is never reported.
 ToolCallVerdict scoreToolCalls(const nlohmann::json& tools, const std::vector<ExpectedCall>& expected,
                                const std::vector<ToolCall>& actual);
+
+// What a tool layer that checks calls against the offered schemas would answer, knowing nothing
+// of the expected calls: "no function named 'f' (the tools are: a, b)", "the arguments are not a
+// JSON object", or the first JSON-schema violation of the arguments against the function's
+// parameters (required, types, enum, additionalProperties ...: "arguments: missing required
+// property 'city'"). nullopt when the call is well-formed. Used to give a model the reason back
+// for a retry without telling it the answer. Tools null or [] = nothing to check against.
+std::optional<std::string> toolCallProblem(const nlohmann::json& tools, const ToolCall& call);
 
 // Accepts OpenAI tools ([{"type":"function","function":{...}}]), a bare list of function objects
 // ([{"name","description","parameters"}], BFCL's "function"), or one such object (either kind);

@@ -6,7 +6,7 @@
 
 namespace verdict::core {
 
-ToolCallStats toolCallStats(const std::vector<std::string>& errorClasses) {
+ToolCallStats toolCallStats(const std::vector<std::string>& errorClasses, const std::vector<std::pair<bool, bool>>& retries) {
     ToolCallStats s;
     s.items = int64_t(errorClasses.size());
     for (const auto& name : toolCallErrorNames()) s.byClass.push_back({name, 0, 0, {}});
@@ -24,17 +24,31 @@ ToolCallStats toolCallStats(const std::vector<std::string>& errorClasses) {
         r.rate = rate(r.count);
         r.ci = wilsonInterval(r.count, s.items);
     }
+    for (const auto& [retried, recovered] : retries) {
+        s.retried += retried ? 1 : 0;
+        s.recovered += retried && recovered ? 1 : 0;
+    }
+    s.recoveryRate = s.retried > 0 ? double(s.recovered) / double(s.retried) : 0.0;
+    s.recoveryCi = wilsonInterval(s.recovered, s.retried);
+    s.errorRateAfterRetries = rate(s.errors - s.recovered);
+    s.errorAfterRetriesCi = wilsonInterval(s.errors - s.recovered, s.items);
     return s;
 }
 
 std::optional<ToolCallStats> toolCallStatsOfRun(const std::vector<RunItemRecord>& items) {
     std::vector<std::string> classes;
+    std::vector<std::pair<bool, bool>> retries;
     for (const auto& r : items) {
         auto it = r.details.find("tool_error");
-        if (it != r.details.end() && it->is_string()) classes.push_back(it->get<std::string>());
+        if (it == r.details.end() || !it->is_string()) continue;
+        classes.push_back(it->get<std::string>());
+        auto tried = r.details.find("tool_retries");
+        auto rec = r.details.find("tool_recovered");
+        retries.emplace_back(tried != r.details.end() && tried->is_array() && !tried->empty(),
+                             rec != r.details.end() && rec->is_boolean() && rec->get<bool>());
     }
     if (classes.empty()) return std::nullopt;
-    return toolCallStats(classes);
+    return toolCallStats(classes, retries);
 }
 
 nlohmann::json toolCallStatsJson(const ToolCallStats& s) {
@@ -45,7 +59,14 @@ nlohmann::json toolCallStatsJson(const ToolCallStats& s) {
             {"errors", s.errors},
             {"error_rate", s.errorRate},
             {"error_rate_ci", {s.errorCi.lo, s.errorCi.hi}},
-            {"by_class", std::move(byClass)}};
+            {"by_class", std::move(byClass)},
+            {"retries", s.retried == 0 ? nlohmann::json(nullptr)
+                                       : nlohmann::json{{"retried", s.retried},
+                                                        {"recovered", s.recovered},
+                                                        {"recovery_rate", s.recoveryRate},
+                                                        {"recovery_ci", {s.recoveryCi.lo, s.recoveryCi.hi}},
+                                                        {"error_rate_after", s.errorRateAfterRetries},
+                                                        {"error_rate_after_ci", {s.errorAfterRetriesCi.lo, s.errorAfterRetriesCi.hi}}}}};
 }
 
 }  // namespace verdict::core

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace verdict::core {
@@ -29,17 +30,29 @@ struct ToolCallStats {
     // Every toolCallErrorNames() class (zeros included) in that order, then any other class seen
     // (e.g. "error"), in first-seen order.
     std::vector<ToolCallClassRate> byClass;
+    // Retry behaviour (run with tool retries): items whose wrong call got the reason back, those of
+    // them that then called right (recovery rate, Wilson 95 %), and the error rate counting a
+    // recovered item as right.
+    int64_t retried = 0, recovered = 0;
+    double recoveryRate = 0;
+    Interval recoveryCi;
+    double errorRateAfterRetries = 0;
+    Interval errorAfterRetriesCi;
 };
 
-// One entry per graded item: "" = correct, else its error class name.
-ToolCallStats toolCallStats(const std::vector<std::string>& errorClasses);
+// One entry per graded item: "" = correct, else its error class name. `retries`: per item, whether
+// it was retried and whether that recovered (empty: no retry information).
+ToolCallStats toolCallStats(const std::vector<std::string>& errorClasses,
+                            const std::vector<std::pair<bool, bool>>& retries = {});
 
 // Over a run's function-calling items (details.tool_error, set by the suite runner: "" correct,
-// else the class; "error" when the request failed). nullopt when the run has none.
+// else the class; "error" when the request failed; details.tool_retries / tool_recovered for the
+// retries). nullopt when the run has none.
 std::optional<ToolCallStats> toolCallStatsOfRun(const std::vector<RunItemRecord>& items);
 
-// {items, errors, error_rate, error_rate_ci: [lo, hi], by_class: [{class, count, rate, ci}]}
-// (docs/cli.md "verdict results").
+// {items, errors, error_rate, error_rate_ci: [lo, hi], by_class: [{class, count, rate, ci}],
+// retries: null | {retried, recovered, recovery_rate, recovery_ci, error_rate_after,
+// error_rate_after_ci}} (docs/cli.md "verdict results").
 nlohmann::json toolCallStatsJson(const ToolCallStats& s);
 
 }  // namespace verdict::core

@@ -104,6 +104,12 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     m_shots = new QSpinBox;
     m_shots->setRange(0, 64);
     m_shots->setValue(defaults.prompting.shots);
+    m_toolRetries = new QSpinBox;
+    m_toolRetries->setObjectName("toolRetries");
+    m_toolRetries->setRange(0, 5);
+    m_toolRetries->setValue(defaults.prompting.toolRetries);
+    m_toolRetries->setToolTip(tr("Function-calling items: after a wrong call, send the reason back this many times for the "
+                                 "model to correct it. Graded on the first attempt; the recovery rate is shown beside it."));
     m_parallel = new QSpinBox;
     m_parallel->setObjectName("parallel");
     m_parallel->setRange(0, 64);
@@ -129,6 +135,8 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     opts->addWidget(m_maxTokens);
     opts->addWidget(new QLabel(tr("Few-shot")));
     opts->addWidget(m_shots);
+    opts->addWidget(new QLabel(tr("Tool retries")));
+    opts->addWidget(m_toolRetries);
     opts->addWidget(new QLabel(tr("Parallel")));
     opts->addWidget(m_parallel);
     opts->addWidget(new QLabel(tr("Device")));
@@ -453,6 +461,19 @@ QString toolCallsHtml(const std::optional<core::ToolCallStats>& a, const std::op
                 if (c.count > 0 && std::find(classes.begin(), classes.end(), c.name) == classes.end()) classes.push_back(c.name);
     for (const std::string& c : classes)
         h += "<tr><td>" + QString::fromStdString(c).toHtmlEscaped() + "</td><td>" + cell(a, c) + "</td><td>" + cell(b, c) + "</td></tr>";
+    // Retry behaviour, when the runs retried malformed calls: how many the model corrected.
+    auto recovery = [](const std::optional<core::ToolCallStats>& s) {
+        if (!s || s->retried == 0) return QString("—");
+        return QString("%1 % <small>[%2–%3] (%4/%5)</small>")
+            .arg(100 * s->recoveryRate, 0, 'f', 1)
+            .arg(100 * s->recoveryCi.lo, 0, 'f', 1)
+            .arg(100 * s->recoveryCi.hi, 0, 'f', 1)
+            .arg(s->recovered)
+            .arg(s->retried);
+    };
+    if ((a && a->retried > 0) || (b && b->retried > 0))
+        h += "<tr><td>" + QObject::tr("corrected after the error was sent back") + "</td><td>" + recovery(a) + "</td><td>" +
+             recovery(b) + "</td></tr>";
     return h + "</table>";
 }
 
@@ -533,6 +554,7 @@ bool SuitesView::runBoth(int64_t limit) {
     if (limit > 0) settings.limit = limit;
     settings.generation.maxTokens = m_maxTokens->value();
     settings.prompting.shots = m_shots->value();
+    settings.prompting.toolRetries = m_toolRetries->value();
     settings.parallel = m_parallel->value();
     settings.backend.engineVersion = core::toolVersion();
     settings.backend.device = m_wb.runDevice().toStdString();

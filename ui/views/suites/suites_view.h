@@ -72,6 +72,7 @@ private:
     QSpinBox* m_limit;
     QSpinBox* m_maxTokens;
     QSpinBox* m_shots;
+    QSpinBox* m_toolRetries;
     QSpinBox* m_parallel;
     QLabel* m_models;
     QPushButton* m_run;
