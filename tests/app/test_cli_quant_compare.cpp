@@ -173,6 +173,8 @@ private slots:
         const json reportData = json::parse(dataFile, nullptr, false);
         QCOMPARE(reportData["quantization"]["side"], json("A"));
         QCOMPARE(reportData["quantization"]["comparison"]["rows"], rows);
+        // Its one-point sweeps are not taken as the models' sweeps for the report's performance section.
+        QCOMPARE(reportData["performance"]["a"]["sweep_ids"], json::array());
         QFile mdFile(md);
         QVERIFY(mdFile.open(QIODevice::ReadOnly));
         const QString report = QString::fromUtf8(mdFile.readAll());

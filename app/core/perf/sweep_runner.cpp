@@ -134,6 +134,7 @@ Result<SweepOutcome> runSweep(Database& db, SweepTarget& target, const SweepSpec
                        {"kv_bytes_per_token", info.kvBytesPerToken},
                        {"bandwidth_gb_per_s", bandwidth},
                        {"bandwidth_probe", probe}};
+    if (!options.purpose.empty()) rec.environment["purpose"] = options.purpose;
     SweepRepository repo(db);
     auto created = repo.create(rec);
     if (!created) return created.error();

@@ -57,6 +57,9 @@ struct SweepOptions {
     std::optional<BandwidthReference> bandwidthReference;
     std::function<void(const SweepProgress&)> progress;
     const std::atomic<bool>* cancel = nullptr;  // checked between batches
+    // Why the sweep was made when it is part of a larger measurement ("quant-compare #3"), stored
+    // as environment.purpose; such sweeps are not picked by the report's automatic sweep choice.
+    std::string purpose;
 };
 
 struct SweepOutcome {

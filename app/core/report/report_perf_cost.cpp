@@ -149,6 +149,7 @@ Result<void> gatherPerformance(Database& db, const ReportRequest& request, const
         if (!all) return all.error();
         for (auto it = all->rbegin(); it != all->rend(); ++it) {
             if (it->status != "completed") continue;
+            if (it->environment.is_object() && it->environment.contains("purpose")) continue;  // part of a study (quant-compare)
             if (forA.empty() && sameModel(*it, runA)) forA.push_back(*it);
             if (forB.empty() && sameModel(*it, runB)) forB.push_back(*it);
         }

@@ -378,6 +378,7 @@ ServiceResult<QuantCompareDone> runQuantCompare(Database& db, const QuantCompare
                 so.modelBytes = identity->bytes;
             }
             so.cancel = &cancelFlag;
+            so.purpose = "quant-compare #" + std::to_string(*id);  // one point: not the report's sweep of this model
             so.progress = [&](const SweepProgress& p) {
                 progress(k, "speed", "point " + std::to_string(p.pointIndex + 1) + "/" + std::to_string(p.pointCount) + " " + p.phase);
             };
