@@ -216,18 +216,26 @@ int runResults(const std::vector<std::string>& argv) {
             suiteNames[s.id] = s.name;
             suiteShapes[s.id] = s.shape;
         }
-    // A needle suite's heat map needs its items' metadata (lengths, depths); read once per suite.
-    std::map<int64_t, std::vector<core::SuiteItem>> needleSuites;
+    // A needle (or padded) suite's heat map needs its items' metadata (lengths, depths): read once
+    // per suite, and only for suites whose first item carries metadata.needle.
+    std::map<int64_t, std::optional<std::vector<core::SuiteItem>>> needleSuites;
     const auto needleOf = [&](const core::RunRecord& r, const std::vector<core::RunItemRecord>& items)
         -> Result<std::optional<core::NeedleGrid>> {
-        if (suiteShapes[r.suiteId] != "needle" && suiteShapes[r.suiteId] != "padded") return std::optional<core::NeedleGrid>();
         auto it = needleSuites.find(r.suiteId);
         if (it == needleSuites.end()) {
-            auto si = core::SuiteRepository(*db).items(r.suiteId);
-            if (!si) return si.error();
-            it = needleSuites.emplace(r.suiteId, std::move(*si)).first;
+            core::SuiteRepository suites(*db);
+            auto first = suites.items(r.suiteId, 1);
+            if (!first) return first.error();
+            std::optional<std::vector<core::SuiteItem>> all;
+            if (!first->empty() && first->front().metadata.contains("needle")) {
+                auto si = suites.items(r.suiteId);
+                if (!si) return si.error();
+                all = std::move(*si);
+            }
+            it = needleSuites.emplace(r.suiteId, std::move(all)).first;
         }
-        return core::needleGridOfRun(it->second, items);
+        if (!it->second) return std::optional<core::NeedleGrid>();
+        return core::needleGridOfRun(*it->second, items);
     };
     // KV cache per token of a local model file (the memory each length needs); none for endpoints.
     const auto kvPerTokenOf = [](const core::RunRecord& r) -> std::optional<uint64_t> {

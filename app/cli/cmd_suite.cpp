@@ -11,6 +11,7 @@
 #include "core/store/suite_item_json.h"
 #include "core/store/suite_repository.h"
 #include "core/services/needle.h"
+#include "core/suite/conversation_suite.h"
 #include "core/suite/needle_suite.h"
 #include "core/suite/suite_importer.h"
 #include "util/quote.h"
@@ -226,9 +227,56 @@ int printMade(const core::NeedleMade& made, const std::string& tokenizerPath, co
     return kExitOk;
 }
 
+// verdict suite make conversation: long conversations, a fact first and asked for last
+// (core/suite/conversation_suite.h), stored.
+int makeConversationCommand(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = {
+        {"turns", true, "LIST", "turns per conversation, 3..1000 (default 10,50,120)"},
+        {"conversations", true, "N", "conversations per length (default 5)"},
+        {"seed", true, "S", "facts and tasks (default 1)"},
+        {"name", true, "N", "suite name (default conversations)"},
+        kDbOption, kJsonOption, kHelpOption,
+    };
+    auto args = Args::parse(argv, specs);
+    if (!args) return fail("suite make", args.error().message, kExitUsage);
+    if (args->has("help")) {
+        printHelp("verdict suite make conversation [--turns 10,50,120] [--conversations N] [--seed S] [--name N] [--json]",
+                  formatOptions(specs));
+        return kExitOk;
+    }
+    if (!args->positionals().empty()) return fail("suite make", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
+    core::ConversationRequest req;
+    req.lengths = args->value("turns").value_or(req.lengths);
+    auto n = args->integer("conversations", req.conversations);
+    if (!n || *n < 1 || *n > 1000) return fail("suite make", "--conversations must be 1..1000", kExitUsage);
+    req.conversations = static_cast<int>(*n);
+    auto seed = args->integer("seed", 1);
+    if (!seed || *seed < 0) return fail("suite make", "--seed must be a non-negative integer", kExitUsage);
+    req.seed = static_cast<uint64_t>(*seed);
+    req.name = args->value("name").value_or(req.name);
+    if (auto l = core::parseConversationLengths(req.lengths); !l) return fail("suite make", "--" + l.error().message, kExitUsage);
+    auto db = core::openStore(args->value("db"));
+    if (!db) return fail("suite make", db.error().message, kExitBadInput);
+    auto made = core::makeConversationSuiteInStore(*db, req);
+    if (!made) return fail("suite make", made.error().message, made.error().kind == core::ServiceFailure::Storage ? kExitRuntime : kExitBadInput);
+    if (args->has("json")) {
+        std::cout << dumpJson({{"suite", suiteJson(made->saved.suite)},
+                               {"already_stored", made->saved.alreadyStored},
+                               {"n_items", made->nItems},
+                               {"turns", made->lengths}})
+                  << "\n";
+        return kExitOk;
+    }
+    std::cout << (made->saved.alreadyStored ? "already stored as suite '" : "made suite '") << made->saved.suite.name << "' (id "
+              << made->saved.suite.id << "): " << made->nItems << " conversations; verdict results shows the accuracy by turn\n";
+    return kExitOk;
+}
+
 // verdict suite make needle: a needle-in-a-haystack suite (core/suite/needle_suite.h), stored.
 // verdict suite make padded: a stored suite at several context lengths (makePaddedSuite).
 int makeCommand(const std::vector<std::string>& argv) {
+    if (!argv.empty() && argv[0] == "conversation")
+        return makeConversationCommand(std::vector<std::string>(argv.begin() + 1, argv.end()));
     const bool padded = !argv.empty() && argv[0] == "padded";
     std::vector<OptionSpec> specs = {
         {"lengths", true, "LIST", "prompt lengths in tokens, e.g. 1k,4k,16k,64k,128k (k = 1024)"},
@@ -247,13 +295,14 @@ int makeCommand(const std::vector<std::string>& argv) {
     }
     const std::string usage =
         "verdict suite make needle --lengths LIST [--depths LIST] [--haystack FILE] [--tokenizer GGUF] [--json]\n"
-        "       verdict suite make padded --suite NAME --lengths LIST [--limit N] [--haystack FILE] [--tokenizer GGUF] [--json]";
+        "       verdict suite make padded --suite NAME --lengths LIST [--limit N] [--haystack FILE] [--tokenizer GGUF] [--json]\n"
+        "       verdict suite make conversation [--turns 10,50,120] [--conversations N] [--seed S] [--json]";
     if (argv.empty() || (argv[0] != "needle" && !padded)) {
         if (!argv.empty() && (argv[0] == "--help" || argv[0] == "-h")) {
             printHelp(usage, formatOptions(specs));
             return kExitOk;
         }
-        return fail("suite make", "expected a kind: needle or padded (" + usage + ")", kExitUsage);
+        return fail("suite make", "expected a kind: needle, padded or conversation (" + usage + ")", kExitUsage);
     }
     auto args = Args::parse(std::vector<std::string>(argv.begin() + 1, argv.end()), specs);
     if (!args) return fail("suite make", args.error().message, kExitUsage);

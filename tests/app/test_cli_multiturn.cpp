@@ -77,6 +77,60 @@ private slots:
         const std::string mdText((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
         QVERIFY2(mdText.find("Multi-turn consistency") != std::string::npos, mdText.c_str());
     }
+
+    // `suite make conversation`: generated conversations of 3 and 8 turns (two each), answered by a
+    // fake model that gets the sums of turns 2-4 right and later ones wrong, and recalls the fact
+    // in the first conversation of each length only; the accuracy by turn, worked out by hand.
+    void generatedConversations() {
+        QTemporaryDir dir;
+        Run made = runVerdict({"suite", "make", "conversation", "--turns", "3,8", "--conversations", "2", "--name", "g", "--json"}, dir);
+        QVERIFY2(made.exitCode == 0, made.err.constData());
+        QCOMPARE(made.json()["n_items"], json(4));
+        QCOMPARE(made.json()["turns"], json({3, 8}));
+        const json shown = runVerdict({"suite", "show", "g", "--json", "--limit", "10"}, dir).json();
+        QCOMPARE(shown["items"].size(), size_t(4));
+        verdict::test::FakeOpenAiOptions fo;
+        fo.answer = "OK.";
+        for (const json& it : shown["items"]) {
+            const json& turns = it["turns"];
+            const json& refs = it["metadata"]["turn_references"];
+            QCOMPARE(refs.size(), turns.size());
+            QVERIFY(refs[0].is_null());
+            for (size_t k = 1; k + 1 < turns.size(); ++k) {
+                const std::string q = turns[k].get<std::string>();
+                const std::string a = k + 1 <= 4 ? refs[k].get<std::string>() : std::string("0");
+                QVERIFY2(!fo.answerFor.count(q) || fo.answerFor[q] == a, q.c_str());  // the seed's sums do not collide
+                fo.answerFor[q] = a;
+            }
+            const bool first = it["id"].get<std::string>().back() == '1';
+            fo.answerFor[turns.back().get<std::string>()] = first ? "It is " + refs.back().get<std::string>() + "." : "No idea.";
+        }
+        verdict::test::FakeOpenAiServer s(fo);
+        QVERIFY2(s.ok(), s.error().c_str());
+        Run r = runVerdict({"run", QString::fromStdString(s.baseUrl()), "--suite", "g", "--json"}, dir);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json()["accuracy"], json(0.25));  // right when every scored turn is: conv-3-1 only
+        const json t = runVerdict({"results", QString::number(r.json()["run_id"].get<long long>()), "--json"}, dir).json()["runs"][0]["by_turn"];
+        QVERIFY2(t.is_object(), t.dump().c_str());
+        // turn 2: 4 sums right; 3: two questions (one recalled) and two sums (right); 4: two sums
+        // right; 5-7: two sums wrong each; 8: two questions, one recalled.
+        const std::map<int, std::pair<int, int>> want = {{2, {4, 4}}, {3, {4, 3}}, {4, {2, 2}}, {5, {2, 0}},
+                                                         {6, {2, 0}}, {7, {2, 0}}, {8, {2, 1}}};
+        QCOMPARE(t["by_turn"].size(), want.size());
+        for (const json& c : t["by_turn"]) {
+            const auto& [n, correct] = want.at(c["turn"].get<int>());
+            QCOMPARE(c["n"], json(n));
+            QCOMPARE(c["correct"], json(correct));
+        }
+        QCOMPARE(t["by_range"][0]["n"], json(12));        // turns 1-5: 4 + 4 + 2 + 2
+        QCOMPARE(t["by_range"][0]["correct"], json(9));
+        QCOMPARE(t["by_range"][1]["n"], json(6));         // turns 6-10
+        QCOMPARE(t["by_range"][1]["correct"], json(1));
+
+        Run bad = runVerdict({"suite", "make", "conversation", "--turns", "2"}, dir);
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains("--turns: '2'"), bad.err.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliMultiTurn)

@@ -109,11 +109,12 @@ private slots:
             f.write("{\"question\": \"What is two plus two?\", \"answer\": \"4\"}\n"
                     "{\"question\": \"What is three plus three?\", \"answer\": \"6\"}\n");
         }
-        QCOMPARE(runVerdict({"suite", "import", file, "--name", "qa"}, dir).exitCode, 0);
+        Run imported = runVerdict({"suite", "import", file, "--name", "qa", "--json"}, dir);
+        QCOMPARE(imported.exitCode, 0);
         Run made = runVerdict({"suite", "make", "padded", "--suite", "qa", "--lengths", "128,1k", "--json"}, dir);
         QVERIFY2(made.exitCode == 0, made.err.constData());
         QCOMPARE(made.json()["suite"]["name"], json("qa@128,1k"));
-        QCOMPARE(made.json()["suite"]["shape"], json("padded"));
+        QCOMPARE(made.json()["suite"]["shape"], imported.json()["suite"]["shape"]);  // the prompts keep their layout
         QCOMPARE(made.json()["n_items"], json(4));
         QCOMPARE(made.json()["lengths"], json({128, 1024}));
         QVERIFY(made.json()["prompt_tokens"]["max"].get<int64_t>() <= 1024);

@@ -1,6 +1,7 @@
 // Needle-in-a-haystack suites (issue 22, long context): the generator's lengths, depths and
 // needles, its errors, and the heat map of a run (accuracy per cell, cells that could not run).
 #include "core/stats/needle_grid.h"
+#include "core/suite/conversation_suite.h"
 #include "core/suite/needle_suite.h"
 
 #include <QtTest/QtTest>
@@ -225,6 +226,41 @@ private slots:
         QVERIFY(!tooShort.ok());
         QVERIFY2(tooShort.error().message.find("'long'") != std::string::npos, tooShort.error().message.c_str());
         QVERIFY(!makePaddedSuite({}, o).ok());
+    }
+
+    void conversationSuite() {
+        ConversationOptions o;
+        o.lengths = {3, 10};
+        o.conversations = 2;
+        auto items = makeConversationSuite(o);
+        QVERIFY(items.ok());
+        QCOMPARE(items->size(), size_t(4));
+        const SuiteItem& it = (*items)[2];
+        QCOMPARE(it.id, std::string("conv-10-1"));
+        QCOMPARE(it.category, std::string("10 turns"));
+        QCOMPARE(it.turns.size(), size_t(10));
+        QCOMPARE(it.prompt, it.turns[0]);
+        QVERIFY(it.turns[0].rfind("Remember this: ", 0) == 0);
+        const nlohmann::json& refs = it.metadata["turn_references"];
+        QCOMPARE(refs.size(), size_t(10));
+        QVERIFY(refs[0].is_null());
+        for (size_t k = 1; k + 1 < 10; ++k) {
+            // "What is A plus B? ...": the reference is the sum.
+            int a = 0, b = 0;
+            QCOMPARE(std::sscanf(it.turns[k].c_str(), "What is %d plus %d?", &a, &b), 2);
+            QCOMPARE(refs[k], nlohmann::json(std::to_string(a + b)));
+        }
+        // The last turn asks for the fact of the first; its answer is in the first turn.
+        QVERIFY(it.turns[0].find(refs[9].get<std::string>()) != std::string::npos);
+        QCOMPARE(it.metadata["conversation"]["question_turn"], nlohmann::json(10));
+        auto again = makeConversationSuite(o);
+        QCOMPARE((*again)[3].turns, (*items)[3].turns);  // the same options make the same suite
+        QVERIFY(!parseConversationLengths("3,x").ok());
+        QVERIFY(!parseConversationLengths("2").ok());
+        QVERIFY(!parseConversationLengths("1001").ok());
+        QCOMPARE(*parseConversationLengths("3,1000"), (std::vector<int64_t>{3, 1000}));
+        o.conversations = 0;
+        QVERIFY(!makeConversationSuite(o).ok());
     }
 };
 

@@ -1,6 +1,7 @@
 #include "core/services/needle.h"
 
 #include "core/store/store.h"
+#include "core/suite/conversation_suite.h"
 #include "core/suite/needle_suite.h"
 #include "util/quote.h"
 
@@ -99,10 +100,28 @@ ServiceResult<NeedleMade> makePaddedSuiteInStore(Database& db, const PaddedReque
     if (!padded) return bad(padded.error().message);
     SuiteRecord meta;
     meta.name = !r.name.empty() ? r.name : (*found)->name + "@" + r.fill.lengths;
-    meta.shape = "padded";
+    meta.shape = (*found)->shape;  // the prompts keep their layout (gsm8k, mmlu ...)
     meta.sourcePath = o.haystackName;
     o.depths = {100};
     return store(db, meta, *padded, o, tok != nullptr);
+}
+
+ServiceResult<ConversationMade> makeConversationSuiteInStore(Database& db, const ConversationRequest& r) {
+    auto lengths = parseConversationLengths(r.lengths);
+    if (!lengths) return bad(lengths.error().message);
+    ConversationOptions o;
+    o.lengths = *lengths;
+    o.conversations = r.conversations;
+    o.seed = r.seed;
+    auto items = makeConversationSuite(o);
+    if (!items) return bad(items.error().message);
+    SuiteRecord meta;
+    meta.name = r.name.empty() ? "conversations" : r.name;
+    meta.shape = "conversation";
+    meta.sourcePath = "generated";
+    auto saved = SuiteRepository(db).save(meta, *items);
+    if (!saved) return ServiceError{ServiceFailure::Storage, saved.error().message};
+    return ConversationMade{std::move(*saved), items->size(), o.lengths};
 }
 
 }  // namespace verdict::core

@@ -40,7 +40,8 @@ ServiceResult<NeedleMade> makeNeedleSuiteInStore(Database& db, const NeedleReque
 
 // Any stored suite at several context lengths (`verdict suite make padded`, the Suites screen's
 // "Long-context variant…"): core/suite/needle_suite.h makePaddedSuite over the suite's items,
-// stored as a new suite (default name "SUITE@LENGTHS", shape "padded"). Of `fill` it reads
+// stored as a new suite (default name "SUITE@LENGTHS", the suite's own shape, so its prompts keep
+// their layout). Of `fill` it reads
 // lengths, haystackPath, tokenizerPath and seed (not depths, needlesPerCell or name). BadInput
 // for a suite that does not exist or has conversation items, and as above; Storage as above.
 struct PaddedRequest {
@@ -50,5 +51,21 @@ struct PaddedRequest {
     std::string name;                         // "" = "SUITE@LENGTHS"
 };
 ServiceResult<NeedleMade> makePaddedSuiteInStore(Database& db, const PaddedRequest& request);
+
+// A long-conversation suite (`verdict suite make conversation`, the Suites screen's "Conversation
+// suite…"): core/suite/conversation_suite.h, stored with shape "conversation". BadInput for a bad
+// list or count; Storage when the database refuses.
+struct ConversationRequest {
+    std::string lengths = "10,50,120";        // turns per conversation
+    int conversations = 5;                    // per length
+    uint64_t seed = 1;
+    std::string name = "conversations";
+};
+struct ConversationMade {
+    SuiteSaveResult saved;
+    size_t nItems = 0;
+    std::vector<int64_t> lengths;
+};
+ServiceResult<ConversationMade> makeConversationSuiteInStore(Database& db, const ConversationRequest& request);
 
 }  // namespace verdict::core

@@ -10,6 +10,7 @@
 #include "core/store/run_repository.h"
 #include "core/store/suite_repository.h"
 #include "core/version.h"
+#include "dialogs/conversation_dialog.h"
 #include "dialogs/import_suite_dialog.h"
 #include "dialogs/judge_dialog.h"
 #include "dialogs/needle_dialog.h"
@@ -81,6 +82,10 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     padBtn->setToolTip(tr("The selected suite at several context lengths: each prompt after filler text, for accuracy "
                           "by context length"));
     connect(padBtn, &QPushButton::clicked, this, [this] { makePaddedSuite(); });
+    auto* convBtn = new QPushButton(tr("Conversation suite…"));
+    convBtn->setObjectName("makeConversationSuite");
+    convBtn->setToolTip(tr("Make long conversations: a fact first, small tasks, the fact asked for last — accuracy by turn"));
+    connect(convBtn, &QPushButton::clicked, this, [this] { makeConversationSuite(); });
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -88,6 +93,7 @@ SuitesView::SuitesView(Workbench& workbench, QWidget* parent) : QWidget(parent),
     suiteButtons->addWidget(importBtn);
     suiteButtons->addWidget(needleBtn);
     suiteButtons->addWidget(padBtn);
+    suiteButtons->addWidget(convBtn);
     leftLayout->addLayout(suiteButtons);
     leftLayout->addWidget(m_suites, 1);
 
@@ -298,6 +304,17 @@ ImportSuiteDialog* SuitesView::importFile(const QString& pathArg) {
 }
 
 NeedleDialog* SuitesView::makeNeedleSuite() { return openNeedleDialog({}); }
+
+ConversationDialog* SuitesView::makeConversationSuite() {
+    auto* dlg = new ConversationDialog(m_wb, this);
+    dlg->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dlg, &ConversationDialog::made, this, [this](const QString& name) {
+        reloadSuites();
+        selectSuite(name);
+    });
+    dlg->open();
+    return dlg;
+}
 
 NeedleDialog* SuitesView::makePaddedSuite() {
     const int row = m_suites->currentRow();

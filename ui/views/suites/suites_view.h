@@ -22,6 +22,7 @@ class Workbench;
 class Job;
 class ImportSuiteDialog;
 class NeedleDialog;
+class ConversationDialog;
 class JudgeDialog;
 class ItemComparisonModel;
 class ItemFilterProxy;
@@ -38,6 +39,8 @@ public:
     // "Long-context variant…": the same dialog padding the selected suite to several context
     // lengths; null when no suite is selected.
     NeedleDialog* makePaddedSuite();
+    // "Conversation suite…": the dialog, open.
+    ConversationDialog* makeConversationSuite();
     // Runs the selected suite on A, then B. False when no suite/models are chosen or a run is going.
     bool runBoth(int64_t limit = -1);
     void cancelRuns();
