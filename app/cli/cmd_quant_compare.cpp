@@ -9,6 +9,7 @@
 #include "cli/device_option.h"
 #include "cli/options.h"
 #include "cli/signal_stop.h"
+#include "cli/study_command.h"
 #include "core/models/model_card_json.h"
 #include "core/services/quant_compare.h"
 #include "core/store/store.h"
@@ -71,56 +72,33 @@ void printComparison(const json& c) {
     }
 }
 
-int runStored(const std::string& what, const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print JSON (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
-    };
-    auto args = Args::parse(argv, specs);
-    if (!args) return fail(kCmd, args.error().message, kExitUsage);
-    if (args->has("help")) {
-        printHelp("verdict quant-compare list [--json]\n       verdict quant-compare show ID [--json]", formatOptions(specs));
-        return kExitOk;
-    }
-    auto db = core::openStore(args->value("db"));
-    if (!db) return fail(kCmd, db.error().message, kExitBadInput);
-    if (what == "list") {
-        if (!args->positionals().empty()) return fail(kCmd, "list takes no arguments", kExitUsage);
-        auto list = core::listQuantCompares(*db);
-        if (!list) return fail(kCmd, list.error().message, kExitRuntime);
-        if (args->has("json")) {
+const StudyCommand& studyCommand() {
+    static const StudyCommand c{
+        kCmd, "quant comparison",
+        [](core::Database& db) -> Result<json> {
+            auto list = core::listQuantCompares(db);
+            if (!list) return list.error();
             json out = json::array();
             for (const auto& s : *list)
                 out.push_back({{"id", s.id}, {"name", s.name}, {"created_at", s.createdAt}, {"status", s.status},
                                {"base", s.basePath}, {"files", s.files}});
-            std::cout << out.dump(2) << "\n";
-        } else {
-            if (list->empty()) std::printf("no quant comparisons stored\n");
-            for (const auto& s : *list)
-                std::printf("%4lld  %-24s %-10s %s  base %s, %lld file(s)\n", static_cast<long long>(s.id), s.name.c_str(),
-                            s.status.c_str(), s.createdAt.c_str(), s.basePath.c_str(), static_cast<long long>(s.files));
-        }
-        return kExitOk;
-    }
-    if (args->positionals().size() != 1) return fail(kCmd, "show takes one comparison ID", kExitUsage);
-    const std::string& idText = args->positionals()[0];
-    char* end = nullptr;
-    const long long id = std::strtoll(idText.c_str(), &end, 10);
-    if (idText.empty() || *end != '\0' || id <= 0) return fail(kCmd, "'" + idText + "' is not a comparison ID", kExitUsage);
-    auto c = core::loadQuantCompare(*db, id);
-    if (!c) return fail(kCmd, c.error().message, kExitRuntime);
-    if (!*c) return fail(kCmd, "no quant comparison " + idText + " (see verdict quant-compare list)", kExitBadInput);
-    if (args->has("json")) std::cout << (*c)->dump(2) << "\n";
-    else printComparison(**c);
-    return kExitOk;
+            return out;
+        },
+        [](const json& s) {
+            std::printf("%4lld  %-24s %-10s %s  base %s, %lld file(s)\n", static_cast<long long>(s["id"].get<int64_t>()),
+                        s["name"].get<std::string>().c_str(), s["status"].get<std::string>().c_str(),
+                        s["created_at"].get<std::string>().c_str(), s["base"].get<std::string>().c_str(),
+                        static_cast<long long>(s["files"].get<int64_t>()));
+        },
+        core::loadQuantCompare, printComparison};
+    return c;
 }
 
 }  // namespace
 
 int runQuantCompare(const std::vector<std::string>& argv) {
     if (!argv.empty() && (argv[0] == "list" || argv[0] == "show") && !std::filesystem::exists(argv[0]))
-        return runStored(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
+        return runStudySubcommand(studyCommand(), argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
     const std::vector<OptionSpec> specs = {
         {"suite", true, "NAME", "stored suite: accuracy per file, paired with the base (default: none)", false, 's'},
         {"limit", true, "N", "the suite's first N items only"},
@@ -198,14 +176,7 @@ int runQuantCompare(const std::vector<std::string>& argv) {
     };
     auto done = core::runQuantCompare(*db, r, ev, signals.token());
     if (tty) std::fprintf(stderr, "\n");
-    if (!done) {
-        switch (done.error().kind) {
-        case core::ServiceFailure::BadInput: return fail(kCmd, done.error().message, kExitBadInput);
-        case core::ServiceFailure::Storage: return fail(kCmd, done.error().message, kExitRuntime);
-        case core::ServiceFailure::Cancelled: return fail(kCmd, done.error().message, 130);
-        case core::ServiceFailure::ModelOpen: return fail(kCmd, done.error().message, openFailureExitCode(r.device));
-        }
-    }
+    if (!done) return failService(kCmd, done.error(), r.device);
     if (args->has("json")) std::cout << done->comparison.dump(2) << "\n";
     else printComparison(done->comparison);
     if (done->cancelled) {

@@ -10,6 +10,7 @@
 #include "cli/endpoint_options.h"
 #include "cli/options.h"
 #include "cli/signal_stop.h"
+#include "cli/study_command.h"
 #include "core/models/model_card_json.h"
 #include "core/run/backend_factory.h"
 #include "core/services/soak.h"
@@ -82,47 +83,17 @@ void printSoak(const json& s) {
         }
 }
 
-int runStored(const std::string& what, const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print JSON (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
-    };
-    auto args = Args::parse(argv, specs);
-    if (!args) return fail(kCmd, args.error().message, kExitUsage);
-    if (args->has("help")) {
-        printHelp("verdict soak list [--json]\n       verdict soak show ID [--json]", formatOptions(specs));
-        return kExitOk;
-    }
-    auto db = core::openStore(args->value("db"));
-    if (!db) return fail(kCmd, db.error().message, kExitBadInput);
-    if (what == "list") {
-        if (!args->positionals().empty()) return fail(kCmd, "list takes no arguments", kExitUsage);
-        auto list = core::listSoaks(*db);
-        if (!list) return fail(kCmd, list.error().message, kExitRuntime);
-        if (args->has("json")) {
-            std::cout << list->dump(2) << "\n";
-        } else {
-            if (list->empty()) std::printf("no soak tests stored\n");
-            for (const json& s : *list)
-                std::printf("%4lld  %-28s %-10s %s  %s, %lld window(s)\n", static_cast<long long>(s["id"].get<int64_t>()),
-                            s["name"].get<std::string>().c_str(), s["status"].get<std::string>().c_str(),
-                            s["created_at"].get<std::string>().c_str(), s["target"].get<std::string>().c_str(),
-                            static_cast<long long>(s["windows"].get<int64_t>()));
-        }
-        return kExitOk;
-    }
-    if (args->positionals().size() != 1) return fail(kCmd, "show takes one soak ID", kExitUsage);
-    const std::string& idText = args->positionals()[0];
-    char* end = nullptr;
-    const long long id = std::strtoll(idText.c_str(), &end, 10);
-    if (idText.empty() || *end != '\0' || id <= 0) return fail(kCmd, "'" + idText + "' is not a soak ID", kExitUsage);
-    auto s = core::loadSoak(*db, id);
-    if (!s) return fail(kCmd, s.error().message, kExitRuntime);
-    if (!*s) return fail(kCmd, "no soak test " + idText + " (see verdict soak list)", kExitBadInput);
-    if (args->has("json")) std::cout << (*s)->dump(2) << "\n";
-    else printSoak(**s);
-    return kExitOk;
+const StudyCommand& studyCommand() {
+    static const StudyCommand c{
+        kCmd, "soak test", core::listSoaks,
+        [](const json& s) {
+            std::printf("%4lld  %-28s %-10s %s  %s, %lld window(s)\n", static_cast<long long>(s["id"].get<int64_t>()),
+                        s["name"].get<std::string>().c_str(), s["status"].get<std::string>().c_str(),
+                        s["created_at"].get<std::string>().c_str(), s["target"].get<std::string>().c_str(),
+                        static_cast<long long>(s["windows"].get<int64_t>()));
+        },
+        core::loadSoak, printSoak};
+    return c;
 }
 
 Result<double> positiveNumber(const Args& args, const char* name, double fallback) {
@@ -139,7 +110,7 @@ Result<double> positiveNumber(const Args& args, const char* name, double fallbac
 
 int runSoak(const std::vector<std::string>& argv) {
     if (!argv.empty() && (argv[0] == "list" || argv[0] == "show") && !std::filesystem::exists(argv[0]))
-        return runStored(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
+        return runStudySubcommand(studyCommand(), argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
     std::vector<OptionSpec> specs = endpointOptionSpecs("the endpoint");
     specs.insert(specs.end(), {
         {"model", true, "NAME", "endpoint: model name (default: the first of GET /v1/models)", false, 'm'},
@@ -230,14 +201,7 @@ int runSoak(const std::vector<std::string>& argv) {
     };
     auto done = core::runSoak(*db, r, ev, signals.token());
     if (tty) std::fprintf(stderr, "\n");
-    if (!done) {
-        switch (done.error().kind) {
-        case core::ServiceFailure::BadInput: return fail(kCmd, done.error().message, kExitBadInput);
-        case core::ServiceFailure::Storage: return fail(kCmd, done.error().message, kExitRuntime);
-        case core::ServiceFailure::Cancelled: return fail(kCmd, done.error().message, 130);
-        case core::ServiceFailure::ModelOpen: return fail(kCmd, done.error().message, openFailureExitCode(r.device));
-        }
-    }
+    if (!done) return failService(kCmd, done.error(), r.device);
     if (args->has("json")) std::cout << done->soak.dump(2) << "\n";
     else printSoak(done->soak);
     if (done->cancelled) {

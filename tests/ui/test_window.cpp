@@ -835,7 +835,7 @@ private slots:
         QVERIFY(!dlg->running());
 
         dlg->filesList()->addItem(QString::fromStdString(q8));
-        QSignalSpy finished(dlg, &QuantCompareDialog::comparisonFinished);
+        QSignalSpy finished(dlg, &QuantCompareDialog::studyFinished);
         QVERIFY(dlg->start());
         QVERIFY(dlg->running());
         QVERIFY(finished.wait(120000));
@@ -894,7 +894,7 @@ private slots:
         dlg->maxTokensSpin()->setValue(4);
         dlg->promptWordsSpin()->setValue(8);
         dlg->warmupSpin()->setValue(0);
-        QSignalSpy finished(dlg, &SoakDialog::soakFinished);
+        QSignalSpy finished(dlg, &SoakDialog::studyFinished);
         QVERIFY(dlg->start());
         QVERIFY(dlg->running());
         QVERIFY(finished.wait(120000));

@@ -123,21 +123,9 @@ QChart* tradeOffChart(const json& rows) {
     return chart;
 }
 
-// What the service refused, for the user: its messages name the file, the field or the suite.
-JobResult failureResult(const core::ServiceError& e) {
-    const QString why = QString::fromStdString(e.message);
-    switch (e.kind) {
-    case core::ServiceFailure::BadInput: return {QObject::tr("The comparison cannot go on: %1.").arg(why), {}, {}};
-    case core::ServiceFailure::ModelOpen: return {QObject::tr("A model file could not be loaded."), why, {}};
-    case core::ServiceFailure::Cancelled: return {{}, {}, QObject::tr("Cancelled before anything was stored.")};
-    case core::ServiceFailure::Storage: break;
-    }
-    return {QObject::tr("The comparison stopped: the database refused a write."), why, {}};
-}
-
 }  // namespace
 
-QuantCompareDialog::QuantCompareDialog(Workbench& wb, const QString& base, QWidget* parent) : QDialog(parent), m_wb(wb) {
+QuantCompareDialog::QuantCompareDialog(Workbench& wb, const QString& base, QWidget* parent) : StudyDialog(wb, "quant", parent) {
     setWindowTitle(tr("Quantization trade-off"));
     setObjectName("quantCompareDialog");
     m_base = new QLineEdit(base);
@@ -224,17 +212,6 @@ QuantCompareDialog::QuantCompareDialog(Workbench& wb, const QString& base, QWidg
     connect(m_sweep, &QCheckBox::toggled, this, [this](bool on) {
         for (QSpinBox* s : {m_prompt, m_gen, m_reps}) s->setEnabled(on);
     });
-    m_device = new QLabel;
-    auto showDevice = [this] {
-        const int layers = m_wb.runGpuLayers();
-        m_device->setText(tr("%1%2 (the Performance screen's Device)")
-                              .arg(m_wb.runDevice())
-                              .arg(m_wb.runDevice() != "cpu" && layers >= 0 ? tr(", %1 GPU layers").arg(layers) : QString()));
-    };
-    showDevice();
-    connect(&m_wb, &Workbench::runDeviceChanged, this, showDevice);
-    connect(&m_wb, &Workbench::runGpuLayersChanged, this, showDevice);
-
     auto* form = new QFormLayout;
     form->addRow(tr("Base file"), baseRow);
     form->addRow(tr("Compare"), filesRow);
@@ -242,26 +219,9 @@ QuantCompareDialog::QuantCompareDialog(Workbench& wb, const QString& base, QWidg
     form->addRow(tr("Text (KLD)"), textRow);
     form->addRow(tr("Context (tokens)"), m_ctx);
     form->addRow(tr("Speed"), sweepRow);
-    form->addRow(tr("Device"), m_device);
+    form->addRow(tr("Device"), deviceLabel(tr("the Performance screen's Device")));
     auto* settings = new QGroupBox(tr("Settings"));
     settings->setLayout(form);
-
-    m_run = new QPushButton(tr("Run"));
-    m_run->setObjectName("quantRun");
-    m_cancel = new QPushButton(tr("Cancel"));
-    m_cancel->setObjectName("quantCancel");
-    m_bar = new QProgressBar;
-    m_status = new QLabel;
-    m_status->setObjectName("quantStatus");
-    m_status->setWordWrap(true);
-    m_stored = new QComboBox;
-    m_stored->setObjectName("quantStored");
-    auto* runRow = new QHBoxLayout;
-    runRow->addWidget(m_run);
-    runRow->addWidget(m_cancel);
-    runRow->addWidget(m_bar, 1);
-    runRow->addWidget(new QLabel(tr("Open stored…")));
-    runRow->addWidget(m_stored, 1);
 
     m_table = new QTableWidget(0, ColumnCount);
     m_table->setObjectName("quantTable");
@@ -279,71 +239,35 @@ QuantCompareDialog::QuantCompareDialog(Workbench& wb, const QString& base, QWidg
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(settings);
-    layout->addLayout(runRow);
+    layout->addLayout(runRow());
     layout->addWidget(m_status);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_chart, 1);
     layout->addWidget(buttons);
     resize(1100, 820);
 
-    m_job = new Job(this);
-    m_wb.registerJob(m_job);
-    connect(m_run, &QPushButton::clicked, this, [this] { start(); });
-    connect(m_cancel, &QPushButton::clicked, this, &QuantCompareDialog::cancel);
-    connect(m_job, &Job::stateChanged, this, &QuantCompareDialog::updateButtons);
-    connect(m_job, &Job::progress, this, [this](double f, const QString& text, double) {
-        if (f >= 0) m_bar->setValue(int(100 * f));
-        m_status->setText(text);
-    });
-    connect(m_stored, &QComboBox::activated, this, [this] {
-        if (const qlonglong id = m_stored->currentData().toLongLong(); id > 0) showStored(id);
-    });
-    reloadStored();
-    updateButtons();
+    finishSetup();
 }
 
-bool QuantCompareDialog::running() const { return m_job->busy(); }
-void QuantCompareDialog::cancel() { m_job->cancel(); }
-
-void QuantCompareDialog::updateButtons() {
-    m_run->setEnabled(!m_job->busy());
-    m_cancel->setEnabled(m_job->state() == Job::State::Running);
-    m_stored->setEnabled(!m_job->busy());  // the table shows the running comparison meanwhile
-}
-
-void QuantCompareDialog::reloadStored() {
-    auto db = m_wb.openDb();
-    if (!db) return;
-    auto list = core::listQuantCompares(*db);
-    if (!list) return;
-    const QSignalBlocker block(m_stored);
-    m_stored->clear();
+Result<std::vector<StudyDialog::Entry>> QuantCompareDialog::storedEntries(core::Database& db) {
+    auto list = core::listQuantCompares(db);
+    if (!list) return list.error();
+    std::vector<Entry> out;
     for (const auto& s : *list)
-        m_stored->addItem(tr("#%1 %2 (%3)").arg(s.id).arg(QString::fromStdString(s.name), QString::fromStdString(s.status)),
-                          QVariant::fromValue<qlonglong>(s.id));
-    m_stored->setCurrentIndex(-1);
+        out.push_back({s.id, tr("#%1 %2 (%3)").arg(s.id).arg(QString::fromStdString(s.name), QString::fromStdString(s.status))});
+    return out;
 }
 
-bool QuantCompareDialog::showStored(qint64 id) {
-    auto db = m_wb.openDb();
-    if (!db) {
-        showError(this, tr("The results database cannot be opened."), QString::fromStdString(db.error().message));
-        return false;
-    }
-    auto c = core::loadQuantCompare(*db, id);
-    if (!c || !*c) {
-        showError(this, tr("Quant comparison #%1 cannot be read.").arg(id), c ? QString() : QString::fromStdString(c.error().message));
-        return false;
-    }
-    showComparison(**c);
-    m_status->setText(tr("Comparison #%1, %2: base %3")
-                          .arg(id)
-                          .arg(QString::fromStdString((**c).value("status", "")))
-                          .arg(QString::fromStdString((**c).value("base", ""))));
-    return true;
+Result<std::optional<json>> QuantCompareDialog::loadStudy(core::Database& db, qint64 id) { return core::loadQuantCompare(db, id); }
+
+QString QuantCompareDialog::storedStatus(qint64 id, const json& c) {
+    return tr("Comparison #%1, %2: base %3")
+        .arg(id)
+        .arg(QString::fromStdString(c.value("status", "")))
+        .arg(QString::fromStdString(c.value("base", "")));
 }
 
-void QuantCompareDialog::showComparison(const json& c) {
+void QuantCompareDialog::showStudy(const json& c) {
     const json& rows = field(c, {"rows"});
     const int n = rows.is_array() ? static_cast<int>(rows.size()) : 0;
     m_table->setRowCount(n);
@@ -417,10 +341,9 @@ bool QuantCompareDialog::start() {
     if (r.sweep) parts << "speed";
     auto storedId = std::make_shared<qint64>(0);  // the comparison's id once the service returns it
     Workbench* wb = &m_wb;
-    m_bar->setValue(0);
     m_table->setRowCount(0);
     m_chart->setChart(nullptr);
-    m_job->start([=, this](JobControl& c) -> JobResult {
+    runJob([=, this](JobControl& c) -> JobResult {
         auto db = wb->openDb();
         if (!db) return {tr("The results database cannot be opened."), QString::fromStdString(db.error().message), {}};
         core::QuantCompareEvents ev;
@@ -440,25 +363,17 @@ bool QuantCompareDialog::start() {
                                               .trimmed());
         };
         // After every stored step, the last one (completed, cancelled, failed) included: the
-        // comparison as it grows. Posted in order, so all of them arrive before comparisonFinished().
-        ev.stored = [&c, this](const json& comparison) { c.post([this, comparison] { showComparison(comparison); }); };
+        // comparison as it grows. Posted in order, so all of them arrive before studyFinished().
+        ev.stored = [&c, this](const json& comparison) { c.post([this, comparison] { showStudy(comparison); }); };
         auto out = core::runQuantCompare(*db, r, ev, c.stopToken());
-        if (!out) return failureResult(out.error());
+        if (!out) return failureResult(out.error(), tr("comparison"), tr("A model file could not be loaded."));
         *storedId = out->id;
         return {{}, {}, tr("Comparison #%1 stored: %2 files against the base.").arg(out->id).arg(r.files.size())};
+    }, storedId, [this](const JobResult& result, bool cancelled, qint64 id) {
+        return cancelled && id > 0 ? tr("Cancelled: what was measured is stored as comparison #%1.").arg(id)
+               : result.ok()       ? result.message
+                                   : result.error;
     });
-    connect(m_job, &Job::finished, this, [this, storedId](const JobResult& result, bool cancelled) {
-        if (!result.ok()) showError(this, result.error, result.detail);
-        m_bar->setValue(result.ok() && !cancelled ? 100 : m_bar->value());
-        m_status->setText(cancelled && *storedId > 0
-                              ? tr("Cancelled: what was measured is stored as comparison #%1.").arg(*storedId)
-                              : result.ok() ? result.message : result.error);
-        // The runs and sweeps it made are ordinary ones: History and the other screens list them.
-        m_wb.notifyResultsChanged();
-        reloadStored();
-        if (*storedId > 0) m_stored->setCurrentIndex(m_stored->findData(QVariant::fromValue<qlonglong>(*storedId)));
-        emit comparisonFinished(*storedId);
-    }, Qt::SingleShotConnection);
     return true;
 }
 

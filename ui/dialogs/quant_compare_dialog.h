@@ -5,27 +5,20 @@
 // job. The table and chart fill in after every stored step; stored comparisons can be reopened.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
-#include <QDialog>
+#include "dialogs/study_dialog.h"
 
 class QCheckBox;
 class QComboBox;
-class QLabel;
 class QLineEdit;
 class QListWidget;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
 namespace verdict::ui {
 
 class ChartPanel;
-class Job;
-class Workbench;
 
-class QuantCompareDialog : public QDialog {
+class QuantCompareDialog : public StudyDialog {
     Q_OBJECT
 public:
     // `base`: the file the base field starts with ("" = empty).
@@ -38,24 +31,15 @@ public:
     QCheckBox* sweepCheck() const { return m_sweep; }
     QTableWidget* table() const { return m_table; }
     ChartPanel* chartPanel() const { return m_chart; }
-    bool running() const;
-    // Starts the comparison with the settings on screen; false (with an error box) when they are
-    // invalid or a comparison is already running. comparisonFinished() follows.
-    bool start();
-    void cancel();
-    // Shows stored comparison `id` (the "Open stored" choice); false when it cannot be read.
-    bool showStored(qint64 id);
-
-signals:
-    // The comparison ended (completed, cancelled or failed): its id, 0 when nothing was stored.
-    void comparisonFinished(qint64 id);
+    bool start() override;
 
 private:
-    void reloadStored();
-    void showComparison(const nlohmann::json& comparison);
-    void updateButtons();
+    Result<std::vector<Entry>> storedEntries(core::Database& db) override;
+    Result<std::optional<nlohmann::json>> loadStudy(core::Database& db, qint64 id) override;
+    void showStudy(const nlohmann::json& comparison) override;
+    QString storedStatus(qint64 id, const nlohmann::json& comparison) override;
+    QString noun() const override { return tr("Quant comparison"); }
 
-    Workbench& m_wb;
     QLineEdit* m_base;
     QListWidget* m_files;
     QComboBox* m_suite;
@@ -65,15 +49,8 @@ private:
     QSpinBox* m_prompt;
     QSpinBox* m_gen;
     QSpinBox* m_reps;
-    QLabel* m_device;
-    QPushButton* m_run;
-    QPushButton* m_cancel;
-    QProgressBar* m_bar;
-    QLabel* m_status;
-    QComboBox* m_stored;
     QTableWidget* m_table;
     ChartPanel* m_chart;
-    Job* m_job;
 };
 
 }  // namespace verdict::ui

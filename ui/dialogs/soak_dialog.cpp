@@ -181,21 +181,9 @@ QChart* soakChart(const json& windows) {
     return chart;
 }
 
-// What the service refused, for the user: its messages name the option, the file or the endpoint.
-JobResult failureResult(const core::ServiceError& e) {
-    const QString why = QString::fromStdString(e.message);
-    switch (e.kind) {
-    case core::ServiceFailure::BadInput: return {QObject::tr("The soak cannot go on: %1.").arg(why), {}, {}};
-    case core::ServiceFailure::ModelOpen: return {QObject::tr("The model file could not be loaded or served."), why, {}};
-    case core::ServiceFailure::Cancelled: return {{}, {}, QObject::tr("Cancelled before anything was stored.")};
-    case core::ServiceFailure::Storage: break;
-    }
-    return {QObject::tr("The soak stopped: the database refused a write."), why, {}};
-}
-
 }  // namespace
 
-SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : QDialog(parent), m_wb(wb) {
+SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : StudyDialog(wb, "soak", parent) {
     setWindowTitle(tr("Soak test"));
     setObjectName("soakDialog");
     m_target = new QLineEdit(target);
@@ -280,17 +268,6 @@ SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : 
     m_pid->setSpecialValueText(tr("the endpoint's /metrics"));
     m_pid->setToolTip(tr("Endpoint on this machine: read the server's resident memory from /proc/PID/status. "
                          "A GGUF file is served by this process, which measures itself."));
-    m_device = new QLabel;
-    auto showDevice = [this] {
-        const int layers = m_wb.runGpuLayers();
-        m_device->setText(tr("%1%2 (the Performance screen's Device; for a GGUF file)")
-                              .arg(m_wb.runDevice())
-                              .arg(m_wb.runDevice() != "cpu" && layers >= 0 ? tr(", %1 GPU layers").arg(layers) : QString()));
-    };
-    showDevice();
-    connect(&m_wb, &Workbench::runDeviceChanged, this, showDevice);
-    connect(&m_wb, &Workbench::runGpuLayersChanged, this, showDevice);
-
     auto* form = new QFormLayout;
     form->addRow(tr("Target"), targetRow);
     form->addRow(tr("Endpoint model"), m_model);
@@ -300,26 +277,9 @@ SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : 
     pidRow->addWidget(m_pid);
     pidRow->addStretch(1);
     form->addRow(tr("Server pid"), pidRow);
-    form->addRow(tr("Device"), m_device);
+    form->addRow(tr("Device"), deviceLabel(tr("the Performance screen's Device; for a GGUF file")));
     auto* settings = new QGroupBox(tr("Settings"));
     settings->setLayout(form);
-
-    m_run = new QPushButton(tr("Run"));
-    m_run->setObjectName("soakRun");
-    m_cancel = new QPushButton(tr("Cancel"));
-    m_cancel->setObjectName("soakCancel");
-    m_bar = new QProgressBar;
-    m_status = new QLabel;
-    m_status->setObjectName("soakStatus");
-    m_status->setWordWrap(true);
-    m_stored = new QComboBox;
-    m_stored->setObjectName("soakStored");
-    auto* runRow = new QHBoxLayout;
-    runRow->addWidget(m_run);
-    runRow->addWidget(m_cancel);
-    runRow->addWidget(m_bar, 1);
-    runRow->addWidget(new QLabel(tr("Open stored…")));
-    runRow->addWidget(m_stored, 1);
 
     m_drift = new QTableWidget(0, ColumnCount);
     m_drift->setObjectName("soakDrift");
@@ -342,7 +302,7 @@ SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : 
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(settings);
-    layout->addLayout(runRow);
+    layout->addLayout(runRow());
     layout->addWidget(m_status);
     layout->addWidget(m_drift);
     layout->addWidget(m_summary);
@@ -350,67 +310,30 @@ SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : 
     layout->addWidget(buttons);
     resize(1000, 860);
 
-    m_job = new Job(this);
-    m_wb.registerJob(m_job);
-    connect(m_run, &QPushButton::clicked, this, [this] { start(); });
-    connect(m_cancel, &QPushButton::clicked, this, &SoakDialog::cancel);
-    connect(m_job, &Job::stateChanged, this, &SoakDialog::updateButtons);
-    connect(m_job, &Job::progress, this, [this](double f, const QString& text, double) {
-        if (f >= 0) m_bar->setValue(int(100 * f));
-        m_status->setText(text);
-    });
-    connect(m_stored, &QComboBox::activated, this, [this] {
-        if (const qlonglong id = m_stored->currentData().toLongLong(); id > 0) showStored(id);
-    });
-    reloadStored();
-    updateButtons();
+    finishSetup();
 }
 
-bool SoakDialog::running() const { return m_job->busy(); }
-void SoakDialog::cancel() { m_job->cancel(); }
-
-void SoakDialog::updateButtons() {
-    m_run->setEnabled(!m_job->busy());
-    m_cancel->setEnabled(m_job->state() == Job::State::Running);
-    m_stored->setEnabled(!m_job->busy());  // the table shows the running soak meanwhile
-}
-
-void SoakDialog::reloadStored() {
-    auto db = m_wb.openDb();
-    if (!db) return;
-    auto list = core::listSoaks(*db);
-    if (!list) return;
-    const QSignalBlocker block(m_stored);
-    m_stored->clear();
+Result<std::vector<StudyDialog::Entry>> SoakDialog::storedEntries(core::Database& db) {
+    auto list = core::listSoaks(db);
+    if (!list) return list.error();
+    std::vector<Entry> out;
     for (const json& s : *list)
-        m_stored->addItem(tr("#%1 %2 (%3, %n window(s))", nullptr, s.value("windows", 0))
-                              .arg(s.value("id", qint64(0)))
-                              .arg(text(field(s, {"name"})), text(field(s, {"status"}))),
-                          QVariant::fromValue<qlonglong>(s.value("id", qint64(0))));
-    m_stored->setCurrentIndex(-1);
+        out.push_back({s.value("id", qint64(0)), tr("#%1 %2 (%3, %n window(s))", nullptr, s.value("windows", 0))
+                                                     .arg(s.value("id", qint64(0)))
+                                                     .arg(text(field(s, {"name"})), text(field(s, {"status"})))});
+    return out;
 }
 
-bool SoakDialog::showStored(qint64 id) {
-    auto db = m_wb.openDb();
-    if (!db) {
-        showError(this, tr("The results database cannot be opened."), QString::fromStdString(db.error().message));
-        return false;
-    }
-    auto s = core::loadSoak(*db, id);
-    if (!s || !*s) {
-        showError(this, tr("Soak test #%1 cannot be read.").arg(id), s ? QString() : QString::fromStdString(s.error().message));
-        return false;
-    }
-    showSoak(**s);
-    const QString error = text(field(**s, {"error"}));
-    m_status->setText(tr("Soak #%1, %2: %3%4")
-                          .arg(id)
-                          .arg(text(field(**s, {"status"})), text(field(**s, {"target"})),
-                               error.isEmpty() ? QString() : tr(" — %1").arg(error)));
-    return true;
+Result<std::optional<json>> SoakDialog::loadStudy(core::Database& db, qint64 id) { return core::loadSoak(db, id); }
+
+QString SoakDialog::storedStatus(qint64 id, const json& soak) {
+    const QString error = text(field(soak, {"error"}));
+    return tr("Soak #%1, %2: %3%4")
+        .arg(id)
+        .arg(text(field(soak, {"status"})), text(field(soak, {"target"})), error.isEmpty() ? QString() : tr(" — %1").arg(error));
 }
 
-void SoakDialog::showSoak(const json& soak) {
+void SoakDialog::showStudy(const json& soak) {
     const json& drift = field(soak, {"summary", "drift"});
     const QList<DriftSeries> series = driftSeries();
     m_drift->setRowCount(static_cast<int>(series.size()));
@@ -478,11 +401,10 @@ bool SoakDialog::start() {
     r.insecure = access.insecure;
     auto storedId = std::make_shared<qint64>(0);  // the soak's id once the service has stored it
     Workbench* wb = &m_wb;
-    m_bar->setValue(0);
     m_drift->setRowCount(0);
     m_summary->clear();
     m_chart->setChart(nullptr);
-    m_job->start([=, this](JobControl& c) -> JobResult {
+    runJob([=, this](JobControl& c) -> JobResult {
         auto db = wb->openDb();
         if (!db) return {tr("The results database cannot be opened."), QString::fromStdString(db.error().message), {}};
         core::SoakEvents ev;
@@ -499,30 +421,24 @@ bool SoakDialog::start() {
         };
         // After every stored window, the last one (completed, cancelled, failed) included: the soak
         // as it grows, and its id, which a soak that fails later still has. Posted in order, so all
-        // of them arrive before soakFinished().
+        // of them arrive before studyFinished().
         ev.stored = [&c, this, storedId](const json& soak) {
             *storedId = soak.value("id", qint64(0));
-            c.post([this, soak] { showSoak(soak); });
+            c.post([this, soak] { showStudy(soak); });
         };
         auto out = core::runSoak(*db, r, ev, c.stopToken());
-        if (!out) return failureResult(out.error());
+        if (!out) return failureResult(out.error(), tr("soak"), tr("The model file could not be loaded or served."));
         *storedId = out->id;
         if (out->cancelled) return {{}, {}, tr("Cancelled: the finished windows are stored as soak #%1.").arg(out->id)};
         const json& sum = field(out->soak, {"summary"});
         return {{}, {}, tr("Soak #%1 stored: %2 windows, %3 requests, %4 failed.")
                             .arg(out->id)
                             .arg(number(field(sum, {"windows"}), 0), number(field(sum, {"requests"}), 0), number(field(sum, {"failed"}), 0))};
+    }, storedId, [this](const JobResult& result, bool, qint64 id) {
+        return result.ok() ? result.message
+               : id > 0    ? tr("%1 The finished windows are stored as soak #%2.").arg(result.error).arg(id)
+                           : result.error;
     });
-    connect(m_job, &Job::finished, this, [this, storedId](const JobResult& result, bool cancelled) {
-        if (!result.ok()) showError(this, result.error, result.detail);
-        m_bar->setValue(result.ok() && !cancelled ? 100 : m_bar->value());
-        m_status->setText(result.ok()          ? result.message
-                          : *storedId > 0 ? tr("%1 The finished windows are stored as soak #%2.").arg(result.error).arg(*storedId)
-                                          : result.error);
-        reloadStored();
-        if (*storedId > 0) m_stored->setCurrentIndex(m_stored->findData(QVariant::fromValue<qlonglong>(*storedId)));
-        emit soakFinished(*storedId);
-    }, Qt::SingleShotConnection);
     return true;
 }
 

@@ -6,26 +6,19 @@
 // after every stored window; stored soaks can be reopened.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include "dialogs/study_dialog.h"
 
-#include <QDialog>
-
-class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
 namespace verdict::ui {
 
 class ChartPanel;
-class Job;
-class Workbench;
 
-class SoakDialog : public QDialog {
+class SoakDialog : public StudyDialog {
     Q_OBJECT
 public:
     // `target`: what the target field starts with (an endpoint reference or a GGUF file; "" = empty).
@@ -42,24 +35,16 @@ public:
     QSpinBox* warmupSpin() const { return m_warmup; }
     QTableWidget* driftTable() const { return m_drift; }
     ChartPanel* chartPanel() const { return m_chart; }
-    bool running() const;
-    // Starts the soak with the settings on screen; false (with an error box) when they are invalid,
-    // the endpoint's key cannot be read, or a soak is already running. soakFinished() follows.
-    bool start();
-    void cancel();
-    // Shows stored soak `id` (the "Open stored" choice); false when it cannot be read.
-    bool showStored(qint64 id);
-
-signals:
-    // The soak ended (completed, cancelled or failed): its id, 0 when nothing was stored.
-    void soakFinished(qint64 id);
+    // Also false when the endpoint's key cannot be read.
+    bool start() override;
 
 private:
-    void reloadStored();
-    void showSoak(const nlohmann::json& soak);
-    void updateButtons();
+    Result<std::vector<Entry>> storedEntries(core::Database& db) override;
+    Result<std::optional<nlohmann::json>> loadStudy(core::Database& db, qint64 id) override;
+    void showStudy(const nlohmann::json& soak) override;
+    QString storedStatus(qint64 id, const nlohmann::json& soak) override;
+    QString noun() const override { return tr("Soak test"); }
 
-    Workbench& m_wb;
     QLineEdit* m_target;
     QLineEdit* m_model;
     QDoubleSpinBox* m_duration;
@@ -70,16 +55,9 @@ private:
     QSpinBox* m_maxTokens;
     QSpinBox* m_warmup;
     QSpinBox* m_pid;
-    QLabel* m_device;
-    QPushButton* m_run;
-    QPushButton* m_cancel;
-    QProgressBar* m_bar;
-    QLabel* m_status;
-    QComboBox* m_stored;
     QTableWidget* m_drift;
     QLabel* m_summary;
     ChartPanel* m_chart;
-    Job* m_job;
 };
 
 }  // namespace verdict::ui
