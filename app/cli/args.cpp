@@ -126,4 +126,25 @@ Result<double> parseDuration(const std::string& text, const char* option) {
     return v;
 }
 
+OptionSpec dbOption(const std::string& forWhat) {
+    return {"db", true, "PATH",
+            "results database" + (forWhat.empty() ? std::string() : " " + forWhat) +
+                " (default: $VERDICT_DB, else the XDG data dir)"};
+}
+
+OptionSpec jsonOption(std::string help) { return {"json", false, "", std::move(help)}; }
+
+OptionSpec helpOption() { return {"help", false, "", "show this help", false, 'h'}; }
+
+OptionSpec threadsOption(const std::string& whose) {
+    return {"threads", true, "N", (whose.empty() ? std::string() : whose + ": ") + kThreadsHelp + " (default 0)", false, 't'};
+}
+
+Result<int> threadsValue(const Args& args) {
+    auto v = args.integer("threads", 0);
+    if (!v) return v.error();
+    if (*v < 0 || *v > kMaxThreads) return Error{"--threads must be between 0 and " + std::to_string(kMaxThreads)};
+    return static_cast<int>(*v);
+}
+
 }  // namespace verdict::cli

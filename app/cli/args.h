@@ -48,6 +48,21 @@ private:
 // Renders the options of a command for --help.
 std::string formatOptions(const std::vector<OptionSpec>& specs);
 
+// The options many commands share, each worded once here.
+inline constexpr int kMaxThreads = 4096;
+inline constexpr const char* kThreadsHelp = "compute threads; 0 = physical cores";
+// --db PATH: "results database[ FOR_WHAT] (default: $VERDICT_DB, else the XDG data dir)".
+OptionSpec dbOption(const std::string& forWhat = "");
+// --json, with what it prints.
+OptionSpec jsonOption(std::string help = "print one JSON object (shape: docs/cli.md)");
+// --help, -h.
+OptionSpec helpOption();
+// --threads N, -t ("WHOSE: compute threads …" when the command runs more than one model kind).
+OptionSpec threadsOption(const std::string& whose = "");
+// The value of --threads: 0 (physical cores) when absent, else 0..kMaxThreads; a usage error
+// naming the option otherwise.
+Result<int> threadsValue(const Args& args);
+
 // "60s", "90" (seconds), "2m", "2h", "500ms" -> seconds (> 0). Errors name the option:
 // "--duration: '2x' ...".
 Result<double> parseDuration(const std::string& text, const char* option);

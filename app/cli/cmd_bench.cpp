@@ -12,11 +12,10 @@
 //
 // Output: llama-bench's markdown table, or with --json an array with one object per test using
 // llama-bench's field names where they apply, plus Verdict's own fields (shape: docs/cli.md).
-#include "backend/cpu/cpu_features.h"
-#include "backend/cpu/thread_pool.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "verdict/engine/devices.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/model_card.h"
@@ -210,20 +209,37 @@ std::string formatParams(uint64_t n) {
     return buf;
 }
 
+// What `verdict bench` measures, llama-bench's defaults: pp512 and tg128, 5 repetitions, an F16 KV cache.
+struct BenchSettings {
+    std::vector<int64_t> prompts{512};
+    std::vector<int64_t> gens{128};
+    int reps = 5;
+    int threads = 0;
+    std::string kvType = "f16";
+};
+
+const OptionTable<BenchSettings>& benchOptions() {
+    using S = BenchSettings;
+    static const OptionTable<S> table = {
+        intListOption<S>("n-prompt", "N[,N..]", "prompt-processing tests of N tokens; 0 = none",
+                         [](auto& s) -> auto& { return s.prompts; }, 0, 1 << 20, 'p'),
+        intListOption<S>("n-gen", "N[,N..]", "generation tests of N tokens; 0 = none", [](auto& s) -> auto& { return s.gens; }, 0,
+                         1 << 20, 'n'),
+        intOption<S>("repetitions", "R", "timed repetitions per test", [](auto& s) -> auto& { return s.reps; }, 1, 1000, 'r'),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
+        textOption<S>("kv-type", "TYPE", "KV cache element type: f16 (as llama-bench) or f32",
+                      [](auto& s) -> auto& { return s.kvType; }, {"f16", "f32"}),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runBench(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"n-prompt", true, "N[,N..]", "prompt-processing tests of N tokens (default 512; 0 = none)", false, 'p'},
-        {"n-gen", true, "N[,N..]", "generation tests of N tokens (default 128; 0 = none)", false, 'n'},
-        {"repetitions", true, "R", "timed repetitions per test (default 5)", false, 'r'},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
-        {"kv-type", true, "TYPE", "KV cache element type: f16 (default, as llama-bench) or f32"},
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        {"json", false, "", "print a JSON array, one object per test (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
-    };
+    std::vector<OptionSpec> specs = specsOf(benchOptions(), BenchSettings{});
+    for (OptionSpec spec : {deviceOptionSpec(), gpuLayersOptionSpec(),
+                            jsonOption("print a JSON array, one object per test (shape: docs/cli.md)"), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail(kCmd, args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -232,21 +248,9 @@ int runBench(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (args->positionals().size() != 1) return fail(kCmd, "expected exactly one model file (see --help)", kExitUsage);
-    auto prompts = args->integerList("n-prompt", {512});
-    if (!prompts) return fail(kCmd, prompts.error().message, kExitUsage);
-    auto gens = args->integerList("n-gen", {128});
-    if (!gens) return fail(kCmd, gens.error().message, kExitUsage);
-    auto reps = args->integer("repetitions", 5);
-    auto threads = args->integer("threads", 0);
-    for (const Result<long long>* r : {&reps, &threads})
-        if (!*r) return fail(kCmd, r->error().message, kExitUsage);
-    if (*reps < 1 || *reps > 1000) return fail(kCmd, "-r must be between 1 and 1000", kExitUsage);
-    if (*threads < 0 || *threads > 1024) return fail(kCmd, "--threads must be between 0 and 1024", kExitUsage);
-    for (const auto* list : {&*prompts, &*gens})
-        for (long long v : *list)
-            if (v < 0 || v > (1 << 20)) return fail(kCmd, "-p and -n values must be between 0 and 1048576", kExitUsage);
-    const std::string kvName = args->value("kv-type").value_or("f16");
-    if (kvName != "f32" && kvName != "f16") return fail(kCmd, "--kv-type must be f16 or f32", kExitUsage);
+    BenchSettings settings;
+    if (auto e = applyOptions(benchOptions(), *args, settings)) return fail(kCmd, *e, kExitUsage);
+    const std::string& kvName = settings.kvType;
     const bool json = args->has("json");
     const std::string path = args->positionals()[0];
     std::string device;
@@ -257,7 +261,7 @@ int runBench(const std::vector<std::string>& argv) {
     auto card = describeModelFile(path);
     if (!card) return fail(kCmd, card.error().message, kExitBadInput);
     ModelOptions mo;
-    mo.threads = static_cast<int>(*threads);
+    mo.threads = settings.threads;
     mo.device = device;
     mo.gpuLayers = gpuLayers;
     auto model = Model::open(path, mo);
@@ -269,23 +273,23 @@ int runBench(const std::vector<std::string>& argv) {
 
     const DeviceList devices = listDevices();
     const std::string cpuName = devices.devices.empty() ? "unknown" : devices.devices.front().name;
-    const std::string simd(cpu::simdLevelName(cpu::activeSimdLevel()));
-    const int physicalCores = cpu::ThreadPool::physicalCoreCount();
+    const std::string simd = cpuSimdLevel();
+    const int physicalCores = physicalCpuCores();
     const auto logicalCpus = static_cast<int>(std::thread::hardware_concurrency());
     const std::string type = modelType(*card);
     const uint64_t modelSize = card->memoryTrained.weightsBytes;  // llama-bench's model_size: tensor data bytes
 
     Bench bench(*model, kvName == "f16" ? KvType::F16 : KvType::F32);
     std::vector<BenchTest> tests;
-    for (long long p : *prompts) {
+    for (int64_t p : settings.prompts) {
         if (p == 0) continue;
-        auto t = bench.run(p, 0, static_cast<int>(*reps));
+        auto t = bench.run(p, 0, settings.reps);
         if (!t) return fail(kCmd, "pp" + std::to_string(p) + ": " + t.error().message, kExitRuntime);
         tests.push_back(std::move(*t));
     }
-    for (long long g : *gens) {
+    for (int64_t g : settings.gens) {
         if (g == 0) continue;
-        auto t = bench.run(0, g, static_cast<int>(*reps));
+        auto t = bench.run(0, g, settings.reps);
         if (!t) return fail(kCmd, "tg" + std::to_string(g) + ": " + t.error().message, kExitRuntime);
         tests.push_back(std::move(*t));
     }

@@ -67,15 +67,15 @@ const OptionTable<CompareSettings>& compareOptionTable() {
     using S = CompareSettings;
     static const OptionTable<S> table = {
         textOption<S>("system", "TEXT", "system message put before the prompt", [](auto& s) -> auto& { return s.system; }),
-        numberOption<S>("temp", "T", "temperature; 0 = greedy", [](auto& s) -> auto& { return s.generation.temperature; }, 0, 100),
+        temperatureOption<S>([](auto& s) -> auto& { return s.generation; }),
         intOption<S>("seed", "S", "sampling seed, the same for both models", [](auto& s) -> auto& { return s.generation.seed; }, 0,
                      std::numeric_limits<long long>::max()),
         intOption<S>("max-tokens", "N", "generated tokens per answer at most",
                      [](auto& s) -> auto& { return s.generation.maxTokens; }, 1, 1'000'000),
         flagOption<S>("no-chat-template", "send the plain prompt even when a model has a chat template",
                       [](S& s) { s.useChatTemplate = false; }),
-        intOption<S>("threads", "N", "compute threads; 0 = physical cores", [](auto& s) -> auto& { return s.backend.threads; }, 0,
-                     4096, 't'),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.backend.threads; }, 0,
+                     kMaxThreads, 't'),
         intOption<S>("ctx", "N", "context size in tokens; 0 = min(training context, 4096)",
                      [](auto& s) -> auto& { return s.backend.nCtx; }, 0, std::numeric_limits<int32_t>::max(), 'c'),
     };
@@ -91,9 +91,9 @@ int runCompare(const std::vector<std::string>& argv) {
         {"vote", true, "a|b|tie", "store which answer was better (verdict votes)"},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
-        {"db", true, "PATH", "results database for --vote (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption("for --vote"),
+        jsonOption(),
+        helpOption(),
     });
     for (const OptionSpec& o : endpointOptionSpecs("endpoints")) specs.push_back(o);
     auto args = Args::parse(argv, specs);

@@ -15,9 +15,9 @@ namespace verdict::cli {
 
 int runDelete(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print {deleted: [ids], missing: [ids], kind} (docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption("print {deleted: [ids], missing: [ids], kind} (docs/cli.md)"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("delete", args.error().message, kExitUsage);

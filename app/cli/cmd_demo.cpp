@@ -68,13 +68,13 @@ double num(const nlohmann::json& j, const char* key) {
 int runDemo(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"out", true, "DIR", "where the report goes (default ./verdict-demo)", false, 'o'},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        dbOption(),
         {"quick", false, "", "fewer sweep points (CI)"},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
+        threadsOption(),
         deviceOptionSpec(),
         gpuLayersOptionSpec(),
-        {"json", false, "", "print one JSON object at the end (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        jsonOption("print one JSON object at the end (shape: docs/cli.md)"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("demo", args.error().message, kExitUsage);

@@ -11,8 +11,8 @@ namespace verdict::cli {
 
 int runDevices(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
-        {"json", false, "", "print JSON (shape: docs/cli.md)"},
-        {"help", false, "", "show this help"},
+        jsonOption("print JSON (shape: docs/cli.md)"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("devices", args.error().message, kExitUsage);

@@ -20,9 +20,9 @@ int runDiff(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"resamples", true, "N", "bootstrap resamples (default 10000)"},
         {"seed", true, "S", "bootstrap seed (default 20240229)"},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption(),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("diff", args.error().message, kExitUsage);

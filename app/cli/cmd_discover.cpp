@@ -31,8 +31,8 @@ int runDiscover(const std::vector<std::string>& argv) {
         {"folder", true, "DIR", "also scan DIR and its subfolders for GGUF files (repeatable)", true},
         {"ctx", true, "N", "context for the fit badge (default: min(training context, 4096))", false, 'c'},
         {"no-fit", false, "", "skip reading each model's metadata (no fit badge)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        jsonOption(),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("discover", args.error().message, kExitUsage);

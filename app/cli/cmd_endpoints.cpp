@@ -69,8 +69,8 @@ void printShow(const core::ProviderPreset& p) {
 int runEndpoints(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"providers-file", true, "PATH", "user provider catalog merged over the built-in one (default: $XDG_CONFIG_HOME/verdict/providers.json)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        jsonOption(),
+        helpOption(),
     };
     const std::string usage = "verdict endpoints list|show ID [--json] [--providers-file PATH]";
     auto args = Args::parse(argv, specs);

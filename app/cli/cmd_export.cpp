@@ -40,8 +40,8 @@ int runExport(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"format", true, "F", "csv or json (required)"},
         {"output", true, "FILE", "write to FILE instead of stdout", false, 'o'},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("export", args.error().message, kExitUsage);

@@ -53,8 +53,8 @@ void printShow(const core::HardwareEntry& e) {
 int runHardware(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"hardware-file", true, "PATH", "user catalog merged over the built-in one (default: $XDG_CONFIG_HOME/verdict/hardware.json)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        jsonOption(),
+        helpOption(),
     };
     const std::string usage = "verdict hardware list|show ID [--json] [--hardware-file PATH]";
     auto args = Args::parse(argv, specs);

@@ -10,8 +10,8 @@ namespace verdict::cli {
 int runInfo(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"ctx", true, "N", "also estimate memory at this context length (tokens)"},
-        {"json", false, "", "print the card as JSON (shape: docs/cli.md)"},
-        {"help", false, "", "show this help"},
+        jsonOption("print the card as JSON (shape: docs/cli.md)"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("info", args.error().message, kExitUsage);

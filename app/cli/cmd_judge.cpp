@@ -143,13 +143,13 @@ int runJudge(const std::vector<std::string>& argv) {
         {"concurrency", true, "N", "judge calls in flight (endpoints; a local judge uses 1)"},
         {"max-tokens", true, "N", "judge's output limit (default 1024)"},
         {"human", true, "NAME", "vote yourself in the terminal, blind (your NAME is stored with each vote)"},
-        {"threads", true, "N", "local judge: compute threads (default: physical cores)", false, 't'},
+        threadsOption("local judge"),
         {"ctx", true, "N", "local judge: context tokens (default: min(training context, 4096))", false, 'c'},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption(),
+        helpOption(),
     };
     for (const OptionSpec& o : endpointOptionSpecs("endpoint judge")) specs.push_back(o);
     auto args = Args::parse(argv, specs);
@@ -178,10 +178,11 @@ int runJudge(const std::vector<std::string>& argv) {
     auto limit = args->integer("limit", 0);
     auto concurrency = args->integer("concurrency", 1);
     auto maxTokens = args->integer("max-tokens", 1024);
-    auto threads = args->integer("threads", 0);
     auto ctx = args->integer("ctx", 0);
-    for (const Result<long long>* r : {&limit, &concurrency, &maxTokens, &threads, &ctx})
+    for (const Result<long long>* r : {&limit, &concurrency, &maxTokens, &ctx})
         if (!*r) return fail("judge", r->error().message, kExitUsage);
+    auto threads = threadsValue(*args);
+    if (!threads) return fail("judge", threads.error().message, kExitUsage);
     if (*limit < 0) return fail("judge", "--limit must not be negative", kExitUsage);
     if (*concurrency < 1 || *concurrency > 64) return fail("judge", "--concurrency must be between 1 and 64", kExitUsage);
     if (*maxTokens < 1 || *maxTokens > 1'000'000) return fail("judge", "--max-tokens must be between 1 and 1000000", kExitUsage);
@@ -235,7 +236,7 @@ int runJudge(const std::vector<std::string>& argv) {
         if (!judgeRef) return fail("judge", judgeRef.error().message, kExitUsage);
         o.judgeRef = core::normalizeModelRef(*judgeRef);
         core::BackendOpenOptions bo;
-        bo.threads = static_cast<int>(*threads);
+        bo.threads = *threads;
         bo.nCtx = *ctx;
         bo.device = device;
         bo.gpuLayers = gpuLayers;

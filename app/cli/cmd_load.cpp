@@ -6,50 +6,78 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/endpoint_options.h"
-#include "core/run/backend_factory.h"
+#include "cli/options.h"
 #include "cli/signal_stop.h"
 #include "core/perf/load_runner.h"
+#include "core/run/backend_factory.h"
+#include "core/services/load.h"
 #include "core/store/store.h"
-#include "core/version.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
-#include <map>
 #include <cstdlib>
-#include <optional>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <unistd.h>
 
 namespace verdict::cli {
+
+namespace {
+
+// The options bound to the service's settings (core/services/load.h): the defaults shown are
+// LoadSpec's (core/perf/load_runner.h), the level limits validateLoadSpec's. What needs a file or
+// the endpoint (--trace, --slo, --tokenizer, --header, --timeout …) is read below.
+const OptionTable<core::LoadSettings>& loadOptions() {
+    using S = core::LoadSettings;
+    constexpr long long kInt = std::numeric_limits<int32_t>::max();
+    static const OptionTable<S> table = {
+        intListOption<S>("concurrency", "N,N", "closed-loop levels: concurrent clients (1,8 when no --rate or --trace)",
+                         [](auto& s) -> auto& { return s.spec.concurrency; }, -kInt, kInt, 'c'),
+        numberListOption<S>("rate", "R,R", "open-loop levels: requests/s with Poisson arrivals",
+                            [](auto& s) -> auto& { return s.spec.rates; }, -1e12, 1e12),
+        numberOption<S>("burstiness", "B", "open loop: gamma shape of the gaps between arrivals (1 = Poisson; < 1 burstier)",
+                        [](auto& s) -> auto& { return s.spec.burstiness; }, 0, 1e12),
+        durationOption<S>("ramp-up", "clients start spread over T; rates rise linearly from 0 over T",
+                          [](auto& s) -> auto& { return s.spec.rampUpS; }, 0, true),
+        durationOption<S>("duration", "per level: 60s, 2m, 500ms", [](auto& s) -> auto& { return s.spec.durationS; }, 'd'),
+        intOption<S>("requests", "N", "per level: this many requests instead of a duration; 0 = the duration",
+                     [](auto& s) -> auto& { return s.spec.requests; }, 0, std::numeric_limits<int64_t>::max(), 'n'),
+        intOption<S>("prompt-words", "N", "prompt length in words", [](auto& s) -> auto& { return s.spec.promptWords; }, 1, kInt),
+        intOption<S>("max-tokens", "N", "tokens per request (ignore_eos is sent)", [](auto& s) -> auto& { return s.spec.maxTokens; },
+                     1, kInt),
+        intOption<S>("retries", "N", "retries for 429/5xx/timeouts (other 4xx never retried)",
+                     [](auto& s) -> auto& { return s.spec.maxRetries; }, 0, 100),
+        intOption<S>("seed", "N", "seed of prompts and arrivals", [](auto& s) -> auto& { return s.spec.seed; }, 0,
+                     std::numeric_limits<int64_t>::max()),
+        textOption<S>("name", "NAME", "name of the stored sweep (default: the URL and model)", [](auto& s) -> auto& { return s.name; }),
+    };
+    return table;
+}
+
+}  // namespace
 
 int runLoad(const std::vector<std::string>& argv) {
     std::vector<OptionSpec> specs = endpointOptionSpecs("the endpoint");
     specs.insert(specs.end(), {
         {"model", true, "NAME", "model name (default: the first of GET /v1/models)", false, 'm'},
         {"header", true, "K:V", "extra request header (repeatable)", true},
-        {"concurrency", true, "N,N", "closed-loop levels: concurrent clients (default 1,8 unless --rate)", false, 'c'},
-        {"rate", true, "R,R", "open-loop levels: requests/s with Poisson arrivals"},
-        {"burstiness", true, "B", "open loop: gamma shape of the gaps between arrivals (default 1 = Poisson; < 1 burstier)"},
-        {"ramp-up", true, "T", "clients start spread over T; rates rise linearly from 0 over T (default 0)"},
         {"trace", true, "FILE", "one more level replaying a JSONL trace of {timestamp (ms), input_length, output_length}"},
-        {"duration", true, "T", "per level: 60s, 2m, 500ms (default 60s)", false, 'd'},
-        {"requests", true, "N", "per level: this many requests instead of a duration", false, 'n'},
-        {"prompt-words", true, "N", "prompt length in words (default 64)"},
-        {"max-tokens", true, "N", "tokens per request (default 128; ignore_eos is sent)"},
         {"completions", false, "", "use /v1/completions instead of /v1/chat/completions"},
         {"no-stream", false, "", "non-streaming requests (TTFT = E2E)"},
         {"slo", true, "SPEC", "goodput bounds, e.g. ttft=500ms,tpot=50ms"},
-        {"retries", true, "N", "retries for 429/5xx/timeouts (default 3; other 4xx never retried)"},
-        {"timeout", true, "T", "per request read timeout (default 60s)"},
-        {"seed", true, "N", "seed of prompts and arrivals (default 1)"},
+        {"timeout", true, "T", "per request read timeout (default " + formatDurationSeconds(core::EndpointConfig{}.timeoutMs / 1000.0) + ")"},
         {"tokenizer", true, "GGUF", "count prompts and outputs with this model's tokenizer too (a model or a vocab-only GGUF): "
                                     "the server's usage against it, and max_tokens ignored"},
-        {"name", true, "NAME", "name of the stored sweep (default: the URL)"},
         {"no-store", false, "", "do not store the results"},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+    });
+    for (OptionSpec spec : specsOf(loadOptions(), core::LoadSettings{})) specs.push_back(std::move(spec));
+    specs.insert(specs.end(), {
+        dbOption(),
+        jsonOption(),
+        helpOption(),
     });
     auto args = Args::parse(argv, specs);
     if (!args) return fail("load", args.error().message, kExitUsage);
@@ -91,60 +119,20 @@ int runLoad(const std::vector<std::string>& argv) {
     ep.chat = !args->has("completions");
     ep.stream = !args->has("no-stream");
 
-    core::LoadSpec spec;
-    auto conc = args->integerList("concurrency", {});
-    if (!conc) return fail("load", conc.error().message, kExitUsage);
-    for (long long c : *conc) spec.concurrency.push_back(static_cast<int>(c));
-    if (auto r = args->value("rate")) {
-        size_t pos = 0;
-        while (pos <= r->size()) {
-            const size_t comma = r->find(',', pos);
-            const std::string part = r->substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-            char* end = nullptr;
-            const double v = std::strtod(part.c_str(), &end);
-            if (part.empty() || *end != '\0') return fail("load", "--rate: '" + part + "' is not a number", kExitUsage);
-            spec.rates.push_back(v);
-            if (comma == std::string::npos) break;
-            pos = comma + 1;
-        }
-    }
-    if (auto b = args->value("burstiness")) {
-        char* end = nullptr;
-        spec.burstiness = std::strtod(b->c_str(), &end);
-        if (b->empty() || *end != '\0' || !(spec.burstiness > 0) || spec.burstiness > 1000)
-            return fail("load", "--burstiness must be a number in (0, 1000] (got '" + *b + "')", kExitUsage);
-    }
-    if (auto r = args->value("ramp-up")) {
-        auto ramp = parseDuration(*r, "ramp-up");
-        if (!ramp) return fail("load", ramp.error().message, kExitUsage);
-        spec.rampUpS = *ramp;
-    }
+    core::LoadSettings settings;
+    if (auto e = applyOptions(loadOptions(), *args, settings)) return fail("load", *e, kExitUsage);
+    core::LoadSpec& spec = settings.spec;
     if (auto t = args->value("trace")) {
         auto rows = core::loadTrace(*t);
         if (!rows) return fail("load", rows.error().message, kExitBadInput);
         spec.trace = std::move(*rows);
     }
     if (spec.concurrency.empty() && spec.rates.empty() && spec.trace.empty()) spec.concurrency = {1, 8};
-    auto duration = parseDuration(args->value("duration").value_or("60s"), "duration");
-    if (!duration) return fail("load", duration.error().message, kExitUsage);
-    spec.durationS = *duration;
-    auto timeout = parseDuration(args->value("timeout").value_or("60s"), "timeout");
-    if (!timeout) return fail("load", timeout.error().message, kExitUsage);
-    ep.timeoutMs = static_cast<int>(*timeout * 1000);
-    auto requests = args->integer("requests", 0);
-    auto words = args->integer("prompt-words", 64);
-    auto maxTokens = args->integer("max-tokens", 128);
-    auto retries = args->integer("retries", 3);
-    auto seed = args->integer("seed", 1);
-    for (const auto* r : {&requests, &words, &maxTokens, &retries, &seed})
-        if (!*r) return fail("load", r->error().message, kExitUsage);
-    if (*requests < 0 || *words < 1 || *maxTokens < 1 || *retries < 0)
-        return fail("load", "--requests, --prompt-words, --max-tokens and --retries must be positive", kExitUsage);
-    spec.requests = *requests;
-    spec.promptWords = static_cast<int>(*words);
-    spec.maxTokens = static_cast<int>(*maxTokens);
-    spec.maxRetries = static_cast<int>(*retries);
-    spec.seed = static_cast<uint64_t>(*seed);
+    if (auto t = args->value("timeout")) {
+        auto timeout = parseDuration(*t, "timeout");
+        if (!timeout) return fail("load", timeout.error().message, kExitUsage);
+        ep.timeoutMs = static_cast<int>(std::min(*timeout * 1000, 1e9));
+    }
     if (auto slo = args->value("slo"))
         if (auto r = core::parseSlo(*slo, spec); !r) return fail("load", r.error().message, kExitUsage);
     if (auto t = args->value("tokenizer")) {
@@ -153,9 +141,7 @@ int runLoad(const std::vector<std::string>& argv) {
         spec.tokenCounter = std::move(*counter);
     }
 
-    auto resolved = core::resolveEndpoint(ep);
-    if (!resolved) return fail("load", resolved.error().message, kExitBadInput);
-    ep = *resolved;
+    if (auto r = core::validateLoadSpec(ep, spec); !r) return fail("load", r.error().message, kExitUsage);
 
     std::optional<core::Database> db;
     if (!args->has("no-store")) {
@@ -166,14 +152,20 @@ int runLoad(const std::vector<std::string>& argv) {
 
     SignalStop signals("load");
     const bool tty = isatty(STDERR_FILENO);
-    auto results = core::runLoad(ep, spec, [tty](const core::LoadProgress& p) {
+    auto done = core::runEndpointLoad(db ? &*db : nullptr, ep, settings, [tty](const core::LoadProgress& p) {
         if (!tty) return;
         std::fprintf(stderr, "\r[load] %s %g: %lld done, %lld failed, %.0fs   ", p.mode.c_str(), p.level,
                      static_cast<long long>(p.completed), static_cast<long long>(p.failed), p.elapsedS);
         std::fflush(stderr);
     }, signals.cancelFlag());
     if (tty) std::fprintf(stderr, "\n");
-    if (!results) return fail("load", results.error().message, kExitUsage);
+    if (!done) {
+        // The endpoint check (ModelOpen) names the URL and what it answered: bad input, as before.
+        const core::ServiceError& e = done.error();
+        return e.kind == core::ServiceFailure::ModelOpen ? fail("load", e.message, kExitBadInput) : failService("load", e, "cpu");
+    }
+    ep = done->endpoint;
+    const std::vector<core::LoadLevelResult>* results = &done->levels;
     for (const auto& r : *results)
         if (r.behindSchedule)
             std::fprintf(stderr,
@@ -181,39 +173,13 @@ int runLoad(const std::vector<std::string>& argv) {
                          "max %.1f ms): the load it sent is lower than asked, and this machine, not the server, set the pace\n",
                          r.mode.c_str(), r.level, r.scheduleDelay.p99, r.scheduleDelay.max);
 
-    // Not one request answered: nothing was measured. Say why (the error kinds and the first
-    // error) and exit non-zero, storing nothing, instead of a table of zeros.
-    {
-        int64_t completed = 0, failed = 0;
-        std::map<std::string, int64_t> kinds;
-        std::string first;
-        for (const auto& r : *results) {
-            completed += r.metrics.requests;
-            failed += r.metrics.failed;
-            for (const auto& [k, n] : r.errors) kinds[k] += n;
-            for (const auto& t : r.requests)
-                if (first.empty() && !t.error.empty()) first = t.error;
-        }
-        if (completed == 0 && failed > 0 && !signals.cancelFlag()->load()) {
-            std::string why;
-            for (const auto& [k, n] : kinds) why += (why.empty() ? "" : ", ") + k + " " + std::to_string(n);
-            return fail("load",
-                        "all " + std::to_string(failed) + " requests failed (" + why + "); nothing was measured or stored" +
-                            (first.empty() ? std::string() : "; the first error: " + first),
-                        kExitRuntime);
-        }
-    }
     nlohmann::json levels = nlohmann::json::array();
     for (const auto& r : *results) levels.push_back(core::toJson(r, false));
     nlohmann::json out = {{"endpoint", ep.baseUrl}, {"model", ep.model},   {"api", ep.chat ? "chat" : "completions"},
-                          {"stream", ep.stream},    {"slo", {{"ttft_ms", spec.sloTtftMs}, {"tpot_ms", spec.sloTpotMs}}},
+                          {"stream", ep.stream},
+                          {"slo", {{"ttft_ms", settings.spec.sloTtftMs}, {"tpot_ms", settings.spec.sloTpotMs}}},
                           {"sweep_id", nullptr},    {"levels", levels}};
-    if (db) {
-        auto stored = core::storeLoadResults(*db, ep, spec, *results, args->value("name").value_or(""),
-                                             core::toolVersion(), signals.cancelFlag()->load());
-        if (!stored) return fail("load", stored.error().message, kExitRuntime);
-        out["sweep_id"] = stored->id;
-    }
+    if (done->stored) out["sweep_id"] = done->stored->id;
 
     if (args->has("json")) {
         std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -236,7 +202,7 @@ int runLoad(const std::vector<std::string>& argv) {
         for (const auto& r : *results)
             std::printf("tokens %s %g: %s\n", r.mode == "rate" ? "rate" : r.mode == "trace" ? "trace" : "conc", r.level,
                         core::describe(r.tokens).c_str());
-        if (db) std::printf("stored as sweep %lld\n", static_cast<long long>(out["sweep_id"].get<int64_t>()));
+        if (done->stored) std::printf("stored as sweep %lld\n", static_cast<long long>(done->stored->id));
     }
     return kExitOk;
 }

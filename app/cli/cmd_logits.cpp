@@ -35,12 +35,12 @@ void appendFloat(std::string& out, float v) {
 int runLogits(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"tokens", true, "IDS", "comma-separated token ids to evaluate (required; no BOS is added)"},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
+        threadsOption(),
         {"kv-type", true, "TYPE", "KV cache element type: f32 (default) or f16"},
         deviceOptionSpec(),
         gpuLayersOptionSpec(),
-        {"json", false, "", "print {\"n_vocab\", \"tokens\", \"logits\"} as JSON"},
-        {"help", false, "", "show this help", false, 'h'},
+        jsonOption("print {\"n_vocab\", \"tokens\", \"logits\"} as JSON"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("logits", args.error().message, kExitUsage);
@@ -52,7 +52,7 @@ int runLogits(const std::vector<std::string>& argv) {
     if (!args->has("tokens")) return fail("logits", "missing --tokens IDS", kExitUsage);
     auto ids = args->integerList("tokens", {});
     if (!ids) return fail("logits", ids.error().message, kExitUsage);
-    auto threads = args->integer("threads", 0);
+    auto threads = threadsValue(*args);
     if (!threads) return fail("logits", threads.error().message, kExitUsage);
     const std::string kvType = args->value("kv-type").value_or("f32");
     if (kvType != "f32" && kvType != "f16") return fail("logits", "--kv-type must be f32 or f16", kExitUsage);
@@ -67,7 +67,7 @@ int runLogits(const std::vector<std::string>& argv) {
     if (int rc = readGpuLayersOption("logits", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     ModelOptions mo;
-    mo.threads = static_cast<int>(*threads);
+    mo.threads = *threads;
     mo.device = device;
     mo.gpuLayers = gpuLayers;
     auto model = Model::open(args->positionals()[0], mo);

@@ -34,8 +34,8 @@ int runMakeModel(const std::vector<std::string>& argv) {
         {"vocab-from", true, "FILE", "copy the tokenizer from this GGUF instead of generating one"},
         {"tied", false, "", "no output.weight (the output projection reuses token_embd)"},
         {"name", true, "TEXT", "general.name"},
-        {"json", false, "", "print the written model's card as JSON (same shape as info --json)"},
-        {"help", false, "", "show this help"},
+        jsonOption("print the written model's card as JSON (same shape as info --json)"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("make-model", args.error().message, kExitUsage);

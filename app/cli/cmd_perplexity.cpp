@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/perplexity.h"
 
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace verdict::cli {
@@ -96,20 +98,35 @@ nlohmann::json perplexityJson(const PerplexityResult& r, const std::string& mode
             {"kld", nullptr}};
 }
 
+// What `verdict perplexity` is asked: llama-perplexity's chunks of 512 tokens, every chunk, an F32 KV cache.
+struct PerplexitySettings {
+    int64_t ctx = 512;
+    int64_t chunks = 0;  // 0: all
+    int threads = 0;
+    std::string kldBase;
+    std::string kvType = "f32";
+};
+
+const OptionTable<PerplexitySettings>& perplexityOptions() {
+    using S = PerplexitySettings;
+    static const OptionTable<S> table = {
+        intOption<S>("ctx", "N", "tokens per chunk; the text needs at least 2*N tokens", [](auto& s) -> auto& { return s.ctx; }, 4,
+                     1 << 20, 'c'),
+        intOption<S>("chunks", "N", "evaluate at most N chunks; 0 = all", [](auto& s) -> auto& { return s.chunks; }, 0,
+                     std::numeric_limits<int32_t>::max()),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
+        textOption<S>("kld-base", "MODEL", "also compute the KL-divergence of MODEL.gguf against this base model",
+                      [](auto& s) -> auto& { return s.kldBase; }),
+        textOption<S>("kv-type", "TYPE", "KV cache element type: f32 or f16", [](auto& s) -> auto& { return s.kvType; }, {"f32", "f16"}),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runPerplexity(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"ctx", true, "N", "tokens per chunk (default 512); the text needs at least 2*N tokens", false, 'c'},
-        {"chunks", true, "N", "evaluate at most N chunks (default: all)"},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
-        {"kld-base", true, "MODEL", "also compute the KL-divergence of MODEL.gguf against this base model"},
-        {"kv-type", true, "TYPE", "KV cache element type: f32 (default) or f16"},
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
-    };
+    std::vector<OptionSpec> specs = specsOf(perplexityOptions(), PerplexitySettings{});
+    for (OptionSpec spec : {deviceOptionSpec(), gpuLayersOptionSpec(), jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail(kCmd, args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -119,15 +136,8 @@ int runPerplexity(const std::vector<std::string>& argv) {
     }
     if (args->positionals().size() != 2)
         return fail(kCmd, "expected a model file and a text file (see --help)", kExitUsage);
-    auto ctx = args->integer("ctx", 512);
-    auto chunks = args->integer("chunks", 0);
-    auto threads = args->integer("threads", 0);
-    for (const Result<long long>* r : {&ctx, &chunks, &threads})
-        if (!*r) return fail(kCmd, r->error().message, kExitUsage);
-    if (*ctx < 4 || *ctx > (1 << 20)) return fail(kCmd, "--ctx must be between 4 and 1048576", kExitUsage);
-    if (*chunks < 0) return fail(kCmd, "--chunks must not be negative", kExitUsage);
-    const std::string kvType = args->value("kv-type").value_or("f32");
-    if (kvType != "f32" && kvType != "f16") return fail(kCmd, "--kv-type must be f32 or f16", kExitUsage);
+    PerplexitySettings settings;
+    if (auto e = applyOptions(perplexityOptions(), *args, settings)) return fail(kCmd, *e, kExitUsage);
     const bool json = args->has("json");
     const std::string modelPath = args->positionals()[0];
     const std::string file = args->positionals()[1];
@@ -139,7 +149,7 @@ int runPerplexity(const std::vector<std::string>& argv) {
     auto text = readText(file);
     if (!text) return fail(kCmd, text.error().message, kExitBadInput);
     ModelOptions mo;
-    mo.threads = static_cast<int>(*threads);
+    mo.threads = settings.threads;
     mo.device = device;  // the base model of --kld-base runs there too, with the same offload
     mo.gpuLayers = gpuLayers;
     auto model = Model::open(modelPath, mo);
@@ -147,16 +157,17 @@ int runPerplexity(const std::vector<std::string>& argv) {
     if (!(*model)->hasTokenizer()) return fail(kCmd, modelPath + " has no usable tokenizer", kExitBadInput);
     auto ids = (*model)->tokenize(*text, true, false);
     if (!ids) return fail(kCmd, file + ": " + ids.error().message, kExitBadInput);
-    const auto needed = 2 * static_cast<long long>(*ctx);
+    const auto needed = 2 * settings.ctx;
     if (static_cast<long long>(ids->size()) < needed)
         return fail(kCmd,
                     file + " tokenizes to only " + std::to_string(ids->size()) + " tokens; a context of "
-                        + std::to_string(*ctx) + " needs at least " + std::to_string(needed)
+                        + std::to_string(settings.ctx) + " needs at least " + std::to_string(needed)
                         + " tokens (use a longer text or a smaller --ctx)",
                     kExitBadInput);
 
     std::shared_ptr<const Model> base;
-    if (auto basePath = args->value("kld-base")) {
+    if (!settings.kldBase.empty()) {
+        const std::string* basePath = &settings.kldBase;
         auto b = Model::open(*basePath, mo);
         if (!b) return fail(kCmd, b.error().message, openFailureExitCode(device));
         base = *b;
@@ -175,9 +186,9 @@ int runPerplexity(const std::vector<std::string>& argv) {
     }
 
     PerplexityOptions po;
-    po.nCtx = *ctx;
-    po.maxChunks = *chunks;
-    po.kvType = kvType == "f16" ? KvType::F16 : KvType::F32;
+    po.nCtx = settings.ctx;
+    po.maxChunks = settings.chunks;
+    po.kvType = settings.kvType == "f16" ? KvType::F16 : KvType::F32;
     po.progress = [](int64_t done, int64_t total) {
         std::fprintf(stderr, "perplexity: chunk %lld/%lld\n", static_cast<long long>(done),
                      static_cast<long long>(total));

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 namespace verdict::cli {
 namespace {
@@ -94,30 +95,46 @@ const StudyCommand& studyCommand() {
     return c;
 }
 
+// The options bound to the service's request (core/services/quant_compare.h): the defaults
+// shown are QuantCompareRequest's, the ones the window's Quantization… dialog starts from; the
+// limits are validateQuantCompareRequest's.
+const OptionTable<core::QuantCompareRequest>& quantCompareOptions() {
+    using S = core::QuantCompareRequest;
+    constexpr long long kBig = 1LL << 30;
+    static const OptionTable<S> table = {
+        textOption<S>("suite", "NAME", "stored suite: accuracy per file, paired with the base (default: none)",
+                      [](auto& s) -> auto& { return s.suite; }, {}, 's'),
+        optionalIntOption<S>("limit", "N", "the suite's first N items only", [](auto& s) -> auto& { return s.limit; }, 1,
+                             std::numeric_limits<int64_t>::max()),
+        textOption<S>("text", "FILE", "UTF-8 text: KL-divergence and top-1 agreement against the base (default: none)",
+                      [](auto& s) -> auto& { return s.textPath; }),
+        intOption<S>("ctx", "N", "KLD chunk size in tokens; the text needs at least 2*N tokens",
+                     [](auto& s) -> auto& { return s.ctx; }, -kBig, kBig, 'c'),
+        intOption<S>("chunks", "N", "KLD over at most N chunks; 0 = all", [](auto& s) -> auto& { return s.chunks; }, -kBig, kBig),
+        // One sweep point: the first (only) element of each of the spec's lists.
+        intOption<S>("prompt", "N", "speed: prompt tokens of the sweep point",
+                     [](auto& s) -> auto& { return s.sweepSpec.promptTokens.front(); }, 0, kBig, 'p'),
+        intOption<S>("gen", "N", "speed: output tokens, >= 2", [](auto& s) -> auto& { return s.sweepSpec.genTokens.front(); }, 0,
+                     kBig, 'n'),
+        intOption<S>("batch", "N", "speed: concurrent sequences, 1..32",
+                     [](auto& s) -> auto& { return s.sweepSpec.batches.front(); }, 0, kBig, 'b'),
+        intOption<S>("reps", "N", "speed: measured repetitions", [](auto& s) -> auto& { return s.sweepSpec.reps; }, 1, 1000000,
+                     'r'),
+        flagOption<S>("no-sweep", "skip the speed and memory part", [](S& s) { s.sweep = false; }),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
+        textOption<S>("name", "NAME", "name of the comparison (default: the base file name)", [](auto& s) -> auto& { return s.name; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runQuantCompare(const std::vector<std::string>& argv) {
     if (!argv.empty() && (argv[0] == "list" || argv[0] == "show") && !std::filesystem::exists(argv[0]))
         return runStudySubcommand(studyCommand(), argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
-    const std::vector<OptionSpec> specs = {
-        {"suite", true, "NAME", "stored suite: accuracy per file, paired with the base (default: none)", false, 's'},
-        {"limit", true, "N", "the suite's first N items only"},
-        {"text", true, "FILE", "UTF-8 text: KL-divergence and top-1 agreement against the base (default: none)"},
-        {"ctx", true, "N", "KLD chunk size in tokens (default 512); the text needs at least 2*N tokens", false, 'c'},
-        {"chunks", true, "N", "KLD over at most N chunks (default: all)"},
-        {"prompt", true, "N", "speed: prompt tokens of the sweep point (default 128)", false, 'p'},
-        {"gen", true, "N", "speed: output tokens, >= 2 (default 64)", false, 'n'},
-        {"batch", true, "N", "speed: concurrent sequences, 1..32 (default 1)", false, 'b'},
-        {"reps", true, "N", "speed: measured repetitions (default 5)", false, 'r'},
-        {"no-sweep", false, "", "skip the speed and memory part"},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
-        {"name", true, "NAME", "name of the comparison (default: the base file name)"},
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
-    };
+    std::vector<OptionSpec> specs = specsOf(quantCompareOptions(), core::QuantCompareRequest{});
+    for (OptionSpec spec : {deviceOptionSpec(), gpuLayersOptionSpec(), dbOption(), jsonOption(), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail(kCmd, args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -132,28 +149,7 @@ int runQuantCompare(const std::vector<std::string>& argv) {
     core::QuantCompareRequest r;
     r.basePath = args->positionals()[0];
     r.files.assign(args->positionals().begin() + 1, args->positionals().end());
-    r.suite = args->value("suite").value_or("");
-    r.textPath = args->value("text").value_or("");
-    r.name = args->value("name").value_or("");
-    r.sweep = !args->has("no-sweep");
-    auto limit = args->integer("limit", 0);
-    auto ctx = args->integer("ctx", 512);
-    auto chunks = args->integer("chunks", 0);
-    auto prompt = args->integer("prompt", 128);
-    auto gen = args->integer("gen", 64);
-    auto batch = args->integer("batch", 1);
-    auto reps = args->integer("reps", 5);
-    auto threads = args->integer("threads", 0);
-    for (const Result<long long>* v : {&limit, &ctx, &chunks, &prompt, &gen, &batch, &reps, &threads})
-        if (!*v) return fail(kCmd, v->error().message, kExitUsage);
-    if (args->has("limit")) r.limit = *limit;
-    r.ctx = *ctx;
-    r.chunks = *chunks;
-    r.sweepSpec.promptTokens = {*prompt};
-    r.sweepSpec.genTokens = {*gen};
-    r.sweepSpec.batches = {*batch};
-    r.sweepSpec.reps = static_cast<int>(*reps);
-    r.threads = static_cast<int>(*threads);
+    if (auto e = applyOptions(quantCompareOptions(), *args, r)) return fail(kCmd, *e, kExitUsage);
     if (auto v = core::validateQuantCompareRequest(r); !v) return fail(kCmd, v.error().message, kExitUsage);
     if (int rc = readDeviceOption(kCmd, *args, &r.device); rc != kExitOk) return rc;
     if (int rc = readGpuLayersOption(kCmd, *args, r.device, &r.gpuLayers); rc != kExitOk) return rc;

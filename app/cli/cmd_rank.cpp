@@ -23,9 +23,9 @@ int runRank(const std::vector<std::string>& argv) {
         {"judge", true, "NAME", "only this judge's verdicts: a judge model's reference or human:NAME (default: every judge)"},
         {"resamples", true, "N", "bootstrap resamples over items (default 1000; 0: no intervals)"},
         {"seed", true, "S", "bootstrap seed (default 20240229)"},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption(),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("rank", args.error().message, kExitUsage);

@@ -95,9 +95,9 @@ int runReport(const std::vector<std::string>& argv) {
         {"format", true, "FMT", "pdf, html or md (default: from the file extension, else pdf)"},
         {"layout-json", true, "PATH", "PDF only: also write the layout boxes (tests check nothing is off the page)"},
         {"data-json", true, "PATH", "also write the report's data as JSON (docs/report.md)"},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print where the files are and the summary as one JSON object (docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption("print where the files are and the summary as one JSON object (docs/cli.md)"),
+        helpOption(),
     };
     const std::string usage =
         "verdict report --run A --run B [--sweep ID ...] [--hardware ID --tokens-per-day N ...] [--weights LIST] -o FILE "
@@ -137,14 +137,14 @@ int runReport(const std::vector<std::string>& argv) {
     req.autoSoak = !args->has("no-auto-soak");
     if (!args->has("output")) return fail("report", "give the report file: -o report.pdf", kExitUsage);
     const std::string output = *args->value("output");
-    std::optional<ui::ReportFormat> format;
+    std::optional<render::ReportFormat> format;
     if (auto f = args->value("format")) {
-        format = ui::parseReportFormat(*f);
+        format = render::parseReportFormat(*f);
         if (!format) return fail("report", "--format must be pdf, html or md (not '" + *f + "')", kExitUsage);
     } else {
-        format = ui::reportFormatOfPath(output).value_or(ui::ReportFormat::Pdf);
+        format = render::reportFormatOfPath(output).value_or(render::ReportFormat::Pdf);
     }
-    if (args->has("layout-json") && *format != ui::ReportFormat::Pdf)
+    if (args->has("layout-json") && *format != render::ReportFormat::Pdf)
         return fail("report", "--layout-json is for PDF output only", kExitUsage);
 
     if (auto w = args->value("weights")) {
@@ -213,7 +213,7 @@ int runReport(const std::vector<std::string>& argv) {
                   << " (the report leaves it out)\n";
 
     auto app = ensureApplication();
-    auto rendered = ui::renderReport(*data, *format, QString::fromStdString(output),
+    auto rendered = render::renderReport(*data, *format, QString::fromStdString(output),
                                      QString::fromStdString(args->value("layout-json").value_or("")));
     if (!rendered) return fail("report", rendered.error().message, kExitRuntime);
     const nlohmann::json dataJson = core::toJson(*data);
@@ -231,9 +231,9 @@ int runReport(const std::vector<std::string>& argv) {
         for (const auto& r : data->decision) winners[r.key] = core::winnerName(r.winner);
         nlohmann::json j = {
             {"output", rendered->path.toStdString()},
-            {"format", ui::reportFormatName(rendered->format)},
+            {"format", render::reportFormatName(rendered->format)},
             {"bytes", rendered->bytes},
-            {"pages", *format == ui::ReportFormat::Pdf ? nlohmann::json(rendered->pages) : nlohmann::json(nullptr)},
+            {"pages", *format == render::ReportFormat::Pdf ? nlohmann::json(rendered->pages) : nlohmann::json(nullptr)},
             {"layout_json", rendered->layoutJsonPath.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(rendered->layoutJsonPath.toStdString())},
             {"data_json", dataPath.empty() ? nlohmann::json(nullptr) : nlohmann::json(dataPath)},
             {"title", data->title},
@@ -247,7 +247,7 @@ int runReport(const std::vector<std::string>& argv) {
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         std::cout << "wrote " << rendered->path.toStdString();
-        if (*format == ui::ReportFormat::Pdf) std::cout << " (" << rendered->pages << " pages)";
+        if (*format == render::ReportFormat::Pdf) std::cout << " (" << rendered->pages << " pages)";
         std::cout << "\n" << data->recommendation.headline << "\n";
         for (const auto& m : data->missing) std::cout << "  missing: " << m << "\n";
     }

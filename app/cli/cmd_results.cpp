@@ -175,10 +175,10 @@ void printCost(const nlohmann::json& c) {
 
 int runResults(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        dbOption(),
         {"providers-file", true, "PATH", "user provider catalog with the prices of provider runs (default: $XDG_CONFIG_HOME/verdict/providers.json)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        jsonOption(),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("results", args.error().message, kExitUsage);

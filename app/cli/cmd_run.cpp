@@ -51,25 +51,20 @@ using core::SuiteRunSettings;
 
 const OptionTable<SuiteRunSettings>& runOptionTable() {
     using S = SuiteRunSettings;
-    static const OptionTable<S> table = {
+    const auto generation = [](auto& s) -> auto& { return s.generation; };
+    static const OptionTable<S> table = concatOptions<S>({{
         textOption<S>("suite", "NAME", "stored suite to evaluate (name or #ID; see verdict suite list)",
                       [](auto& s) -> auto& { return s.suite; }),
         optionalIntOption<S>("limit", "N", "evaluate the first N items only", [](auto& s) -> auto& { return s.limit; }, 1,
                              std::numeric_limits<long long>::max()),
         intOption<S>("shots", "K", "few-shot examples before each item, drawn from the suite",
                      [](auto& s) -> auto& { return s.prompting.shots; }, 0, 64),
-        numberOption<S>("temp", "T", "temperature; 0 = greedy", [](auto& s) -> auto& { return s.generation.temperature; }, 0, 100),
+        temperatureOption<S>(generation),
         intOption<S>("seed", "S", "sampling seed; item i uses S + i", [](auto& s) -> auto& { return s.generation.seed; }, 0,
                      std::numeric_limits<long long>::max()),
         intOption<S>("max-tokens", "N", "generated tokens per item at most",
                      [](auto& s) -> auto& { return s.generation.maxTokens; }, 0, 1'000'000),
-        intOption<S>("top-k", "K", "top-k; 0 = off", [](auto& s) -> auto& { return s.generation.topK; }, 0, 1'000'000),
-        numberOption<S>("top-p", "P", "top-p; 1 = off", [](auto& s) -> auto& { return s.generation.topP; }, 0, 1),
-        numberOption<S>("min-p", "P", "min-p; 0 = off", [](auto& s) -> auto& { return s.generation.minP; }, 0, 1),
-        numberOption<S>("repeat-penalty", "R", "repetition penalty; 1 = off",
-                        [](auto& s) -> auto& { return s.generation.repeatPenalty; }, 0.01, 100),
-        listOption<S>("stop", "STR", "stop generating when the output contains STR (repeatable)",
-                      [](auto& s) -> auto& { return s.generation.stop; }),
+    }, samplingOptions<S>(generation), {
         textOption<S>("system", "TEXT", "system message put before every item", [](auto& s) -> auto& { return s.prompting.system; }),
         flagOption<S>("no-chat-template", "send plain prompts even when the model has a chat template",
                       [](S& s) { s.prompting.useChatTemplate = false; }),
@@ -91,11 +86,11 @@ const OptionTable<SuiteRunSettings>& runOptionTable() {
         intOption<S>("parallel", "N", "items in flight at once (engine: continuous batching; endpoint: requests); 0 = "
                      "chosen from the device's free memory (CPU at most 4, GPU 16; endpoint 1)",
                      [](auto& s) -> auto& { return s.parallel; }, 0, 64, 'P'),
-        intOption<S>("threads", "N", "compute threads; 0 = physical cores", [](auto& s) -> auto& { return s.backend.threads; }, 0,
-                     4096, 't'),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.backend.threads; }, 0,
+                     kMaxThreads, 't'),
         intOption<S>("ctx", "N", "context size in tokens; 0 = min(training context, 4096)",
                      [](auto& s) -> auto& { return s.backend.nCtx; }, 0, std::numeric_limits<int32_t>::max(), 'c'),
-    };
+    }});
     return table;
 }
 
@@ -107,9 +102,9 @@ int runRun(const std::vector<std::string>& argv) {
     specs.insert(specs.end(), {
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object at the end (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption("print one JSON object at the end (shape: docs/cli.md)"),
+        helpOption(),
     });
     auto args = Args::parse(argv, specs);
     if (!args) return fail("run", args.error().message, kExitUsage);
@@ -143,7 +138,8 @@ int runRun(const std::vector<std::string>& argv) {
     auto exitCodeOf = [&](const core::ServiceError& e) {
         switch (e.kind) {
         case core::ServiceFailure::BadInput: return kExitBadInput;
-        case core::ServiceFailure::Storage: return kExitRuntime;
+        case core::ServiceFailure::Storage:
+        case core::ServiceFailure::Runtime: return kExitRuntime;
         case core::ServiceFailure::Cancelled: return 130;
         case core::ServiceFailure::ModelOpen: break;
         }

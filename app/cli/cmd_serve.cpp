@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "cli/signal_stop.h"
 #include "core/net/http.h"
 #include "core/serve/openai_server.h"
@@ -19,28 +20,55 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 namespace verdict::cli {
 
-int runServe(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"host", true, "ADDR", "address to bind (default 127.0.0.1; others need an API key)"},
-        {"port", true, "N", "port (default 8080; 0 = any free port)"},
-        {"api-key", true, "KEY", "require 'Authorization: Bearer KEY' (default: $VERDICT_API_KEY)"},
-        {"tls-cert", true, "PEM", "serve https with this certificate (chain); needs --tls-key"},
-        {"tls-key", true, "PEM", "the certificate's private key (PEM, no passphrase)"},
-        {"parallel", true, "N", "sequences decoded together, 1..64 (default 8)", false, 'P'},
-        {"ctx", true, "N", "context per sequence (default: min(training context, 4096))", false, 'c'},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        {"model-id", true, "NAME", "model name clients use (default: the file name)"},
-        {"max-tokens-limit", true, "N", "largest max_tokens a request may ask for (default 4096)"},
-        {"max-body", true, "BYTES", "largest request body (default 8388608)"},
-        {"json", false, "", "print one JSON line once listening"},
-        {"help", false, "", "show this help", false, 'h'},
+namespace {
+
+// What `verdict serve` is asked: the server's own options (core/serve/openai_server.h) and the
+// HTTP listener's (core/net/http.h), whose defaults are the ones --help shows.
+struct ServeSettings {
+    core::ServeOptions serve;
+    core::net::HttpServerOptions http;
+    int threads = 0;
+    std::string apiKey;  // --api-key; "" = $VERDICT_API_KEY
+};
+
+const OptionTable<ServeSettings>& serveOptions() {
+    using S = ServeSettings;
+    static const OptionTable<S> table = {
+        textOption<S>("host", "ADDR", "address to bind; others than loopback need an API key",
+                      [](auto& s) -> auto& { return s.http.host; }),
+        intOption<S>("port", "N", "port; 0 = any free port", [](auto& s) -> auto& { return s.http.port; }, 0, 65535),
+        textOption<S>("api-key", "KEY", "require 'Authorization: Bearer KEY' (default: $VERDICT_API_KEY)",
+                      [](auto& s) -> auto& { return s.apiKey; }),
+        textOption<S>("tls-cert", "PEM", "serve https with this certificate (chain); needs --tls-key",
+                      [](auto& s) -> auto& { return s.http.tlsCertFile; }),
+        textOption<S>("tls-key", "PEM", "the certificate's private key (PEM, no passphrase)",
+                      [](auto& s) -> auto& { return s.http.tlsKeyFile; }),
+        intOption<S>("parallel", "N", "sequences decoded together", [](auto& s) -> auto& { return s.serve.maxSequences; }, 1, 64,
+                     'P'),
+        intOption<S>("ctx", "N", "context per sequence; 0 = min(training context, 4096)", [](auto& s) -> auto& { return s.serve.nCtx; },
+                     0, std::numeric_limits<int32_t>::max(), 'c'),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
+        textOption<S>("model-id", "NAME", "model name clients use (default: the file name)",
+                      [](auto& s) -> auto& { return s.serve.modelId; }),
+        intOption<S>("max-tokens-limit", "N", "largest max_tokens a request may ask for",
+                     [](auto& s) -> auto& { return s.serve.maxTokensLimit; }, 1, std::numeric_limits<int32_t>::max()),
+        intOption<S>("max-body", "BYTES", "largest request body", [](auto& s) -> auto& { return s.http.maxBodyBytes; }, 1,
+                     std::numeric_limits<int64_t>::max()),
     };
+    return table;
+}
+
+}  // namespace
+
+int runServe(const std::vector<std::string>& argv) {
+    std::vector<OptionSpec> specs = specsOf(serveOptions(), ServeSettings{});
+    for (OptionSpec spec : {deviceOptionSpec(), gpuLayersOptionSpec(), jsonOption("print one JSON line once listening"), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("serve", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -50,18 +78,10 @@ int runServe(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (args->positionals().size() != 1) return fail("serve", "expected one MODEL file", kExitUsage);
-    auto port = args->integer("port", 8080);
-    auto parallel = args->integer("parallel", 8);
-    auto ctx = args->integer("ctx", 0);
-    auto threads = args->integer("threads", 0);
-    auto limit = args->integer("max-tokens-limit", 4096);
-    auto maxBody = args->integer("max-body", 8 * 1024 * 1024);
-    for (const auto* r : {&port, &parallel, &ctx, &threads, &limit, &maxBody})
-        if (!*r) return fail("serve", r->error().message, kExitUsage);
-    if (*port < 0 || *port > 65535) return fail("serve", "--port must be 0..65535", kExitUsage);
-    if (*parallel < 1 || *parallel > 64) return fail("serve", "--parallel must be 1..64", kExitUsage);
-    const std::string host = args->value("host").value_or("127.0.0.1");
-    std::string apiKey = args->value("api-key").value_or("");
+    ServeSettings settings;
+    if (auto e = applyOptions(serveOptions(), *args, settings)) return fail("serve", *e, kExitUsage);
+    const std::string& host = settings.http.host;
+    std::string apiKey = settings.apiKey;
     if (args->has("api-key"))  // on the command line, every user of this machine reads it in `ps`
         std::fprintf(stderr, "verdict serve: warning: --api-key is visible to other users in the process list; "
                              "prefer the environment: VERDICT_API_KEY=... verdict serve ...\n");
@@ -79,8 +99,8 @@ int runServe(const std::vector<std::string>& argv) {
         return fail("serve", "an API key for a non-loopback address must have at least 8 characters", kExitUsage);
     if (!loopback && apiKey.empty())
         return fail("serve", "binding to " + host + " needs an API key (--api-key or $VERDICT_API_KEY)", kExitUsage);
-    const std::string tlsCert = args->value("tls-cert").value_or("");
-    const std::string tlsKey = args->value("tls-key").value_or("");
+    const std::string& tlsCert = settings.http.tlsCertFile;
+    const std::string& tlsKey = settings.http.tlsKeyFile;
     if (tlsCert.empty() != tlsKey.empty()) return fail("serve", "--tls-cert and --tls-key go together", kExitUsage);
     // Before the model loads: a missing file is said at once (its contents are checked when the server starts).
     for (const auto& [option, file] : {std::pair{"--tls-cert", tlsCert}, std::pair{"--tls-key", tlsKey}})
@@ -93,26 +113,17 @@ int runServe(const std::vector<std::string>& argv) {
 
     SignalStop signals("serve");  // before any thread starts
     ModelOptions mo;
-    mo.threads = static_cast<int>(*threads);
+    mo.threads = settings.threads;
     mo.cancel = signals.cancelFlag();
     mo.device = device;
     mo.gpuLayers = gpuLayers;
     auto model = Model::open(args->positionals()[0], mo);
     if (!model) return fail("serve", model.error().message, openFailureExitCode(device));
-    core::ServeOptions so;
-    so.modelId = args->value("model-id").value_or("");
+    core::ServeOptions so = settings.serve;
     so.apiKey = apiKey;
-    so.maxSequences = static_cast<int>(*parallel);
-    so.nCtx = *ctx;
-    so.maxTokensLimit = static_cast<int>(*limit);
     auto server = core::OpenAiServer::create(*model, so);
     if (!server) return fail("serve", server.error().message, openFailureExitCode(device));
-    core::net::HttpServerOptions ho;
-    ho.host = host;
-    ho.port = static_cast<int>(*port);
-    ho.maxBodyBytes = static_cast<size_t>(*maxBody);
-    ho.tlsCertFile = tlsCert;
-    ho.tlsKeyFile = tlsKey;
+    const core::net::HttpServerOptions& ho = settings.http;
     core::OpenAiServer* raw = server->get();
     auto http = core::net::HttpServer::start(ho, [raw](const core::net::HttpRequest& req, core::net::HttpResponder& r) {
         raw->handle(req, r);
@@ -125,7 +136,7 @@ int runServe(const std::vector<std::string>& argv) {
         std::cout << nlohmann::json{{"url", url},
                                     {"model", so.modelId.empty() ? std::filesystem::path(args->positionals()[0]).filename().string()
                                                                  : so.modelId},
-                                    {"parallel", *parallel},
+                                    {"parallel", so.maxSequences},
                                     {"device", (*model)->device()},
                                     {"api_key_required", !apiKey.empty()},
                                     {"tls", (*http)->tls()}}

@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 namespace verdict::cli {
 namespace {
@@ -96,14 +98,36 @@ const StudyCommand& studyCommand() {
     return c;
 }
 
-Result<double> positiveNumber(const Args& args, const char* name, double fallback) {
-    auto v = args.value(name);
-    if (!v) return fallback;
-    char* end = nullptr;
-    const double x = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || !std::isfinite(x) || x < 0)
-        return Error{std::string("--") + name + ": '" + *v + "' is not a non-negative number"};
-    return x;
+// The options bound to the service's request (core/services/soak.h): the defaults shown are
+// SoakRequest's, the ones the window's Soak… dialog starts from; the limits are
+// validateSoakRequest's (the bounds here only keep the numbers in range of their types).
+const OptionTable<core::SoakRequest>& soakOptions() {
+    using S = core::SoakRequest;
+    constexpr long long kInt = std::numeric_limits<int32_t>::max();
+    static const OptionTable<S> table = {
+        textOption<S>("model", "NAME", "endpoint: model name (default: the first of GET /v1/models)",
+                      [](auto& s) -> auto& { return s.model; }, {}, 'm'),
+        durationOption<S>("duration", "how long: 2h, 30m, 90s", [](auto& s) -> auto& { return s.durationS; }, 'd'),
+        durationOption<S>("window", "length of one measured window, at least 0.5s", [](auto& s) -> auto& { return s.windowS; }),
+        numberOption<S>("rate", "R", "requests/s, Poisson arrivals", [](auto& s) -> auto& { return s.rate; }, 0, 1e9),
+        numberOption<S>("burst-rate", "H", "bursts: every other window runs at H requests/s; 0 = none",
+                        [](auto& s) -> auto& { return s.burstRate; }, 0, 1e9),
+        intOption<S>("prompt-words", "N", "prompt length in words", [](auto& s) -> auto& { return s.promptWords; }, -kInt, kInt),
+        intOption<S>("max-tokens", "N", "tokens per request (ignore_eos is sent)", [](auto& s) -> auto& { return s.maxTokens; },
+                     -kInt, kInt),
+        intOption<S>("warmup-windows", "N", "first windows left out of the drift fits",
+                     [](auto& s) -> auto& { return s.warmupWindows; }, -kInt, kInt),
+        intOption<S>("pid", "PID", "endpoint: read the server's memory from /proc/PID/status; 0 = its /metrics",
+                     [](auto& s) -> auto& { return s.pid; }, 0, std::numeric_limits<int64_t>::max()),
+        intOption<S>("parallel", "N", "MODEL.gguf: sequences the in-process server decodes together",
+                     [](auto& s) -> auto& { return s.parallel; }, -kInt, kInt),
+        intOption<S>("threads", "N", std::string("MODEL.gguf: ") + kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0,
+                     kMaxThreads, 't'),
+        intOption<S>("seed", "N", "seed of prompts and arrivals", [](auto& s) -> auto& { return s.seed; }, 0,
+                     std::numeric_limits<int64_t>::max()),
+        textOption<S>("name", "NAME", "name of the stored soak (default: the file or URL)", [](auto& s) -> auto& { return s.name; }),
+    };
+    return table;
 }
 
 }  // namespace
@@ -112,26 +136,9 @@ int runSoak(const std::vector<std::string>& argv) {
     if (!argv.empty() && (argv[0] == "list" || argv[0] == "show") && !std::filesystem::exists(argv[0]))
         return runStudySubcommand(studyCommand(), argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
     std::vector<OptionSpec> specs = endpointOptionSpecs("the endpoint");
-    specs.insert(specs.end(), {
-        {"model", true, "NAME", "endpoint: model name (default: the first of GET /v1/models)", false, 'm'},
-        {"duration", true, "T", "how long: 2h, 30m, 90s (default 1h)", false, 'd'},
-        {"window", true, "T", "length of one measured window (default 60s; at least 0.5s)"},
-        {"rate", true, "R", "requests/s, Poisson arrivals (default 1)"},
-        {"burst-rate", true, "H", "bursts: every other window runs at H requests/s"},
-        {"prompt-words", true, "N", "prompt length in words (default 64)"},
-        {"max-tokens", true, "N", "tokens per request (default 128; ignore_eos is sent)"},
-        {"warmup-windows", true, "N", "first windows left out of the drift fits (default 1)"},
-        {"pid", true, "PID", "endpoint: read the server's memory from /proc/PID/status (default: its /metrics)"},
-        {"parallel", true, "N", "MODEL.gguf: sequences the in-process server decodes together (default 8)"},
-        {"threads", true, "N", "MODEL.gguf: compute threads (default: physical cores)", false, 't'},
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        {"seed", true, "N", "seed of prompts and arrivals (default 1)"},
-        {"name", true, "NAME", "name of the stored soak (default: the file or URL)"},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
-    });
+    for (OptionSpec spec : specsOf(soakOptions(), core::SoakRequest{})) specs.push_back(std::move(spec));
+    for (OptionSpec spec : {deviceOptionSpec(), gpuLayersOptionSpec(), dbOption(), jsonOption(), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail(kCmd, args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -152,34 +159,7 @@ int runSoak(const std::vector<std::string>& argv) {
         r.insecure = access.insecure;
         r.api = access.api;
     }
-    r.model = args->value("model").value_or("");
-    r.name = args->value("name").value_or("");
-    auto duration = parseDuration(args->value("duration").value_or("1h"), "duration");
-    auto window = parseDuration(args->value("window").value_or("60s"), "window");
-    auto rate = positiveNumber(*args, "rate", 1);
-    auto burst = positiveNumber(*args, "burst-rate", 0);
-    for (const Result<double>* v : {&duration, &window, &rate, &burst})
-        if (!*v) return fail(kCmd, v->error().message, kExitUsage);
-    r.durationS = *duration;
-    r.windowS = *window;
-    r.rate = *rate;
-    r.burstRate = *burst;
-    auto words = args->integer("prompt-words", 64);
-    auto tokens = args->integer("max-tokens", 128);
-    auto warm = args->integer("warmup-windows", 1);
-    auto pid = args->integer("pid", 0);
-    auto parallel = args->integer("parallel", 8);
-    auto threads = args->integer("threads", 0);
-    auto seed = args->integer("seed", 1);
-    for (const Result<long long>* v : {&words, &tokens, &warm, &pid, &parallel, &threads, &seed})
-        if (!*v) return fail(kCmd, v->error().message, kExitUsage);
-    r.promptWords = static_cast<int>(*words);
-    r.maxTokens = static_cast<int>(*tokens);
-    r.warmupWindows = static_cast<int>(*warm);
-    r.pid = *pid;
-    r.parallel = static_cast<int>(*parallel);
-    r.threads = static_cast<int>(*threads);
-    r.seed = static_cast<uint64_t>(*seed);
+    if (auto e = applyOptions(soakOptions(), *args, r)) return fail(kCmd, *e, kExitUsage);
     if (auto v = core::validateSoakRequest(r); !v) return fail(kCmd, v.error().message, kExitUsage);
     if (int rc = readDeviceOption(kCmd, *args, &r.device); rc != kExitOk) return rc;
     if (int rc = readGpuLayersOption(kCmd, *args, r.device, &r.gpuLayers); rc != kExitOk) return rc;

@@ -26,10 +26,6 @@
 namespace verdict::cli {
 namespace {
 
-const OptionSpec kDbOption{"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"};
-const OptionSpec kJsonOption{"json", false, "", "print one JSON object (shape: docs/cli.md)"};
-const OptionSpec kHelpOption{"help", false, "", "show this help", false, 'h'};
-
 std::string dumpJson(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 nlohmann::json suiteJson(const core::SuiteRecord& s) {
@@ -58,7 +54,7 @@ int importCommand(const std::vector<std::string>& argv) {
         {"answers", true, "FILE", "BFCL: the possible_answer file with each item's ground truth (joined by id)"},
         {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most (default 2048; 0 = no limit)"},
         {"max-expand-ratio", true, "N", "a .gz file may inflate N times its size at most, judged past 64 MiB (default 100; 0 = no limit)"},
-        kDbOption, kJsonOption, kHelpOption,
+        dbOption(), jsonOption(), helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite import", args.error().message, kExitUsage);
@@ -124,7 +120,7 @@ int importCommand(const std::vector<std::string>& argv) {
 }
 
 int listCommand(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {kDbOption, kJsonOption, kHelpOption};
+    const std::vector<OptionSpec> specs = {dbOption(), jsonOption(), helpOption()};
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite list", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -156,7 +152,7 @@ int listCommand(const std::vector<std::string>& argv) {
 int showCommand(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"limit", true, "N", "items to show (default: all with --json, 5 otherwise)"},
-        kDbOption, kJsonOption, kHelpOption,
+        dbOption(), jsonOption(), helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite show", args.error().message, kExitUsage);
@@ -235,7 +231,7 @@ int makeConversationCommand(const std::vector<std::string>& argv) {
         {"conversations", true, "N", "conversations per length (default 5)"},
         {"seed", true, "S", "facts and tasks (default 1)"},
         {"name", true, "N", "suite name (default conversations)"},
-        kDbOption, kJsonOption, kHelpOption,
+        dbOption(), jsonOption(), helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite make", args.error().message, kExitUsage);
@@ -284,7 +280,7 @@ int makeCommand(const std::vector<std::string>& argv) {
         {"tokenizer", true, "GGUF", "count tokens with this model's tokenizer (default: estimate bytes / 4)"},
         {"seed", true, "S", padded ? "built-in filler (default 1)" : "needles and built-in filler (default 1)"},
         {"name", true, "N", padded ? "suite name (default SUITE@LENGTHS)" : "suite name (default needle)"},
-        kDbOption, kJsonOption, kHelpOption,
+        dbOption(), jsonOption(), helpOption(),
     };
     if (padded) {
         specs.insert(specs.begin(), {{"suite", true, "NAME", "the stored suite to pad (name or #ID)"},

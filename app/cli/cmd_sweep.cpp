@@ -5,13 +5,11 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "cli/signal_stop.h"
-#include "core/perf/engine_sweep_target.h"
-#include "core/perf/sweep_runner.h"
-#include "core/store/model_repository.h"
+#include "core/services/sweep.h"
 #include "core/store/store.h"
 #include "core/store/sweep_repository.h"
-#include "core/version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -137,9 +136,9 @@ const std::vector<OptionSpec>& storedSpecs() {
     static const std::vector<OptionSpec> specs = {
         {"format", true, "F", "export: csv or json"},
         {"output", true, "FILE", "export: write to FILE instead of stdout", false, 'o'},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print JSON (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption("print JSON (shape: docs/cli.md)"),
+        helpOption(),
     };
     return specs;
 }
@@ -200,6 +199,28 @@ int runStored(const std::string& sub, const std::vector<std::string>& argv) {
     return kExitOk;
 }
 
+// The options of `verdict sweep MODEL`, bound to the service's settings (core/services/sweep.h):
+// the defaults shown in --help are SweepSettings'. The grid's rules (gen >= 2, batch <= 32 …) are
+// validateSweepSpec's; the bounds here only keep the numbers sane.
+const OptionTable<core::SweepSettings>& sweepOptions() {
+    using S = core::SweepSettings;
+    constexpr long long kBig = 1LL << 30;
+    static const OptionTable<S> table = {
+        intListOption<S>("prompt", "N,N", "prompt lengths in tokens", [](auto& s) -> auto& { return s.spec.promptTokens; }, 0, kBig, 'p'),
+        intListOption<S>("gen", "N,N", "output lengths in tokens, >= 2", [](auto& s) -> auto& { return s.spec.genTokens; }, 0, kBig, 'n'),
+        intListOption<S>("batch", "N,N", "concurrent sequences, 1..32", [](auto& s) -> auto& { return s.spec.batches; }, 0, kBig, 'b'),
+        intOption<S>("reps", "N", "measured repetitions per point", [](auto& s) -> auto& { return s.spec.reps; }, 1, 1000000, 'r'),
+        intOption<S>("warmup", "N", "unmeasured warm-up batches per point", [](auto& s) -> auto& { return s.spec.warmups; }, 0, 1000000),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
+        intOption<S>("seed", "N", "seed of the random prompt tokens", [](auto& s) -> auto& { return s.spec.seed; }, 0,
+                     std::numeric_limits<int64_t>::max()),
+        textOption<S>("name", "NAME", "name of the sweep (default: the model file name)", [](auto& s) -> auto& { return s.name; }),
+        numberOption<S>("bandwidth", "GB/S", "memory bandwidth for the roofline; 0 = measured on the CPU, none on a GPU",
+                        [](auto& s) -> auto& { return s.bandwidthGbPerS; }, 0, 1e6),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runSweep(const std::vector<std::string>& argv) {
@@ -207,22 +228,12 @@ int runSweep(const std::vector<std::string>& argv) {
         !std::filesystem::exists(argv[0]))
         return runStored(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
 
-    const std::vector<OptionSpec> specs = {
-        {"prompt", true, "N,N", "prompt lengths in tokens (default 128,512)", false, 'p'},
-        {"gen", true, "N,N", "output lengths in tokens, >= 2 (default 128)", false, 'n'},
-        {"batch", true, "N,N", "concurrent sequences, 1..32 (default 1)", false, 'b'},
-        {"reps", true, "N", "measured repetitions per point (default 3)", false, 'r'},
-        {"warmup", true, "N", "unmeasured warm-up batches per point (default 1)"},
-        {"threads", true, "N", "compute threads (default: physical cores)", false, 't'},
-        {"seed", true, "N", "seed of the random prompt tokens (default 1)"},
-        {"name", true, "NAME", "name of the sweep (default: the model file name)"},
-        {"bandwidth", true, "GB/S", "memory bandwidth for the roofline (default: measured on the CPU; none on a GPU)"},
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
-    };
+    std::vector<OptionSpec> specs = specsOf(sweepOptions(), core::SweepSettings{});
+    for (OptionSpec spec : {deviceOptionSpec(), gpuLayersOptionSpec(),
+                            dbOption(),
+                            jsonOption(),
+                            helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("sweep", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -234,60 +245,20 @@ int runSweep(const std::vector<std::string>& argv) {
     if (args->positionals().size() != 1) return fail("sweep", "expected one MODEL file (see --help)", kExitUsage);
     const std::string modelPath = args->positionals()[0];
 
-    core::SweepSpec spec;
-    auto toVec = [](const std::vector<long long>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
-    auto prompt = args->integerList("prompt", {128, 512});
-    auto gen = args->integerList("gen", {128});
-    auto batch = args->integerList("batch", {1});
-    auto reps = args->integer("reps", 3);
-    auto warm = args->integer("warmup", 1);
-    auto threads = args->integer("threads", 0);
-    auto seed = args->integer("seed", 1);
-    auto bw = args->number("bandwidth", 0);
-    for (const Error* e : {prompt ? nullptr : &prompt.error(), gen ? nullptr : &gen.error(),
-                           batch ? nullptr : &batch.error(), reps ? nullptr : &reps.error(),
-                           warm ? nullptr : &warm.error(), threads ? nullptr : &threads.error(),
-                           seed ? nullptr : &seed.error(), bw ? nullptr : &bw.error()})
-        if (e) return fail("sweep", e->message, kExitUsage);
-    spec.promptTokens = toVec(*prompt);
-    spec.genTokens = toVec(*gen);
-    spec.batches = toVec(*batch);
-    spec.reps = static_cast<int>(*reps);
-    spec.warmups = static_cast<int>(*warm);
-    spec.seed = static_cast<uint64_t>(*seed);
-    constexpr int kMaxBatch = 32;
-    if (auto r = core::validateSweepSpec(spec, kMaxBatch); !r) return fail("sweep", r.error().message, kExitUsage);
-
-    std::string device;
-    if (int rc = readDeviceOption("sweep", *args, &device); rc != kExitOk) return rc;
-    int gpuLayers = -1;
-    if (int rc = readGpuLayersOption("sweep", *args, device, &gpuLayers); rc != kExitOk) return rc;
+    core::SweepSettings settings;
+    if (auto e = applyOptions(sweepOptions(), *args, settings)) return fail("sweep", *e, kExitUsage);
+    if (auto r = core::validateSweepSpec(settings.spec, core::kMaxSweepBatch); !r)
+        return fail("sweep", r.error().message, kExitUsage);
+    if (int rc = readDeviceOption("sweep", *args, &settings.device); rc != kExitOk) return rc;
+    if (int rc = readGpuLayersOption("sweep", *args, settings.device, &settings.gpuLayers); rc != kExitOk) return rc;
 
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("sweep", db.error().message, kExitBadInput);
-    core::ModelRepository models(*db);
-    auto identity = models.identifyFile({modelPath});
-    if (!identity) return fail("sweep", identity.error().message, kExitBadInput);
 
     SignalStop signals("sweep");  // before the engine starts its threads
-    core::EngineSweepTargetOptions to;
-    to.threads = static_cast<int>(*threads);
-    to.maxBatch = kMaxBatch;
-    to.cancelLoad = signals.cancelFlag();
-    to.device = device;
-    to.gpuLayers = gpuLayers;
-    auto target = core::EngineSweepTarget::open(modelPath, to);
-    if (!target) return fail("sweep", target.error().message, openFailureExitCode(device));
-
-    core::SweepOptions so;
-    so.name = args->value("name").value_or("");
-    so.engineVersion = core::toolVersion();
-    so.modelSha256 = identity->sha256;
-    so.modelBytes = identity->bytes;
-    so.bandwidthGbPerS = *bw;
-    so.cancel = signals.cancelFlag();
+    core::SweepEvents events;
     const bool tty = isatty(STDERR_FILENO);
-    so.progress = [tty](const core::SweepProgress& p) {
+    events.progress = [tty](const core::SweepProgress& p) {
         if (!tty && p.phase != "stored") return;
         std::fprintf(stderr, "%s[sweep] point %d/%d  prompt %lld gen %lld batch %lld  %s  %.0fs elapsed%s",
                      tty ? "\r" : "", p.pointIndex + (p.phase == "stored" ? 0 : 1), p.pointCount,
@@ -297,9 +268,9 @@ int runSweep(const std::vector<std::string>& argv) {
         if (!tty) std::fprintf(stderr, "\n");
         std::fflush(stderr);
     };
-    auto outcome = core::runSweep(*db, **target, spec, so);
+    auto outcome = core::runModelSweep(*db, modelPath, settings, events, signals.cancelFlag());
     if (tty) std::fprintf(stderr, "\n");
-    if (!outcome) return fail("sweep", outcome.error().message, kExitRuntime);
+    if (!outcome) return failService("sweep", outcome.error(), settings.device);
 
     if (args->has("json")) std::cout << dump(sweepJson(outcome->sweep, outcome->points, false)) << "\n";
     else printTable(outcome->sweep, outcome->points);

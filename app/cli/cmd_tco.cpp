@@ -110,9 +110,9 @@ int runTco(const std::vector<std::string>& argv) {
         {"purchase-usd", true, "X", "override the catalog purchase price"},
         {"cloud-usd-per-hour", true, "X", "override the catalog cloud $/hour"},
         {"hardware-file", true, "PATH", "user hardware catalog (default: $XDG_CONFIG_HOME/verdict/hardware.json)"},
-        {"db", true, "PATH", "results database for RUN_ID (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption("for RUN_ID"),
+        jsonOption(),
+        helpOption(),
     };
     const std::string usage = "verdict tco [RUN_ID | --sweep ID [--batch N] | --tps N] --hardware ID [--tokens-per-day N] [options] [--json]";
     auto args = Args::parse(argv, specs);

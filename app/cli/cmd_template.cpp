@@ -1,8 +1,7 @@
 // verdict template MODEL --messages FILE.json [--template FILE] [--no-generation-prompt] [--json]
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "gguf/gguf_file.h"
-#include "tokenizer/model_chat_template.h"
+#include "verdict/engine/chat_render.h"
 
 #include <fstream>
 #include <iostream>
@@ -25,8 +24,8 @@ int runTemplate(const std::vector<std::string>& argv) {
         {"messages", true, "FILE", "JSON: an array of {role, content} or {\"messages\": [...], \"tools\": [...]} (- for stdin)"},
         {"template", true, "FILE", "render this Jinja template instead of the model's own"},
         {"no-generation-prompt", false, "", "do not append the assistant turn opener"},
-        {"json", false, "", "print {text, source, family, template_hash, fell_back, fallback_reason}"},
-        {"help", false, "", "show this help"},
+        jsonOption("print {text, source, family, template_hash, fell_back, fallback_reason}"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("template", args.error().message, kExitUsage);
@@ -48,20 +47,17 @@ int runTemplate(const std::vector<std::string>& argv) {
     }
     nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text, nullptr, false);
     if (doc.is_discarded()) return fail("template", *messagesPath + ": not valid JSON", kExitBadInput);
-    tok::ChatTemplateInputs inputs;
+    nlohmann::ordered_json messages = doc, tools;
     if (doc.is_object() && doc.contains("messages")) {
-        inputs.messages = doc["messages"];
-        if (doc.contains("tools")) inputs.tools = doc["tools"];
-    } else {
-        inputs.messages = doc;
+        messages = doc["messages"];
+        if (doc.contains("tools")) tools = doc["tools"];
     }
-    if (!inputs.messages.is_array()) return fail("template", *messagesPath + ": messages must be a JSON array", kExitBadInput);
-    for (size_t i = 0; i < inputs.messages.size(); ++i) {
-        const auto& m = inputs.messages[i];
+    if (!messages.is_array()) return fail("template", *messagesPath + ": messages must be a JSON array", kExitBadInput);
+    for (size_t i = 0; i < messages.size(); ++i) {
+        const auto& m = messages[i];
         if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
             return fail("template", *messagesPath + ": message " + std::to_string(i) + " has no string \"role\"", kExitBadInput);
     }
-    inputs.addGenerationPrompt = !args->has("no-generation-prompt");
 
     std::optional<std::string> overrideTemplate;
     if (auto t = args->value("template")) {
@@ -69,9 +65,9 @@ int runTemplate(const std::vector<std::string>& argv) {
         if (!r) return fail("template", r.error().message, kExitBadInput);
         overrideTemplate = std::move(*r);
     }
-    auto model = gguf::GgufFile::open(args->positionals()[0]);
-    if (!model) return fail("template", model.error().message, kExitBadInput);
-    auto rendered = tok::renderModelChat(**model, std::move(inputs), overrideTemplate);
+    auto rendered = renderChatTemplate(args->positionals()[0], messages.dump(),
+                                       tools.is_null() ? std::string() : tools.dump(),
+                                       !args->has("no-generation-prompt"), overrideTemplate);
     if (!rendered) return fail("template", rendered.error().message, kExitBadInput);
 
     if (args->has("json")) {

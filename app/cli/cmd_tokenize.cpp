@@ -1,8 +1,7 @@
 // verdict tokenize MODEL TEXT [--raw] [--json]: the model's own tokenization of a text.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "gguf/gguf_file.h"
-#include "tokenizer/tokenizer.h"
+#include "verdict/engine/text_tokenizer.h"
 
 #include <cstdio>
 #include <iostream>
@@ -27,8 +26,8 @@ std::string toHex(const std::string& bytes) {
 int runTokenize(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"raw", false, "", "add no BOS/EOS and parse no special tokens (how llama.cpp's tokenizer vectors are made)"},
-        {"json", false, "", "print {\"ids\": [...], \"pieces\": [...], \"pieces_hex\": [...]}"},
-        {"help", false, "", "show this help"},
+        jsonOption("print {\"ids\": [...], \"pieces\": [...], \"pieces_hex\": [...]}"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("tokenize", args.error().message, kExitUsage);
@@ -42,9 +41,7 @@ int runTokenize(const std::vector<std::string>& argv) {
     std::string text = args->positionals()[1];
     if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), {});
 
-    auto file = gguf::GgufFile::open(args->positionals()[0]);
-    if (!file) return fail("tokenize", file.error().message, kExitBadInput);
-    auto tok = tok::Tokenizer::fromGguf(**file);
+    auto tok = TextTokenizer::open(args->positionals()[0]);
     if (!tok) return fail("tokenize", tok.error().message, kExitBadInput);
     const bool raw = args->has("raw");
     const std::vector<int32_t> ids = (*tok)->encode(text, !raw, !raw);

@@ -31,10 +31,10 @@ std::string describe(const core::ChainBreak& b) {
 
 int runVerify(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
+        dbOption(),
         {"models", false, "", "also read every stored model file again (same size and mtime) and compare its SHA-256"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        jsonOption(),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("verify", args.error().message, kExitUsage);

@@ -44,9 +44,9 @@ int runVotes(const std::vector<std::string>& argv) {
         {"a", true, "A", "model A of a head-to-head (with --b): votes between A and B and the summary"},
         {"b", true, "B", "model B of a head-to-head (with --a)"},
         {"model", true, "M", "only votes where M is one of the two models"},
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print one JSON object (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption(),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail("votes", args.error().message, kExitUsage);

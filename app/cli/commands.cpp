@@ -1,5 +1,7 @@
 #include "cli/commands.h"
 
+#include "cli/device_option.h"
+#include "core/services/service_result.h"
 #include "util/quote.h"
 
 #include <cstdio>
@@ -69,6 +71,17 @@ std::string csvField(const std::string& s) {
 
 void printHelp(const std::string& usage, const std::string& optionsText) {
     std::cout << "usage: " << usage << "\n\noptions:\n" << optionsText;
+}
+
+int failService(const std::string& command, const core::ServiceError& e, const std::string& device) {
+    switch (e.kind) {
+    case core::ServiceFailure::BadInput: return fail(command, e.message, kExitBadInput);
+    case core::ServiceFailure::Storage:
+    case core::ServiceFailure::Runtime: return fail(command, e.message, kExitRuntime);
+    case core::ServiceFailure::Cancelled: return fail(command, e.message, 130);
+    case core::ServiceFailure::ModelOpen: break;
+    }
+    return fail(command, e.message, openFailureExitCode(device));
 }
 
 }  // namespace verdict::cli

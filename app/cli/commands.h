@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+namespace verdict::core { struct ServiceError; }
+
 namespace verdict::cli {
 
 constexpr int kExitOk = 0;
@@ -25,6 +27,11 @@ const Command* findCommand(const std::string& name);
 
 // Prints "verdict CMD: message" to stderr and returns the exit code (helper for commands).
 int fail(const std::string& command, const std::string& message, int exitCode);
+
+// A workbench service's failure (core/services/service_result.h): bad input 2, storage and
+// runtime 3, cancelled 130, a model that cannot be opened openFailureExitCode(device); prints
+// "verdict CMD: message".
+int failService(const std::string& command, const core::ServiceError& e, const std::string& device);
 
 // One CSV field (RFC 4180): quoted when it holds a comma, quote or line end; quotes doubled.
 std::string csvField(const std::string& s);

@@ -15,6 +15,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -86,6 +87,64 @@ BoundOption<S> optionalIntOption(std::string name, std::string valueName, std::s
     return o;
 }
 
+// A comma-separated list of integers ("128,512") into a std::vector of integers, each in [lo, hi].
+template <class S, class Field>
+BoundOption<S> intListOption(std::string name, std::string valueName, std::string help, Field field, long long lo,
+                             long long hi, char shortName = 0) {
+    BoundOption<S> o;
+    o.spec = {name, true, valueName, std::move(help), false, shortName};
+    o.apply = [name, field, lo, hi](const Args& args, S& s) -> std::optional<std::string> {
+        auto v = args.integerList(name, {});
+        if (!v) return v.error().message;
+        auto& f = field(s);
+        f.clear();
+        for (long long x : *v) {
+            if (x < lo || x > hi) return rangeMessage(name, lo, hi);
+            f.push_back(static_cast<typename std::remove_reference_t<decltype(f)>::value_type>(x));
+        }
+        return std::nullopt;
+    };
+    o.shownDefault = [field](const S& s) {
+        std::string out;
+        for (const auto& x : field(s)) out += (out.empty() ? "" : ",") + std::to_string(x);
+        return out;
+    };
+    return o;
+}
+
+// A comma-separated list of numbers ("2,5.5") into a std::vector<double>, each in [lo, hi].
+template <class S, class Field>
+BoundOption<S> numberListOption(std::string name, std::string valueName, std::string help, Field field, double lo,
+                                double hi) {
+    BoundOption<S> o;
+    o.spec = {name, true, valueName, std::move(help)};
+    o.apply = [name, field, lo, hi](const Args& args, S& s) -> std::optional<std::string> {
+        const std::string text = args.value(name).value_or("");
+        auto& f = field(s);
+        f.clear();
+        size_t pos = 0;
+        while (true) {
+            const size_t comma = text.find(',', pos);
+            const std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            char* end = nullptr;
+            const double v = std::strtod(part.c_str(), &end);
+            if (part.empty() || *end != '\0') return "--" + name + ": '" + part + "' is not a number";
+            if (!(v >= lo && v <= hi))
+                return "--" + name + " values must be between " + formatOptionNumber(lo) + " and " + formatOptionNumber(hi);
+            f.push_back(v);
+            if (comma == std::string::npos) break;
+            pos = comma + 1;
+        }
+        return std::nullopt;
+    };
+    o.shownDefault = [field](const S& s) {
+        std::string out;
+        for (double x : field(s)) out += (out.empty() ? "" : ",") + formatOptionNumber(x);
+        return out;
+    };
+    return o;
+}
+
 // A double field in [lo, hi].
 template <class S, class Field>
 BoundOption<S> numberOption(std::string name, std::string valueName, std::string help, Field field, double lo, double hi) {
@@ -100,6 +159,35 @@ BoundOption<S> numberOption(std::string name, std::string valueName, std::string
         return std::nullopt;
     };
     o.shownDefault = [field](const S& s) { return formatOptionNumber(field(s)); };
+    return o;
+}
+
+// Seconds as a person writes them in --help: "1h", "30m", "60s", "0.5s".
+inline std::string formatDurationSeconds(double s) {
+    auto whole = [s](double unit) { return s >= unit && static_cast<double>(static_cast<long long>(s / unit)) * unit == s; };
+    if (whole(3600)) return formatOptionNumber(s / 3600) + "h";
+    if (s >= 600 && whole(60)) return formatOptionNumber(s / 60) + "m";
+    return formatOptionNumber(s) + "s";
+}
+
+// A duration in seconds (a double field): "2h", "30m", "90s", "500ms" or a bare number of seconds
+// (parseDuration); > 0, or 0 too when `allowZero` ("0", "0s").
+template <class S, class Field>
+BoundOption<S> durationOption(std::string name, std::string help, Field field, char shortName = 0, bool allowZero = false) {
+    BoundOption<S> o;
+    o.spec = {name, true, "T", std::move(help), false, shortName};
+    o.apply = [name, field, allowZero](const Args& args, S& s) -> std::optional<std::string> {
+        const std::string text = args.value(name).value_or("");
+        if (allowZero && (text == "0" || text == "0s" || text == "0ms")) {
+            field(s) = 0;
+            return std::nullopt;
+        }
+        auto v = parseDuration(text, name.c_str());
+        if (!v) return v.error().message;
+        field(s) = *v;
+        return std::nullopt;
+    };
+    o.shownDefault = [field](const S& s) { return formatDurationSeconds(field(s)); };
     return o;
 }
 
@@ -151,6 +239,39 @@ BoundOption<S> flagOption(std::string name, std::string help, std::function<void
     };
     o.shownDefault = [](const S&) { return std::string(); };
     return o;
+}
+
+// The options of every command that generates text (run, compare, generate), bound to the
+// generation parameters (core/run/model_backend.h GenerationParams) that `gen` picks out of the
+// settings: one wording and one set of bounds; the defaults are the struct's.
+//   temperatureOption<S>(gen)  --temp
+//   samplingOptions<S>(gen)    --top-k, --top-p, --min-p, --repeat-penalty, --stop
+template <class S, class G>
+BoundOption<S> temperatureOption(G gen) {
+    return numberOption<S>("temp", "T", "temperature; 0 = greedy", [gen](auto& s) -> auto& { return gen(s).temperature; },
+                           0, 100);
+}
+
+template <class S, class G>
+OptionTable<S> samplingOptions(G gen) {
+    return {
+        intOption<S>("top-k", "K", "top-k; 0 = off", [gen](auto& s) -> auto& { return gen(s).topK; }, 0, 1'000'000),
+        numberOption<S>("top-p", "P", "top-p; 1 = off", [gen](auto& s) -> auto& { return gen(s).topP; }, 0, 1),
+        numberOption<S>("min-p", "P", "min-p; 0 = off", [gen](auto& s) -> auto& { return gen(s).minP; }, 0, 1),
+        numberOption<S>("repeat-penalty", "R", "repetition penalty; 1 = off",
+                        [gen](auto& s) -> auto& { return gen(s).repeatPenalty; }, 0.01, 100),
+        listOption<S>("stop", "STR", "stop generating when the output contains STR (repeatable)",
+                      [gen](auto& s) -> auto& { return gen(s).stop; }),
+    };
+}
+
+// Tables one after the other (shared rows between a command's own).
+template <class S>
+OptionTable<S> concatOptions(std::vector<OptionTable<S>> parts) {
+    OptionTable<S> out;
+    for (auto& p : parts)
+        for (auto& o : p) out.push_back(std::move(o));
+    return out;
 }
 
 // The specs for Args::parse and --help, each help ending with the default of `defaults`.

@@ -2,7 +2,6 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/device_option.h"
 #include "cli/options.h"
 #include "core/store/store.h"
 
@@ -14,9 +13,9 @@ namespace verdict::cli {
 
 int runStudySubcommand(const StudyCommand& c, const std::string& what, const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
-        {"db", true, "PATH", "results database (default: $VERDICT_DB, else the XDG data dir)"},
-        {"json", false, "", "print JSON (shape: docs/cli.md)"},
-        {"help", false, "", "show this help", false, 'h'},
+        dbOption(),
+        jsonOption("print JSON (shape: docs/cli.md)"),
+        helpOption(),
     };
     auto args = Args::parse(argv, specs);
     if (!args) return fail(c.command, args.error().message, kExitUsage);
@@ -49,16 +48,6 @@ int runStudySubcommand(const StudyCommand& c, const std::string& what, const std
     if (args->has("json")) std::cout << (*s)->dump(2) << "\n";
     else c.print(**s);
     return kExitOk;
-}
-
-int failService(const std::string& command, const core::ServiceError& e, const std::string& device) {
-    switch (e.kind) {
-    case core::ServiceFailure::BadInput: return fail(command, e.message, kExitBadInput);
-    case core::ServiceFailure::Storage: return fail(command, e.message, kExitRuntime);
-    case core::ServiceFailure::Cancelled: return fail(command, e.message, 130);
-    case core::ServiceFailure::ModelOpen: break;
-    }
-    return fail(command, e.message, openFailureExitCode(device));
 }
 
 }  // namespace verdict::cli

@@ -26,8 +26,4 @@ struct StudyCommand {
 // `verdict CMD list [--json] [--db PATH]` and `verdict CMD show ID [--json] [--db PATH]`.
 int runStudySubcommand(const StudyCommand& c, const std::string& what, const std::vector<std::string>& argv);
 
-// Bad input 2, storage 3, cancelled 130, a model that cannot be opened openFailureExitCode(device);
-// prints "verdict CMD: message".
-int failService(const std::string& command, const core::ServiceError& e, const std::string& device);
-
 }  // namespace verdict::cli

@@ -19,6 +19,7 @@
 
 #include "gguf/gguf_value.h"
 #include "tensor/tensor_type.h"
+#include "verdict/engine/gguf_split.h"  // parseSplitName, splitPath
 #include "verdict/engine/result.h"
 
 #include <array>
@@ -103,14 +104,5 @@ private:
     std::unordered_map<std::string, size_t> m_tensorIndex;
     std::vector<std::unique_ptr<MappedFile>> m_maps;
 };
-
-// "name-00001-of-00003.gguf" -> {prefix "name", part 1, count 3}; nullopt when not a split name.
-struct SplitName {
-    std::string prefix;  // path without "-0000k-of-0000n.gguf"
-    uint32_t part = 0;   // 1-based
-    uint32_t count = 0;
-};
-std::optional<SplitName> parseSplitName(const std::string& path);
-std::string splitPath(const std::string& prefix, uint32_t part, uint32_t count);
 
 }  // namespace verdict::gguf

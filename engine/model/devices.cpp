@@ -1,9 +1,13 @@
 #include "verdict/engine/devices.h"
 
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/thread_pool.h"
+
 #ifdef VERDICT_HAVE_CUDA
 #include "backend/cuda/cuda_devices.h"
 #endif
 
+#include <charconv>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -54,5 +58,22 @@ DeviceList listDevices() {
 #endif
     return list;
 }
+
+Result<int> parseDeviceIndex(std::string_view device) {
+    if (device.empty() || device == "cpu") return -1;
+    if (device == "cuda" || device == "gpu") return 0;
+    const std::string_view prefix = "cuda:";
+    if (device.substr(0, prefix.size()) == prefix) {
+        const std::string_view n = device.substr(prefix.size());
+        int index = -1;
+        const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
+        if (ec == std::errc() && end == n.data() + n.size() && !n.empty() && index >= 0 && index < 1024) return index;
+    }
+    return Error{"unknown device \"" + std::string(device) + "\": expected cpu, cuda or cuda:N (see `verdict devices`)"};
+}
+
+std::string cpuSimdLevel() { return std::string(cpu::simdLevelName(cpu::activeSimdLevel())); }
+
+int physicalCpuCores() { return cpu::ThreadPool::physicalCoreCount(); }
 
 }  // namespace verdict

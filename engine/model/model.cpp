@@ -61,7 +61,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     std::shared_ptr<Model> model(new Model());
     detail::ModelImpl& m = *model->m_impl;
     m.path = path;
-    auto deviceIndex = gpu::parseDevice(options.device);
+    auto deviceIndex = parseDeviceIndex(options.device);
     if (!deviceIndex) return deviceIndex.error();
     if (cancelled(options, 0.0f)) return Error{path + ": loading cancelled"};
     // Created first: its workers start while the file is parsed.
@@ -122,6 +122,11 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
 }
 
 const std::string& Model::path() const { return m_impl->path; }
+
+std::vector<std::string> Model::partPaths() const {
+    if (m_impl->file && !m_impl->file->partPaths().empty()) return m_impl->file->partPaths();
+    return {m_impl->path};
+}
 const ModelShape& Model::shape() const { return m_impl->shape; }
 int Model::threads() const { return m_impl->pool->size(); }
 double Model::loadMs() const { return m_impl->loadMs; }

@@ -114,6 +114,10 @@ Result<TextTokenizer::RenderedChat> TextTokenizer::renderChatJson(std::string_vi
     return renderInputs(*m_impl, std::move(in), shouldStop);
 }
 
+std::string TextTokenizer::tokenToPiece(int32_t id, bool renderSpecial) const {
+    return m_impl->tok->tokenToPiece(id, renderSpecial);
+}
+
 const std::string& TextTokenizer::templateSource() const { return m_impl->templateSource; }
 
 bool TextTokenizer::startsWithBos(std::string_view text) const {

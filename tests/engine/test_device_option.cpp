@@ -1,7 +1,6 @@
 // ModelOptions::device: the accepted spellings, a clear error for anything else, and a GPU request
 // that cannot be served (no CUDA backend, no driver, no such device) failing with the reason
 // instead of crashing or silently running on the CPU.
-#include "backend/gpu/gpu_model.h"
 #include "fixtures.h"
 #include "verdict/engine/devices.h"
 #include "verdict/engine/model.h"
@@ -15,13 +14,13 @@ class TestDeviceOption : public QObject {
     Q_OBJECT
 private slots:
     void parse() {
-        QCOMPARE(*gpu::parseDevice("cpu"), -1);
-        QCOMPARE(*gpu::parseDevice(""), -1);
-        QCOMPARE(*gpu::parseDevice("cuda"), 0);
-        QCOMPARE(*gpu::parseDevice("cuda:0"), 0);
-        QCOMPARE(*gpu::parseDevice("cuda:3"), 3);
+        QCOMPARE(*parseDeviceIndex("cpu"), -1);
+        QCOMPARE(*parseDeviceIndex(""), -1);
+        QCOMPARE(*parseDeviceIndex("cuda"), 0);
+        QCOMPARE(*parseDeviceIndex("cuda:0"), 0);
+        QCOMPARE(*parseDeviceIndex("cuda:3"), 3);
         for (const char* bad : {"gpu0", "cuda:", "cuda:-1", "cuda:x", "cuda:1x", "CPU ", "metal", "cuda:99999"}) {
-            auto r = gpu::parseDevice(bad);
+            auto r = parseDeviceIndex(bad);
             QVERIFY2(!r, bad);
             QVERIFY(r.error().message.find(bad) != std::string::npos);
         }

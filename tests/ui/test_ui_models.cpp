@@ -15,6 +15,7 @@
 
 using namespace verdict;
 using namespace verdict::ui;
+using namespace verdict::render;
 
 class TestUiModels : public QObject {
     Q_OBJECT

@@ -31,8 +31,10 @@
 #include "core/report/report_format.h"
 #include "core/services/quant_compare.h"
 #include "core/services/soak.h"
+#include "core/services/sweep.h"
 #include "core/store/run_repository.h"
 #include "core/store/suite_repository.h"
+#include "core/store/sweep_repository.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -385,6 +387,22 @@ private slots:
     void sweepAndCharts() {
         m_window->showScreen(MainWindow::Performance);
         PerformanceView* pv = m_window->performanceView();
+        // The controls start from the sweep service's defaults, the ones `verdict sweep --help` shows.
+        {
+            const verdict::core::SweepSettings defaults;
+            auto joined = [](const std::vector<int64_t>& v) {
+                QStringList p;
+                for (int64_t x : v) p << QString::number(x);
+                return p.join(',');
+            };
+            QCOMPARE(pv->findChild<QLineEdit*>("sweepPrompts")->text(), joined(defaults.spec.promptTokens));
+            QCOMPARE(pv->findChild<QLineEdit*>("sweepGens")->text(), joined(defaults.spec.genTokens));
+            QCOMPARE(pv->findChild<QLineEdit*>("sweepBatches")->text(), joined(defaults.spec.batches));
+            QCOMPARE(pv->findChild<QSpinBox*>("sweepReps")->value(), defaults.spec.reps);
+            QCOMPARE(pv->findChild<QSpinBox*>("sweepWarmups")->value(), defaults.spec.warmups);
+            const auto help = verdict::test::runVerdict({"sweep", "--help"}, m_wb->dbPath());
+            QVERIFY2(help.out.contains("(default " + joined(defaults.spec.promptTokens).toUtf8() + ")"), help.out.constData());
+        }
         pv->findChild<QLineEdit*>("sweepPrompts")->setText("8,16");
         pv->findChild<QLineEdit*>("sweepGens")->setText("4");
         pv->findChild<QLineEdit*>("sweepBatches")->setText("1,2");
@@ -395,6 +413,33 @@ private slots:
         QCOMPARE(takeErrorBoxes(), 0);
         QCOMPARE(pv->chartsShown(), 4);
         QVERIFY2(pv->summaryText().contains("output tok/s"), qPrintable(pv->summaryText()));
+
+        // `verdict sweep` with the same choices stores the same grid on the same device: one
+        // service (core/services/sweep.h) behind both.
+        {
+            const auto cli = verdict::test::runVerdict({"sweep", m_wb->modelA(), "--prompt", "8,16", "--gen", "4", "--batch",
+                                                        "1,2", "--reps", "1", "--warmup", "0", "--json"},
+                                                       m_wb->dbPath());
+            QVERIFY2(cli.exitCode == 0, cli.err.constData());
+            const int64_t cliId = cli.json().value("sweep_id", int64_t{0});
+            auto db = m_wb->openDb();
+            QVERIFY(db.ok());
+            verdict::core::SweepRepository repo(*db);
+            auto all = repo.list();
+            QVERIFY(all.ok());
+            const verdict::core::SweepRecord* window = nullptr;
+            const verdict::core::SweepRecord* fromCli = nullptr;
+            for (const auto& r : *all) {
+                if (r.id == cliId) fromCli = &r;
+                else if (r.modelPath == m_wb->modelA().toStdString()) window = &r;
+            }
+            QVERIFY(window && fromCli);
+            QCOMPARE(QString::fromStdString(fromCli->spec.dump()), QString::fromStdString(window->spec.dump()));
+            QCOMPARE(fromCli->device, window->device);
+            QCOMPARE(fromCli->modelSha256, window->modelSha256);
+            auto removed = repo.remove(cliId);  // the later tests count the window's two sweeps
+            QVERIFY(removed.ok() && *removed);
+        }
 
         // Bad settings are refused with a message, nothing runs.
         pv->findChild<QLineEdit*>("sweepBatches")->setText("1,x");

@@ -91,7 +91,7 @@ QChart* tradeOffChart(const json& rows) {
     }
     if (categories.isEmpty() || (!anyDecode && !anyKld)) return nullptr;
     auto* chart = new QChart;
-    styleChart(chart, QObject::tr("Against the base: speed gained, fidelity lost"));
+    render::styleChart(chart, QObject::tr("Against the base: speed gained, fidelity lost"));
     auto* bars = new QBarSeries;
     double lo = 0, hi = 0;
     auto add = [&](const QString& name, const QList<double>& values, int color) {
@@ -101,8 +101,8 @@ QChart* tradeOffChart(const json& rows) {
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
-        set->setColor(chartColor(color));
-        set->setBorderColor(chartColor(color).darker(120));
+        set->setColor(render::chartColor(color));
+        set->setBorderColor(render::chartColor(color).darker(120));
         bars->append(set);
     };
     if (anyDecode) add(QObject::tr("decode change %"), decode, 0);
@@ -114,8 +114,8 @@ QChart* tradeOffChart(const json& rows) {
     const double pad = hi > lo ? 0.08 * (hi - lo) : 1.0;
     yAxis->setRange(lo < 0 ? lo - pad : 0, hi + pad);
     yAxis->setLabelFormat("%.6g");
-    styleAxis(xAxis, QObject::tr("File type"));
-    styleAxis(yAxis, QObject::tr("Change (%) / KLD ×100"));
+    render::styleAxis(xAxis, QObject::tr("File type"));
+    render::styleAxis(yAxis, QObject::tr("Change (%) / KLD ×100"));
     chart->addAxis(xAxis, Qt::AlignBottom);
     chart->addAxis(yAxis, Qt::AlignLeft);
     bars->attachAxis(xAxis);
@@ -181,25 +181,27 @@ QuantCompareDialog::QuantCompareDialog(Workbench& wb, const QString& base, QWidg
     auto* textRow = new QHBoxLayout;
     textRow->addWidget(m_text, 1);
     textRow->addWidget(browseText);
+    // The values start from the request's defaults, the ones `verdict quant-compare --help` shows.
+    const core::QuantCompareRequest defaults;
     m_ctx = new QSpinBox;
     m_ctx->setObjectName("quantCtx");
     m_ctx->setRange(4, 1 << 20);
-    m_ctx->setValue(512);
+    m_ctx->setValue(static_cast<int>(defaults.ctx));
     m_ctx->setToolTip(tr("KL-divergence chunk size in tokens (llama-perplexity -c)"));
 
     // The sweep's limits are validateSweepSpec's: TPOT and ITL need two output tokens.
     m_sweep = new QCheckBox(tr("Speed sweep"));
     m_sweep->setObjectName("quantSweep");
-    m_sweep->setChecked(true);
+    m_sweep->setChecked(defaults.sweep);
     m_prompt = new QSpinBox;
     m_prompt->setRange(1, 1 << 20);
-    m_prompt->setValue(128);
+    m_prompt->setValue(static_cast<int>(defaults.sweepSpec.promptTokens.front()));
     m_gen = new QSpinBox;
     m_gen->setRange(2, 1 << 20);
-    m_gen->setValue(64);
+    m_gen->setValue(static_cast<int>(defaults.sweepSpec.genTokens.front()));
     m_reps = new QSpinBox;
     m_reps->setRange(1, 100);
-    m_reps->setValue(5);
+    m_reps->setValue(defaults.sweepSpec.reps);
     auto* sweepRow = new QHBoxLayout;
     sweepRow->addWidget(m_sweep);
     sweepRow->addWidget(new QLabel(tr("prompt tokens")));

@@ -127,7 +127,7 @@ void addLine(QChart* chart, const QString& name, const QList<QPointF>& points, i
     auto* line = new QLineSeries;
     line->setName(name);
     for (const QPointF& p : points) line->append(p);
-    QPen pen(chartColor(color));
+    QPen pen(render::chartColor(color));
     pen.setWidthF(2.0);
     line->setPen(pen);
     line->setPointsVisible(points.size() <= 12);  // markers on a long soak blur it; one window draws only its marker
@@ -152,20 +152,20 @@ QChart* soakChart(const json& windows) {
     all << e2e << ttft << rss;
     if (all.isEmpty()) return nullptr;
     auto* chart = new QChart;
-    styleChart(chart, QObject::tr("P99 latency and memory over the soak"));
+    render::styleChart(chart, QObject::tr("P99 latency and memory over the soak"));
     double xmax = 0;
     for (const QPointF& p : all) xmax = std::max(xmax, p.x());
     auto* xAxis = new QValueAxis;
     xAxis->setRange(0, xmax > 0 ? xmax : 1);
     xAxis->applyNiceNumbers();
     xAxis->setLabelFormat("%.6g");
-    styleAxis(xAxis, QObject::tr("Time (min, window end)"));
+    render::styleAxis(xAxis, QObject::tr("Time (min, window end)"));
     chart->addAxis(xAxis, Qt::AlignBottom);
     if (!e2e.isEmpty() || !ttft.isEmpty()) {
         auto* ms = new QValueAxis;
         setRange(ms, QList<QPointF>(e2e) << ttft, true);
         ms->setLabelFormat("%.6g");
-        styleAxis(ms, QObject::tr("Latency P99 (ms)"));
+        render::styleAxis(ms, QObject::tr("Latency P99 (ms)"));
         chart->addAxis(ms, Qt::AlignLeft);
         if (!e2e.isEmpty()) addLine(chart, QObject::tr("E2E P99"), e2e, 0, xAxis, ms);
         if (!ttft.isEmpty()) addLine(chart, QObject::tr("TTFT P99"), ttft, 1, xAxis, ms);
@@ -174,7 +174,7 @@ QChart* soakChart(const json& windows) {
         auto* mib = new QValueAxis;
         setRange(mib, rss, false);
         mib->setLabelFormat("%.6g");
-        styleAxis(mib, QObject::tr("Resident memory (MiB)"));
+        render::styleAxis(mib, QObject::tr("Resident memory (MiB)"));
         chart->addAxis(mib, Qt::AlignRight);
         addLine(chart, QObject::tr("Memory (RSS)"), rss, 2, xAxis, mib);
     }
@@ -202,24 +202,26 @@ SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : 
     m_model->setPlaceholderText(tr("endpoint: the model after the URL, else the first of /v1/models"));
 
     // The limits are validateSoakRequest's; within them the service has the last word (at least
-    // one window, at most 10 000 windows).
+    // one window, at most 10 000 windows). The values start from the request's defaults, the ones
+    // `verdict soak --help` shows.
+    const core::SoakRequest defaults;
     m_duration = new QDoubleSpinBox;
     m_duration->setObjectName("soakDuration");
     m_duration->setDecimals(3);  // minutes with fractions: 0.05 = 3 s, for a quick look
     m_duration->setRange(0.01, 7 * 24 * 60);
-    m_duration->setValue(60);
+    m_duration->setValue(defaults.durationS / 60);
     m_duration->setSuffix(tr(" min"));
     m_window = new QDoubleSpinBox;
     m_window->setObjectName("soakWindow");
     m_window->setDecimals(1);
     m_window->setRange(0.5, 24 * 3600);
-    m_window->setValue(60);
+    m_window->setValue(defaults.windowS);
     m_window->setSuffix(tr(" s"));
     m_window->setToolTip(tr("One measured load level: its percentiles, errors and the server's memory at its end"));
     m_warmup = new QSpinBox;
     m_warmup->setObjectName("soakWarmup");
     m_warmup->setRange(0, 10000);
-    m_warmup->setValue(1);
+    m_warmup->setValue(defaults.warmupWindows);
     m_warmup->setToolTip(tr("First windows left out of the drift fits (caches, allocator growth)"));
     auto* timeRow = new QHBoxLayout;
     timeRow->addWidget(m_duration);
@@ -233,13 +235,14 @@ SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : 
     m_rate->setObjectName("soakRate");
     m_rate->setDecimals(2);
     m_rate->setRange(0.01, 10000);
-    m_rate->setValue(1);
+    m_rate->setValue(defaults.rate);
     m_rate->setSuffix(tr(" req/s"));
     m_rate->setToolTip(tr("Open loop: Poisson arrivals at this rate, whatever the server's pace"));
     m_burst = new QDoubleSpinBox;
     m_burst->setObjectName("soakBurst");
     m_burst->setDecimals(2);
     m_burst->setRange(0, 10000);
+    m_burst->setValue(defaults.burstRate);
     m_burst->setSuffix(tr(" req/s"));
     m_burst->setSpecialValueText(tr("no bursts"));
     m_burst->setToolTip(tr("Every other window runs at this rate: the P99 spread across bursts, and latency drift over the "
@@ -247,11 +250,11 @@ SoakDialog::SoakDialog(Workbench& wb, const QString& target, QWidget* parent) : 
     m_promptWords = new QSpinBox;
     m_promptWords->setObjectName("soakPromptWords");
     m_promptWords->setRange(1, 100000);
-    m_promptWords->setValue(64);
+    m_promptWords->setValue(defaults.promptWords);
     m_maxTokens = new QSpinBox;
     m_maxTokens->setObjectName("soakMaxTokens");
     m_maxTokens->setRange(1, 100000);
-    m_maxTokens->setValue(128);
+    m_maxTokens->setValue(defaults.maxTokens);
     auto* loadRow = new QHBoxLayout;
     loadRow->addWidget(m_rate);
     loadRow->addWidget(new QLabel(tr("burst rate")));

@@ -50,6 +50,7 @@ JobResult StudyDialog::failureResult(const core::ServiceError& e, const QString&
     case core::ServiceFailure::BadInput: return {tr("The %1 cannot go on: %2.").arg(study, why), {}, {}};
     case core::ServiceFailure::ModelOpen: return {modelOpen, why, {}};
     case core::ServiceFailure::Cancelled: return {{}, {}, tr("Cancelled before anything was stored.")};
+    case core::ServiceFailure::Runtime: return {tr("The %1 failed.").arg(study), why, {}};
     case core::ServiceFailure::Storage: break;
     }
     return {tr("The %1 stopped: the database refused a write.").arg(study), why, {}};

@@ -1,6 +1,6 @@
 #include "core/models/model_discovery.h"
 
-#include "gguf/gguf_file.h"
+#include "verdict/engine/gguf_split.h"
 
 #include <nlohmann/json.hpp>
 

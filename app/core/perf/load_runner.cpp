@@ -215,9 +215,7 @@ json toJson(const LoadLevelResult& r, bool withRequests) {
     return j;
 }
 
-Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const LoadSpec& spec,
-                                             const std::function<void(const LoadProgress&)>& progress,
-                                             const std::atomic<bool>* cancel) {
+Result<void> validateLoadSpec(const EndpointConfig& e, const LoadSpec& spec) {
     if (spec.concurrency.empty() && spec.rates.empty() && spec.trace.empty())
         return Error{"give at least one concurrency or rate level, or a trace"};
     if (!(spec.burstiness > 0) || spec.burstiness > 1000) return Error{"burstiness must be in (0, 1000] (1: Poisson arrivals)"};
@@ -237,6 +235,13 @@ Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const Load
     for (const TraceEntry& row : spec.trace)
         if (!(row.timestampMs >= 0) || row.inputWords < 0 || row.outputTokens < 1)
             return Error{"a trace row has a negative time or length, or asks for no output"};
+    return {};
+}
+
+Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& e, const LoadSpec& spec,
+                                             const std::function<void(const LoadProgress&)>& progress,
+                                             const std::atomic<bool>* cancel) {
+    if (auto r = validateLoadSpec(e, spec); !r) return r.error();
     // Open loop: never more in flight than the cap; arrivals beyond it count as client_overload.
     LoadSpec capped = spec;
     if (e.api.maxConcurrency > 0) capped.maxInFlight = static_cast<int>(std::min<int64_t>(spec.maxInFlight, e.api.maxConcurrency));

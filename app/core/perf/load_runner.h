@@ -135,6 +135,10 @@ RequestTiming sendCompletion(const EndpointConfig& endpoint, const std::string& 
                              bool ignoreEos, std::string* text, std::string* errorKind,
                              const std::atomic<bool>* cancel = nullptr);
 
+// The levels and their bounds (concurrency 1..4096 and within the endpoint's cap, rates in
+// (0, 10000], a duration or a request count, sane trace rows); runLoad checks them first.
+Result<void> validateLoadSpec(const EndpointConfig& endpoint, const LoadSpec& spec);
+
 Result<std::vector<LoadLevelResult>> runLoad(const EndpointConfig& endpoint, const LoadSpec& spec,
                                              const std::function<void(const LoadProgress&)>& progress = {},
                                              const std::atomic<bool>* cancel = nullptr);

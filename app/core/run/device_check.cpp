@@ -1,13 +1,12 @@
 #include "core/run/device_check.h"
 
-#include "backend/gpu/gpu_model.h"  // gpu::parseDevice: the engine's grammar and message
 #include "verdict/engine/devices.h"
 #include "verdict/engine/model.h"
 
 namespace verdict::core {
 
 DeviceCheck checkDevice(const std::string& device) {
-    auto index = gpu::parseDevice(device);
+    auto index = parseDeviceIndex(device);
     if (!index) return {DeviceStatus::Invalid, "", index.error().message};
     if (*index < 0) return {DeviceStatus::Usable, "cpu", ""};
     const std::string id = "cuda:" + std::to_string(*index);

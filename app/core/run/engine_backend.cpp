@@ -90,10 +90,7 @@ BackendInfo EngineBackend::info() const {
     return i;
 }
 
-Result<Generation> EngineBackend::generate(const Prompt& prompt, const GenerationParams& params,
-                                           const TokenCallback& onToken) {
-    auto in = m_impl->renderer->render(prompt, m_impl->shouldStop());
-    if (!in) return in.error();
+GenerateConfig toGenerateConfig(const GenerationParams& params) {
     GenerateConfig cfg;
     cfg.maxTokens = params.maxTokens;
     cfg.sampling.temperature = static_cast<float>(params.temperature);
@@ -104,6 +101,14 @@ Result<Generation> EngineBackend::generate(const Prompt& prompt, const Generatio
     cfg.sampling.seed = params.seed;
     cfg.stopAtEos = true;
     cfg.stopStrings = params.stop;
+    return cfg;
+}
+
+Result<Generation> EngineBackend::generate(const Prompt& prompt, const GenerationParams& params,
+                                           const TokenCallback& onToken) {
+    auto in = m_impl->renderer->render(prompt, m_impl->shouldStop());
+    if (!in) return in.error();
+    GenerateConfig cfg = toGenerateConfig(params);
     const bool tools = !prompt.tools.is_null();
     cfg.renderSpecialTokens = tools;  // tool-call markup is often control tokens ("<|channel|>", "[TOOL_CALLS]")
     if (onToken) cfg.onToken = [&](int32_t, std::string_view piece) { return onToken(piece); };

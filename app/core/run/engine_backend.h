@@ -15,6 +15,7 @@
 #pragma once
 
 #include "core/run/model_backend.h"
+#include "verdict/engine/session.h"
 
 #include <atomic>
 #include <memory>
@@ -25,6 +26,11 @@ class Model;
 }
 
 namespace verdict::core {
+
+// The engine's generation settings for these parameters: the sampling, the token budget and
+// the stop strings; an end-of-generation token stops it. EngineBackend::generate and
+// `verdict generate` use it.
+GenerateConfig toGenerateConfig(const GenerationParams& params);
 
 struct EngineBackendOptions {
     int threads = 0;                 // compute threads; <= 0: physical cores

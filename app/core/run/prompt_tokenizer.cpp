@@ -2,7 +2,7 @@
 
 #include "core/run/tool_prompt.h"
 #include "core/suite/chat_turn_json.h"
-#include "model/model_impl.h"
+#include "verdict/engine/model.h"
 #include "verdict/engine/text_tokenizer.h"
 
 namespace verdict::core {
@@ -64,10 +64,7 @@ Result<std::unique_ptr<PromptTokenizer>> PromptTokenizer::create(std::shared_ptr
     if (!text) return text.error();
     impl->text = std::move(*text);
     impl->model = std::move(model);
-    // The part list comes from the engine's own GGUF reader (engine-internal access; the public
-    // Model API does not expose the parts yet).
-    impl->parts = impl->model->impl().file->partPaths();
-    if (impl->parts.empty()) impl->parts.push_back(impl->model->path());
+    impl->parts = impl->model->partPaths();
     return std::unique_ptr<PromptTokenizer>(new PromptTokenizer(std::move(impl)));
 }
 

@@ -15,6 +15,7 @@ enum class ServiceFailure {
     Storage,    // the results database refused a read or a write
     ModelOpen,  // the model could not be opened (a file the engine refuses, no GPU, an endpoint that does not answer)
     Cancelled,  // stopped by the caller before anything was stored
+    Runtime,    // the measurement itself failed: nothing could be measured (every request of a load test failed)
 };
 
 struct ServiceError {

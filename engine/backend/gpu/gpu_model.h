@@ -17,9 +17,6 @@ namespace verdict::detail { struct ModelImpl; }
 
 namespace verdict::gpu {
 
-// "cpu" -> -1, "cuda" -> 0, "cuda:N" -> N. Anything else is an error naming the accepted forms.
-Result<int> parseDevice(std::string_view device);
-
 // Device memory of one model and its sessions, from the backend's own allocator.
 struct VramUse {
     uint64_t weights = 0;    // uploaded tensors

@@ -226,13 +226,13 @@ void CostView::recompute() {
     for (size_t i = 0; i < c.assumptionRows.size(); ++i)
         for (size_t j = 0; j < c.assumptionRows[i].size() && j < 3; ++j)
             m_assumptions->setItem(int(i), int(j), new QTableWidgetItem(QString::fromStdString(c.assumptionRows[i][j])));
-    m_chart->setChart(costChart(*data));
+    m_chart->setChart(render::costChart(*data));
     QString summary = tr("On %1: A costs %2, B costs %3 per 1M output tokens.")
                           .arg(QString::fromStdString(c.hardwareName.empty() ? c.hardwareId : c.hardwareName))
                           .arg(c.a.missing.empty() ? usd(c.a.device.usdPerMtok) : tr("?"))
                           .arg(c.b.missing.empty() ? usd(c.b.device.usdPerMtok) : tr("?"));
     if (c.a.estimated || c.b.estimated) summary += tr(" Figures marked ESTIMATED are projected from the measuring device.");
-    if (costCurvesOverlap(*data)) summary += tr(" A and B cost the same: their curves overlap (B dashed over A).");
+    if (render::costCurvesOverlap(*data)) summary += tr(" A and B cost the same: their curves overlap (B dashed over A).");
     m_summary->setText(summary);
 }
 

@@ -209,7 +209,7 @@ void DecisionView::refresh() {
         m_checklist->setItem(int(i), 1, new QTableWidgetItem(qs(d.checklist[i].answer)));
         m_checklist->setItem(int(i), 2, new QTableWidgetItem(d.checklist[i].fromData ? tr("data") : tr("a person")));
     }
-    m_accuracy->setChart(accuracyChart(d), d.accuracy.refused ? qs(d.accuracy.refusedReason) : QString());
+    m_accuracy->setChart(render::accuracyChart(d), d.accuracy.refused ? qs(d.accuracy.refusedReason) : QString());
 }
 
 QString DecisionView::recommendationText() const { return m_headline->text(); }
@@ -227,7 +227,7 @@ void DecisionView::exportReport() {
 }
 
 bool DecisionView::exportReportTo(const QString& path) {
-    const auto format = reportFormatOfPath(path.toStdString());
+    const auto format = render::reportFormatOfPath(path.toStdString());
     if (!format) {
         showError(this, tr("Choose a file ending in .pdf, .html or .md."));
         return false;
@@ -247,7 +247,7 @@ bool DecisionView::exportReportTo(const QString& path) {
         return false;
     }
     QApplication::setOverrideCursor(Qt::WaitCursor);
-    auto out = renderReport(*data, *format, path);
+    auto out = render::renderReport(*data, *format, path);
     QApplication::restoreOverrideCursor();
     if (!out) {
         showError(this, tr("The report could not be written."), qs(out.error().message));

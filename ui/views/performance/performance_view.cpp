@@ -1,14 +1,12 @@
 #include "views/performance/performance_view.h"
 
 #include "charts/report_charts.h"
-#include "core/perf/engine_sweep_target.h"
 #include "core/perf/load_runner.h"
-#include "core/perf/sweep_runner.h"
 #include "core/report/report_data.h"
 #include "core/run/backend_factory.h"
-#include "core/store/model_repository.h"
+#include "core/services/load.h"
+#include "core/services/sweep.h"
 #include "core/store/sweep_repository.h"
-#include "core/version.h"
 #include "dialogs/quant_compare_dialog.h"
 #include "dialogs/soak_dialog.h"
 #include "report/report_chart_data.h"
@@ -43,6 +41,12 @@ namespace verdict::ui {
 namespace {
 
 // "32,128, 512" -> {32, 128, 512}; false with the offending part.
+QString joinList(const std::vector<int64_t>& v) {
+    QStringList parts;
+    for (int64_t x : v) parts << QString::number(x);
+    return parts.join(',');
+}
+
 bool parseList(const QString& text, std::vector<int64_t>* out, QString* bad) {
     out->clear();
     for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
@@ -62,15 +66,18 @@ bool parseList(const QString& text, std::vector<int64_t>* out, QString* bad) {
 
 PerformanceView::PerformanceView(Workbench& workbench, QWidget* parent) : QWidget(parent), m_wb(workbench) {
     setObjectName("performanceView");
-    m_prompts = new QLineEdit("32,128");
-    m_gens = new QLineEdit("32");
-    m_batches = new QLineEdit("1,4,8");
+    // The controls start from the service's defaults (core/services/sweep.h), the ones
+    // `verdict sweep --help` shows.
+    const core::SweepSettings defaults;
+    m_prompts = new QLineEdit(joinList(defaults.spec.promptTokens));
+    m_gens = new QLineEdit(joinList(defaults.spec.genTokens));
+    m_batches = new QLineEdit(joinList(defaults.spec.batches));
     m_reps = new QSpinBox;
     m_reps->setRange(1, 100);
-    m_reps->setValue(3);
+    m_reps->setValue(defaults.spec.reps);
     m_warmups = new QSpinBox;
     m_warmups->setRange(0, 20);
-    m_warmups->setValue(1);
+    m_warmups->setValue(defaults.spec.warmups);
     QSettings st;
     m_prompts->setText(st.value("sweep/prompts", m_prompts->text()).toString());
     m_gens->setText(st.value("sweep/gens", m_gens->text()).toString());
@@ -259,10 +266,10 @@ void PerformanceView::redraw() {
         return;
     }
     const QString missing = tr("No measured point in one of the sweeps.");
-    m_ttft->setChart(ttftChart(*data), missing);
-    m_throughput->setChart(throughputChart(*data), missing);
-    m_percentiles->setChart(percentilesChart(*data), missing);
-    m_memory->setChart(memoryChart(*data), missing);
+    m_ttft->setChart(render::ttftChart(*data), missing);
+    m_throughput->setChart(render::throughputChart(*data), missing);
+    m_percentiles->setChart(render::percentilesChart(*data), missing);
+    m_memory->setChart(render::memoryChart(*data), missing);
     auto line = [](const core::ReportPerf& p, const std::string& label) {
         QString s = QString::fromStdString(label) + ": ";
         if (!p.missing.empty()) return s + QString::fromStdString(p.missing);
@@ -294,8 +301,7 @@ bool PerformanceView::runSweeps() {
     }
     spec.reps = m_reps->value();
     spec.warmups = m_warmups->value();
-    constexpr int kMaxBatch = 32;
-    if (auto r = core::validateSweepSpec(spec, kMaxBatch); !r) {
+    if (auto r = core::validateSweepSpec(spec, core::kMaxSweepBatch); !r) {
         showError(this, tr("These sweep settings cannot be measured."), QString::fromStdString(r.error().message));
         return false;
     }
@@ -318,7 +324,6 @@ bool PerformanceView::runSweeps() {
             return false;
         }
     auto ids = std::make_shared<std::pair<int64_t, int64_t>>(0, 0);
-    const std::string version = core::toolVersion();
     const std::string device = m_wb.runDevice().toStdString();
     const int gpuLayers = m_wb.runGpuLayers();
     const QString names[2] = {m_wb.displayName(refs[0]), m_wb.displayName(refs[1])};
@@ -343,24 +348,24 @@ bool PerformanceView::runSweeps() {
                 ep.insecure = access[side].insecure;
                 ep.api = access[side].endpointApi;  // a preset's key header, routes and concurrency cap
                 c.report(side / 2.0, tr("%1: asking %2 for its model…").arg(side == 0 ? "A" : "B", names[side]));
-                auto resolved = core::resolveEndpoint(ep);
-                if (!resolved)
-                    return {tr("Endpoint %1 does not answer.").arg(names[side]), QString::fromStdString(resolved.error().message), {}};
-                core::LoadSpec ls;
+                core::LoadSettings ls;  // what `verdict load` fills from its options
                 if (!access[side].tokenizer.empty()) {
                     auto counter = core::TokenCounter::open(access[side].tokenizer);
                     if (!counter)
                         return {tr("The tokenizer of %1 cannot be read.").arg(names[side]), QString::fromStdString(counter.error().message), {}};
-                    ls.tokenCounter = std::move(*counter);
+                    ls.spec.tokenCounter = std::move(*counter);
                 }
-                for (int64_t b : spec.batches) ls.concurrency.push_back(static_cast<int>(b));
-                ls.requests = spec.reps * *std::max_element(spec.batches.begin(), spec.batches.end());
-                ls.promptWords = static_cast<int>(spec.promptTokens.front());
-                ls.maxTokens = static_cast<int>(spec.genTokens.front());
-                ls.seed = spec.seed;
-                auto results = core::runLoad(
-                    *resolved, ls,
-                    [&c, side, n = names[side], levels = int(ls.concurrency.size()), total = ls.requests](const core::LoadProgress& p) {
+                for (int64_t b : spec.batches) ls.spec.concurrency.push_back(static_cast<int>(b));
+                ls.spec.requests = spec.reps * *std::max_element(spec.batches.begin(), spec.batches.end());
+                ls.spec.promptWords = static_cast<int>(spec.promptTokens.front());
+                ls.spec.maxTokens = static_cast<int>(spec.genTokens.front());
+                ls.spec.seed = spec.seed;
+                ls.name = names[side].toStdString();
+                const int levels = static_cast<int>(ls.spec.concurrency.size());
+                const int64_t total = ls.spec.requests;
+                auto loaded = core::runEndpointLoad(
+                    &*db, ep, ls,
+                    [&c, side, n = names[side], levels, total](const core::LoadProgress& p) {
                         const double within = total > 0 ? double(p.completed + p.failed) / double(total) / levels : 0;
                         c.report((side + within) / 2.0, tr("%1 %2: concurrency %3 — %4 done, %5 failed")
                                                             .arg(side == 0 ? "A" : "B", n)
@@ -369,32 +374,28 @@ bool PerformanceView::runSweeps() {
                                                             .arg(p.failed));
                     },
                     c.cancelFlag());
-                if (!results) return {tr("The load test of %1 failed.").arg(names[side]), QString::fromStdString(results.error().message), {}};
-                auto stored = core::storeLoadResults(*db, *resolved, ls, *results, names[side].toStdString(), version, c.cancelled());
-                if (!stored) return {tr("The results could not be stored."), QString::fromStdString(stored.error().message), {}};
-                got[side] = stored->id;
+                if (!loaded) {
+                    const QString why = QString::fromStdString(loaded.error().message);
+                    switch (loaded.error().kind) {
+                    case core::ServiceFailure::ModelOpen: return {tr("Endpoint %1 does not answer.").arg(names[side]), why, {}};
+                    case core::ServiceFailure::Storage: return {tr("The results could not be stored."), why, {}};
+                    case core::ServiceFailure::BadInput:
+                    case core::ServiceFailure::Runtime:
+                    case core::ServiceFailure::Cancelled: break;
+                    }
+                    return {tr("The load test of %1 failed.").arg(names[side]), why, {}};
+                }
+                got[side] = loaded->stored ? loaded->stored->id : 0;
                 continue;
             }
-            c.report(-1, tr("%1: loading %2…").arg(side == 0 ? "A" : "B", names[side]));
-            auto identity = core::ModelRepository(*db).identifyFile({path});
-            if (!identity) return {tr("Model %1 cannot be read.").arg(names[side]), QString::fromStdString(identity.error().message), {}};
-            core::EngineSweepTargetOptions to;
-            to.maxBatch = kMaxBatch;
-            to.cancelLoad = c.cancelFlag();
-            to.device = device;
-            to.gpuLayers = gpuLayers;
-            auto target = core::EngineSweepTarget::open(path, to);
-            if (!target) {
-                if (c.cancelled()) break;
-                return {tr("Model %1 could not be loaded.").arg(names[side]), QString::fromStdString(target.error().message), {}};
-            }
-            core::SweepOptions so;
-            so.name = names[side].toStdString();
-            so.engineVersion = version;
-            so.modelSha256 = identity->sha256;
-            so.modelBytes = identity->bytes;
-            so.cancel = c.cancelFlag();
-            so.progress = [&c, side, n = names[side]](const core::SweepProgress& p) {
+            core::SweepSettings settings;  // what `verdict sweep` fills from its options
+            settings.spec = spec;
+            settings.name = names[side].toStdString();
+            settings.device = device;
+            settings.gpuLayers = gpuLayers;
+            core::SweepEvents events;
+            events.loading = [&c, side, n = names[side]] { c.report(-1, tr("%1: loading %2…").arg(side == 0 ? "A" : "B", n)); };
+            events.progress = [&c, side, n = names[side]](const core::SweepProgress& p) {
                 const double within = p.pointCount > 0 ? double(p.pointIndex + (p.phase == "stored" ? 1 : 0)) / p.pointCount : 0;
                 c.report((side + within) / 2.0,
                          tr("%1 %2: point %3/%4 — prompt %5, output %6, batch %7 — %8%9")
@@ -408,8 +409,20 @@ bool PerformanceView::runSweeps() {
                              .arg(p.etaS >= 0 ? tr(", ETA %1 s").arg(int(p.etaS)) : QString()),
                          p.etaS);
             };
-            auto outcome = core::runSweep(*db, **target, spec, so);
-            if (!outcome) return {tr("The sweep stopped: the database refused a write."), QString::fromStdString(outcome.error().message), {}};
+            auto outcome = core::runModelSweep(*db, path, settings, events, c.cancelFlag());
+            if (!outcome) {
+                if (outcome.error().kind == core::ServiceFailure::Cancelled) break;  // while loading: nothing stored
+                switch (outcome.error().kind) {
+                case core::ServiceFailure::Cancelled:
+                case core::ServiceFailure::Runtime:
+                case core::ServiceFailure::BadInput:
+                    return {tr("Model %1 cannot be read.").arg(names[side]), QString::fromStdString(outcome.error().message), {}};
+                case core::ServiceFailure::ModelOpen:
+                    return {tr("Model %1 could not be loaded.").arg(names[side]), QString::fromStdString(outcome.error().message), {}};
+                case core::ServiceFailure::Storage:
+                    return {tr("The sweep stopped: the database refused a write."), QString::fromStdString(outcome.error().message), {}};
+                }
+            }
             got[side] = outcome->sweep.id;
             for (const auto& w : outcome->warnings) warnings << QString::fromStdString(w);
         }

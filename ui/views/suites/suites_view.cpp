@@ -628,6 +628,7 @@ bool SuitesView::runBoth(int64_t limit) {
                     return {tr("Model %1 could not be loaded.").arg(side == 0 ? "A" : "B"), detail, {}};
                 case core::ServiceFailure::Storage:
                     return {tr("The run stopped: the database refused a read or a write."), detail, {}};
+                case core::ServiceFailure::Runtime: return {tr("The run failed."), detail, {}};
                 case core::ServiceFailure::BadInput: return {tr("The run could not start."), detail, {}};
                 }
                 break;

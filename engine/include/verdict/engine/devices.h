@@ -2,8 +2,11 @@
 // backend and a driver is present. "No driver" and "no device" are normal answers, not errors.
 #pragma once
 
+#include "verdict/engine/result.h"
+
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace verdict {
@@ -26,5 +29,14 @@ struct DeviceList {
 };
 
 DeviceList listDevices();
+
+// The --device grammar: "" or "cpu" -> -1, "cuda" or "gpu" -> 0, "cuda:N" -> N. Anything else is
+// an error naming the accepted forms. Says nothing about whether the device exists (listDevices).
+Result<int> parseDeviceIndex(std::string_view device);
+
+// The CPU kernels this process uses ("avx512", "avx2", "scalar"; VERDICT_SIMD can lower it) and
+// the physical core count the engine's thread pool defaults to (llama-bench reports both).
+std::string cpuSimdLevel();
+int physicalCpuCores();
 
 }  // namespace verdict

@@ -64,6 +64,7 @@ public:
     Model& operator=(const Model&) = delete;
 
     const std::string& path() const;
+    std::vector<std::string> partPaths() const;  // the files read: path(), or every part of a split model
     const ModelShape& shape() const;
     int threads() const;
     double loadMs() const;

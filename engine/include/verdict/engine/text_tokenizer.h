@@ -50,6 +50,10 @@ public:
     // naming the argument that is not such JSON.
     Result<RenderedChat> renderChatJson(std::string_view messagesJson, std::string_view toolsJson,
                                         const std::function<bool()>& shouldStop = {}) const;
+    // Raw bytes of a token's text (a lone byte of a split character stays one byte); a control
+    // token's text only when renderSpecial.
+    std::string tokenToPiece(int32_t id, bool renderSpecial) const;
+
     const std::string& templateSource() const;  // "" when the file has none
     // True when a rendered chat text already starts with the BOS text (then encode adds none).
     bool startsWithBos(std::string_view text) const;

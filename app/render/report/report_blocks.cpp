@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace verdict::ui::report_blocks {
+namespace verdict::render::report_blocks {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -106,4 +106,4 @@ DocTable barTable(const QString& catName, const QStringList& cats, const QList<B
     return t;
 }
 
-}  // namespace verdict::ui::report_blocks
+}  // namespace verdict::render::report_blocks

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace verdict::ui {
+namespace verdict::render {
 namespace {
 
 using core::ReportData;
@@ -673,4 +673,4 @@ ReportDocument buildReportDocument(const core::ReportData& d) {
     return doc;
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -20,7 +20,7 @@
 #include <cmath>
 #include <optional>
 
-namespace verdict::ui {
+namespace verdict::render {
 namespace {
 
 // A range with some air that QValueAxis can label nicely; a single value gets +-50 %.
@@ -232,4 +232,4 @@ QChart* makeCumulativeCostChart(const QList<XYSeries>& lines) {
                      QObject::tr("Month"), QObject::tr("Cumulative cost (US$)"), true);
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -14,7 +14,7 @@
 
 class QChart;
 
-namespace verdict::ui {
+namespace verdict::render {
 
 enum class BlockKind {
     Heading,    // level 1 = numbered section (starts a new PDF page), 2 = subsection, 3 = minor
@@ -67,4 +67,4 @@ QStringList reportSectionTitles();
 // Warning callout saying what is missing and how to get it.
 ReportDocument buildReportDocument(const core::ReportData& data);
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

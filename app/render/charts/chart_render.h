@@ -10,7 +10,7 @@
 class QChart;
 class QPainter;
 
-namespace verdict::ui {
+namespace verdict::render {
 
 // Lays the chart out at `target`'s size (in the painter's units) and renders it there. Takes
 // ownership of nothing; the chart may be reused afterwards.
@@ -19,4 +19,4 @@ void renderChart(QChart* chart, QPainter* painter, const QRectF& target);
 // The chart as an SVG document of `size` (CSS pixels), via QSvgGenerator: vectors, scalable.
 QByteArray chartToSvg(QChart* chart, const QSizeF& size);
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QStringList>
 
-namespace verdict::ui {
+namespace verdict::render {
 
 // One line: (x, y) points in x order.
 struct XYSeries {
@@ -25,4 +25,4 @@ struct BarSeriesData {
     int colorIndex = 0;
 };
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -6,9 +6,9 @@
 
 #include <QByteArray>
 
-namespace verdict::ui {
+namespace verdict::render {
 
 QByteArray htmlReport(const ReportDocument& doc);
 QByteArray markdownReport(const ReportDocument& doc);
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

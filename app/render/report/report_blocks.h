@@ -1,7 +1,7 @@
 // The building blocks of the decision report's document (report_document.h), shared by the files
 // that write its sections: formatting (q, fmt, ci, sideName), the blocks (heading, paragraph,
 // callout, bullets, table, chart) and a chart's numbers as a table for Markdown. Internal to
-// ui/report.
+// app/render/report.
 #pragma once
 
 #include "core/report/report_types.h"
@@ -14,7 +14,7 @@
 #include <functional>
 #include <string>
 
-namespace verdict::ui::report_blocks {
+namespace verdict::render::report_blocks {
 
 QString q(const std::string& s);
 QString fmt(const char* f, double v);                 // printf of one number
@@ -37,4 +37,4 @@ DocTable barTable(const QString& catName, const QStringList& cats, const QList<B
 void quantSection(const core::ReportData& d, QList<DocBlock>& out);
 void stabilitySection(const core::ReportData& d, QList<DocBlock>& out);
 
-}  // namespace verdict::ui::report_blocks
+}  // namespace verdict::render::report_blocks

@@ -17,7 +17,7 @@
 #include <functional>
 #include <memory>
 
-namespace verdict::ui {
+namespace verdict::render {
 namespace {
 
 // Page geometry in points.
@@ -461,4 +461,4 @@ QByteArray layoutJson(const PdfLayoutInfo& info) {
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

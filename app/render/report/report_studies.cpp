@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-namespace verdict::ui::report_blocks {
+namespace verdict::render::report_blocks {
 
 // One model in several files against a base (`verdict quant-compare`): what each precision costs in
 // fidelity and accuracy and buys in speed and size. Under Performance, after the sweeps.
@@ -128,4 +128,4 @@ void stabilitySection(const core::ReportData& d, QList<DocBlock>& out) {
     out << table(t);
 }
 
-}  // namespace verdict::ui::report_blocks
+}  // namespace verdict::render::report_blocks

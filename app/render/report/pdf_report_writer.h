@@ -14,7 +14,7 @@
 #include <QRectF>
 #include <QString>
 
-namespace verdict::ui {
+namespace verdict::render {
 
 struct LayoutBox {
     int page = 0;        // 1-based
@@ -37,4 +37,4 @@ Result<PdfLayoutInfo> writePdfReport(const ReportDocument& doc, const QString& p
 // "boxes": [{"page", "kind", "rect": [x, y, w, h], "text"}]}.
 QByteArray layoutJson(const PdfLayoutInfo& info);
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -8,7 +8,7 @@
 #include <QPainter>
 #include <QSvgGenerator>
 
-namespace verdict::ui {
+namespace verdict::render {
 namespace {
 
 // The chart lives in a scene only while it is drawn; the scene must not delete it.
@@ -59,4 +59,4 @@ QByteArray chartToSvg(QChart* chart, const QSizeF& size) {
     return bytes;
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

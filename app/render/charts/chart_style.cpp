@@ -4,7 +4,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
 
-namespace verdict::ui {
+namespace verdict::render {
 
 QColor chartColor(int index) {
     static const QColor kColors[] = {QColor(0x1f, 0x6f, 0xb4), QColor(0xe0, 0x7b, 0x10), QColor(0x4d, 0x9a, 0x4d),
@@ -47,4 +47,4 @@ void styleAxis(QAbstractAxis* axis, const QString& title) {
     axis->setGridLineColor(QColor(0xdd, 0xdd, 0xdd));
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -9,7 +9,7 @@
 class QChart;
 class QAbstractAxis;
 
-namespace verdict::ui {
+namespace verdict::render {
 
 // 0: model A (blue), 1: model B (orange), 2+: neutral greys/greens.
 QColor chartColor(int index);
@@ -25,4 +25,4 @@ void styleChart(QChart* chart, const QString& title);
 // Axis title (e.g. "Prompt length (tokens)"), label font and grid colour.
 void styleAxis(QAbstractAxis* axis, const QString& title);
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

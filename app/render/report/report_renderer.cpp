@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace verdict::ui {
+namespace verdict::render {
 namespace {
 
 Result<void> writeFile(const QString& path, const QByteArray& bytes) {
@@ -68,4 +68,4 @@ Result<RenderedReport> renderReport(const core::ReportData& data, ReportFormat f
     return out;
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

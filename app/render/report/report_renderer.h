@@ -2,7 +2,7 @@
 // File > Export report… both use, so the two produce the same document.
 //
 //   auto data = core::buildReportData(db, request);
-//   auto out = ui::renderReport(*data, ui::ReportFormat::Pdf, "report.pdf");   // needs a QApplication
+//   auto out = render::renderReport(*data, render::ReportFormat::Pdf, "report.pdf");   // needs a QApplication
 #pragma once
 
 #include "core/report/report_types.h"
@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace verdict::ui {
+namespace verdict::render {
 
 enum class ReportFormat { Pdf, Html, Markdown };
 
@@ -37,4 +37,4 @@ struct RenderedReport {
 Result<RenderedReport> renderReport(const core::ReportData& data, ReportFormat format, const QString& path,
                                     const QString& layoutJsonPath = {});
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-namespace verdict::ui {
+namespace verdict::render {
 namespace {
 
 QString esc(const QString& s) { return s.toHtmlEscaped(); }
@@ -173,4 +173,4 @@ QByteArray markdownReport(const ReportDocument& doc) {
     return s.toUtf8();
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

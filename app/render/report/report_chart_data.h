@@ -10,7 +10,7 @@
 
 class QChart;
 
-namespace verdict::ui {
+namespace verdict::render {
 
 // Category names ("overall" first) and one bar set per model in percent with Wilson whiskers.
 QStringList accuracyCategories(const core::ReportAccuracy& accuracy);
@@ -41,4 +41,4 @@ QChart* percentilesChart(const core::ReportData& data);
 QChart* memoryChart(const core::ReportData& data);
 QChart* costChart(const core::ReportData& data);
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

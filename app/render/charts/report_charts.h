@@ -1,4 +1,4 @@
-// Chart builders shared by the report (ui/report draws them into PDF/SVG) and the window's
+// Chart builders shared by the report (report/ draws them into PDF/SVG) and the window's
 // Performance, Cost and Suites screens. Each returns a new, styled QChart the caller owns (put it
 // in a QChartView, or render it with chart_render.h). Axis titles carry the units.
 #pragma once
@@ -9,7 +9,7 @@
 
 class QChart;
 
-namespace verdict::ui {
+namespace verdict::render {
 
 // Accuracy per category, one bar per model and category, in percent (0..100), with Wilson
 // interval whiskers when lo/hi are given (also in percent).
@@ -33,4 +33,4 @@ QChart* makeMemoryBreakdownChart(const QStringList& models, const QList<BarSerie
 // Cumulative cost in US$ (y) by month (x), one line per model and the API baseline (dashed).
 QChart* makeCumulativeCostChart(const QList<XYSeries>& lines);
 
-}  // namespace verdict::ui
+}  // namespace verdict::render

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace verdict::ui {
+namespace verdict::render {
 namespace {
 
 QString sideName(const core::ReportModel& m) { return QString("%1: %2").arg(QChar(m.side), QString::fromStdString(m.label)); }
@@ -197,4 +197,4 @@ QChart* costChart(const core::ReportData& d) {
     return lines.isEmpty() ? nullptr : makeCumulativeCostChart(lines);
 }
 
-}  // namespace verdict::ui
+}  // namespace verdict::render
