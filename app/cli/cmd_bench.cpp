@@ -227,8 +227,7 @@ const OptionTable<BenchSettings>& benchOptions() {
                          1 << 20, 'n'),
         intOption<S>("repetitions", "R", "timed repetitions per test", [](auto& s) -> auto& { return s.reps; }, 1, 1000, 'r'),
         intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
-        textOption<S>("kv-type", "TYPE", "KV cache element type: f16 (as llama-bench) or f32",
-                      [](auto& s) -> auto& { return s.kvType; }, {"f16", "f32"}),
+        kvTypeOption<S>([](auto& s) -> auto& { return s.kvType; }),
     };
     return table;
 }

@@ -63,7 +63,7 @@ const OptionTable<GenerateSettings>& generateOptions() {
         intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
         intOption<S>("ctx", "N", "context size in tokens; 0 = min(training context, 4096), at least prompt + N",
                      [](auto& s) -> auto& { return s.ctx; }, 0, std::numeric_limits<int32_t>::max(), 'c'),
-        textOption<S>("kv-type", "TYPE", "KV cache element type: f32 or f16", [](auto& s) -> auto& { return s.kvType; }, {"f32", "f16"}),
+        kvTypeOption<S>([](auto& s) -> auto& { return s.kvType; }),
         flagOption<S>("ignore-eos", "go on past end-of-generation tokens: exactly N tokens", [](S& s) { s.ignoreEos = true; }),
     }});
     return table;

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/device_option.h"
 #include "cli/endpoint_options.h"
+#include "cli/options.h"
 #include "cli/signal_stop.h"
 #include "core/judge/judge_runner.h"
 #include "core/run/backend_factory.h"
@@ -20,6 +21,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <set>
 
 namespace verdict::cli {
@@ -131,6 +133,31 @@ int humanWalkthrough(core::Database& db, int64_t runA, int64_t runB, const std::
     return kExitOk;
 }
 
+// The judge's numbers bound to the service's options (core/judge/judge_runner.h JudgeRunOptions:
+// greedy, 1024 tokens, one call in flight) and the local judge's engine settings.
+struct JudgeSettings {
+    core::JudgeRunOptions judge;
+    int threads = 0;
+    int64_t ctx = 0;  // 0: min(training context, 4096)
+};
+
+const OptionTable<JudgeSettings>& judgeOptions() {
+    using S = JudgeSettings;
+    static const OptionTable<S> table = {
+        optionalIntOption<S>("limit", "N", "judge the first N items both runs answered", [](auto& s) -> auto& { return s.judge.limit; },
+                             1, std::numeric_limits<int64_t>::max()),
+        intOption<S>("concurrency", "N", "judge calls in flight (endpoints; a local judge uses 1)",
+                     [](auto& s) -> auto& { return s.judge.concurrency; }, 1, 64),
+        intOption<S>("max-tokens", "N", "judge's output limit", [](auto& s) -> auto& { return s.judge.generation.maxTokens; }, 1,
+                     1'000'000),
+        intOption<S>("threads", "N", std::string("local judge: ") + kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0,
+                     kMaxThreads, 't'),
+        intOption<S>("ctx", "N", "local judge: context tokens; 0 = min(training context, 4096)", [](auto& s) -> auto& { return s.ctx; },
+                     0, std::numeric_limits<int32_t>::max(), 'c'),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runJudge(const std::vector<std::string>& argv) {
@@ -139,18 +166,14 @@ int runJudge(const std::vector<std::string>& argv) {
         {"mode", true, "MODE", "pairwise (default: both orders per item), rubric (each answer 1-10), reference (rubric + the item's reference)"},
         {"prompt", true, "FILE", "judge prompt template ({question} {answer_a} {answer_b} / {answer} {rubric} {reference}); default: built in"},
         {"rubric", true, "FILE", "rubric/reference modes: a JSON object {\"category\": \"text\", \"*\": \"default\"} or one text for all"},
-        {"limit", true, "N", "judge the first N items both runs answered"},
-        {"concurrency", true, "N", "judge calls in flight (endpoints; a local judge uses 1)"},
-        {"max-tokens", true, "N", "judge's output limit (default 1024)"},
         {"human", true, "NAME", "vote yourself in the terminal, blind (your NAME is stored with each vote)"},
-        threadsOption("local judge"),
-        {"ctx", true, "N", "local judge: context tokens (default: min(training context, 4096))", false, 'c'},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
         dbOption(),
         jsonOption(),
         helpOption(),
     };
+    for (const OptionSpec& o : specsOf(judgeOptions(), JudgeSettings{})) specs.push_back(o);
     for (const OptionSpec& o : endpointOptionSpecs("endpoint judge")) specs.push_back(o);
     auto args = Args::parse(argv, specs);
     if (!args) return fail("judge", args.error().message, kExitUsage);
@@ -175,19 +198,9 @@ int runJudge(const std::vector<std::string>& argv) {
     if (args->has("judge") && args->has("human")) return fail("judge", "use either --judge or --human", kExitUsage);
     const bool json = args->has("json");
     if (json && args->has("human")) return fail("judge", "--human is interactive; --json prints only summaries", kExitUsage);
-    auto limit = args->integer("limit", 0);
-    auto concurrency = args->integer("concurrency", 1);
-    auto maxTokens = args->integer("max-tokens", 1024);
-    auto ctx = args->integer("ctx", 0);
-    for (const Result<long long>* r : {&limit, &concurrency, &maxTokens, &ctx})
-        if (!*r) return fail("judge", r->error().message, kExitUsage);
-    auto threads = threadsValue(*args);
-    if (!threads) return fail("judge", threads.error().message, kExitUsage);
-    if (*limit < 0) return fail("judge", "--limit must not be negative", kExitUsage);
-    if (*concurrency < 1 || *concurrency > 64) return fail("judge", "--concurrency must be between 1 and 64", kExitUsage);
-    if (*maxTokens < 1 || *maxTokens > 1'000'000) return fail("judge", "--max-tokens must be between 1 and 1000000", kExitUsage);
-
-    core::JudgeRunOptions o;
+    JudgeSettings settings;
+    if (auto e = applyOptions(judgeOptions(), *args, settings)) return fail("judge", *e, kExitUsage);
+    core::JudgeRunOptions& o = settings.judge;
     if (auto m = args->value("mode")) {
         auto mode = core::parseJudgeMode(*m);
         if (!mode || *mode == core::JudgeMode::Human)
@@ -207,9 +220,6 @@ int runJudge(const std::vector<std::string>& argv) {
         if (!rubrics) return fail("judge", rubrics.error().message, kExitBadInput);
         o.rubrics = std::move(*rubrics);
     }
-    if (*limit > 0) o.limit = *limit;
-    o.concurrency = static_cast<int>(*concurrency);
-    o.generation.maxTokens = static_cast<int32_t>(*maxTokens);
 
     std::string device;
     const bool localJudge = args->has("judge") && !core::isEndpointRef(*args->value("judge"));
@@ -236,8 +246,8 @@ int runJudge(const std::vector<std::string>& argv) {
         if (!judgeRef) return fail("judge", judgeRef.error().message, kExitUsage);
         o.judgeRef = core::normalizeModelRef(*judgeRef);
         core::BackendOpenOptions bo;
-        bo.threads = *threads;
-        bo.nCtx = *ctx;
+        bo.threads = settings.threads;
+        bo.nCtx = settings.ctx;
         bo.device = device;
         bo.gpuLayers = gpuLayers;
         bo.engineVersion = core::toolVersion();

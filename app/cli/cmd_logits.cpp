@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
 
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <numeric>
 
 namespace verdict::cli {
@@ -30,18 +32,30 @@ void appendFloat(std::string& out, float v) {
     out.append(buf, ec == std::errc() ? p : buf);
 }
 
+struct LogitsSettings {
+    std::vector<int64_t> tokens;
+    int threads = 0;
+    std::string kvType = "f32";
+};
+
+const OptionTable<LogitsSettings>& logitsOptions() {
+    using S = LogitsSettings;
+    static const OptionTable<S> table = {
+        intListOption<S>("tokens", "IDS", "comma-separated token ids to evaluate (required; no BOS is added)",
+                         [](auto& s) -> auto& { return s.tokens; }, 0, std::numeric_limits<int32_t>::max() - 1),
+        intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
+        kvTypeOption<S>([](auto& s) -> auto& { return s.kvType; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runLogits(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"tokens", true, "IDS", "comma-separated token ids to evaluate (required; no BOS is added)"},
-        threadsOption(),
-        {"kv-type", true, "TYPE", "KV cache element type: f32 (default) or f16"},
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        jsonOption("print {\"n_vocab\", \"tokens\", \"logits\"} as JSON"),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(logitsOptions(), LogitsSettings{});
+    for (OptionSpec spec : {deviceOptionSpec(), gpuLayersOptionSpec(), jsonOption("print {\"n_vocab\", \"tokens\", \"logits\"} as JSON"),
+                            helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("logits", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -50,31 +64,23 @@ int runLogits(const std::vector<std::string>& argv) {
     }
     if (args->positionals().size() != 1) return fail("logits", "expected exactly one model file (see --help)", kExitUsage);
     if (!args->has("tokens")) return fail("logits", "missing --tokens IDS", kExitUsage);
-    auto ids = args->integerList("tokens", {});
-    if (!ids) return fail("logits", ids.error().message, kExitUsage);
-    auto threads = threadsValue(*args);
-    if (!threads) return fail("logits", threads.error().message, kExitUsage);
-    const std::string kvType = args->value("kv-type").value_or("f32");
-    if (kvType != "f32" && kvType != "f16") return fail("logits", "--kv-type must be f32 or f16", kExitUsage);
-    std::vector<int32_t> tokens;
-    for (long long v : *ids) {
-        if (v < 0 || v > INT32_MAX) return fail("logits", "token id " + std::to_string(v) + " is out of range", kExitUsage);
-        tokens.push_back(static_cast<int32_t>(v));
-    }
+    LogitsSettings settings;
+    if (auto e = applyOptions(logitsOptions(), *args, settings)) return fail("logits", *e, kExitUsage);
+    const std::vector<int32_t> tokens(settings.tokens.begin(), settings.tokens.end());
     std::string device;
     if (int rc = readDeviceOption("logits", *args, &device); rc != kExitOk) return rc;
     int gpuLayers = -1;
     if (int rc = readGpuLayersOption("logits", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     ModelOptions mo;
-    mo.threads = *threads;
+    mo.threads = settings.threads;
     mo.device = device;
     mo.gpuLayers = gpuLayers;
     auto model = Model::open(args->positionals()[0], mo);
     if (!model) return fail("logits", model.error().message, openFailureExitCode(device));
     SessionOptions so;
     so.nCtx = static_cast<int64_t>(tokens.size());
-    so.kvType = kvType == "f16" ? KvType::F16 : KvType::F32;
+    so.kvType = settings.kvType == "f16" ? KvType::F16 : KvType::F32;
     auto session = Session::create(*model, so);
     if (!session) return fail("logits", session.error().message, kExitRuntime);
     auto view = (*session)->evaluate(tokens, true);

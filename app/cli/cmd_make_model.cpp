@@ -1,42 +1,65 @@
 // verdict make-model [shape options] OUT.gguf: a random-weight model for benchmarks and tests.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/models/model_card_json.h"
 #include "verdict/engine/model_card.h"
 #include "verdict/engine/synthetic_model.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace verdict::cli {
 
-int runMakeModel(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"arch", true, "NAME", "llama (default; with --n-expert: Mixtral-style MoE), qwen2, or deepseek2 "
-                               "(DeepSeek-V3 style: MLA, sigmoid-routed experts + shared expert; needs --n-expert)"},
-        {"n-embd", true, "N", "embedding width (default 256)"},
-        {"n-layer", true, "N", "layers (default 4)"},
-        {"n-head", true, "N", "attention heads (default 8)"},
-        {"n-head-kv", true, "N", "key/value heads, GQA (default 4)"},
-        {"n-ff", true, "N", "feed-forward width, per expert for MoE (default 768)"},
-        {"n-vocab", true, "N", "vocabulary size of the generated tokenizer (default 512)"},
-        {"ctx", true, "N", "trained context length written to metadata (default 512)"},
-        {"n-expert", true, "N", "experts (default 0 = dense)"},
-        {"n-expert-used", true, "N", "experts used per token"},
-        {"q-lora-rank", true, "N", "deepseek2: query compression rank (default n-embd/2)"},
-        {"kv-lora-rank", true, "N", "deepseek2: MLA latent width, what the KV cache holds (default n-embd/4)"},
-        {"n-ff-exp", true, "N", "deepseek2: expert FFN width (default n-ff/4; --n-ff is the dense layers')"},
-        {"n-expert-shared", true, "N", "deepseek2: shared experts (default 1)"},
-        {"n-dense-lead", true, "N", "deepseek2: leading dense layers (default 1)"},
-        {"type", true, "T", "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k (default f16)"},
-        {"seed", true, "S", "random seed (default 1); same seed and shape give the same file"},
-        {"vocab-from", true, "FILE", "copy the tokenizer from this GGUF instead of generating one"},
-        {"tied", false, "", "no output.weight (the output projection reuses token_embd)"},
-        {"name", true, "TEXT", "general.name"},
-        jsonOption("print the written model's card as JSON (same shape as info --json)"),
-        helpOption(),
+namespace {
+
+// The options bound to SyntheticModelSpec (verdict/engine/synthetic_model.h): the defaults shown
+// are the struct's.
+const OptionTable<SyntheticModelSpec>& makeModelOptions() {
+    using S = SyntheticModelSpec;
+    constexpr long long kMax = 1000000000;
+    auto dim = [](const char* name, const char* help, auto field) { return intOption<S>(name, "N", help, field, 0, kMax); };
+    static const OptionTable<S> table = {
+        textOption<S>("arch", "NAME", "llama (with --n-expert: Mixtral-style MoE), qwen2, or deepseek2 "
+                                      "(DeepSeek-V3 style: MLA, sigmoid-routed experts + shared expert; needs --n-expert)",
+                      [](auto& s) -> auto& { return s.arch; }),
+        dim("n-embd", "embedding width", [](auto& s) -> auto& { return s.nEmbd; }),
+        dim("n-layer", "layers", [](auto& s) -> auto& { return s.nLayer; }),
+        dim("n-head", "attention heads", [](auto& s) -> auto& { return s.nHead; }),
+        dim("n-head-kv", "key/value heads, GQA (at most --n-head)", [](auto& s) -> auto& { return s.nHeadKv; }),
+        dim("n-ff", "feed-forward width, per expert for MoE", [](auto& s) -> auto& { return s.nFf; }),
+        dim("n-vocab", "vocabulary size of the generated tokenizer", [](auto& s) -> auto& { return s.nVocab; }),
+        dim("ctx", "trained context length written to metadata", [](auto& s) -> auto& { return s.nCtx; }),
+        dim("n-expert", "experts; 0 = dense", [](auto& s) -> auto& { return s.nExpert; }),
+        dim("n-expert-used", "experts used per token", [](auto& s) -> auto& { return s.nExpertUsed; }),
+        dim("q-lora-rank", "deepseek2: query compression rank; 0 = n-embd/2", [](auto& s) -> auto& { return s.qLoraRank; }),
+        dim("kv-lora-rank", "deepseek2: MLA latent width, what the KV cache holds; 0 = n-embd/4",
+            [](auto& s) -> auto& { return s.kvLoraRank; }),
+        dim("n-ff-exp", "deepseek2: expert FFN width; 0 = n-ff/4 (--n-ff is the dense layers')",
+            [](auto& s) -> auto& { return s.nFfExp; }),
+        dim("n-expert-shared", "deepseek2: shared experts", [](auto& s) -> auto& { return s.nExpertShared; }),
+        dim("n-dense-lead", "deepseek2: leading dense layers", [](auto& s) -> auto& { return s.nLayerDenseLead; }),
+        textOption<S>("type", "T", "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k",
+                      [](auto& s) -> auto& { return s.type; }),
+        intOption<S>("seed", "S", "random seed; same seed and shape give the same file", [](auto& s) -> auto& { return s.seed; }, 0,
+                     std::numeric_limits<int64_t>::max()),
+        textOption<S>("vocab-from", "FILE", "copy the tokenizer from this GGUF instead of generating one",
+                      [](auto& s) -> auto& { return s.vocabFrom; }),
+        flagOption<S>("tied", "no output.weight (the output projection reuses token_embd)", [](S& s) { s.tiedOutput = true; }),
+        textOption<S>("name", "TEXT", "general.name (default: synthetic-ARCH)", [](auto& s) -> auto& { return s.name; }),
     };
+    return table;
+}
+
+}  // namespace
+
+int runMakeModel(const std::vector<std::string>& argv) {
+    std::vector<OptionSpec> specs = specsOf(makeModelOptions(), SyntheticModelSpec{});
+    for (OptionSpec spec : {jsonOption("print the written model's card as JSON (same shape as info --json)"), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("make-model", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -46,25 +69,8 @@ int runMakeModel(const std::vector<std::string>& argv) {
     if (args->positionals().size() != 1) return fail("make-model", "expected exactly one output path (see --help)", kExitUsage);
 
     SyntheticModelSpec s;
-    s.arch = args->value("arch").value_or("llama");
-    s.name = args->value("name").value_or("");
-    s.type = args->value("type").value_or("f16");
-    s.vocabFrom = args->value("vocab-from").value_or("");
-    s.tiedOutput = args->has("tied");
-    struct IntOpt { const char* name; uint32_t* field; };
-    for (IntOpt o : {IntOpt{"n-embd", &s.nEmbd}, {"n-layer", &s.nLayer}, {"n-head", &s.nHead}, {"n-head-kv", &s.nHeadKv},
-                     {"n-ff", &s.nFf}, {"n-vocab", &s.nVocab}, {"ctx", &s.nCtx}, {"n-expert", &s.nExpert},
-                     {"n-expert-used", &s.nExpertUsed}, {"q-lora-rank", &s.qLoraRank}, {"kv-lora-rank", &s.kvLoraRank},
-                     {"n-ff-exp", &s.nFfExp}, {"n-expert-shared", &s.nExpertShared}, {"n-dense-lead", &s.nLayerDenseLead}}) {
-        auto v = args->integer(o.name, *o.field);
-        if (!v) return fail("make-model", v.error().message, kExitUsage);
-        if (*v < 0 || *v > 1000000000) return fail("make-model", std::string("--") + o.name + " out of range", kExitUsage);
-        *o.field = static_cast<uint32_t>(*v);
-    }
+    if (auto e = applyOptions(makeModelOptions(), *args, s)) return fail("make-model", *e, kExitUsage);
     if (!args->has("n-head-kv")) s.nHeadKv = std::min(s.nHeadKv, s.nHead);
-    auto seed = args->integer("seed", 1);
-    if (!seed) return fail("make-model", seed.error().message, kExitUsage);
-    s.seed = static_cast<uint64_t>(*seed);
 
     const std::string out = args->positionals()[0];
     const bool json = args->has("json");

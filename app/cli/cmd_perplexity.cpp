@@ -117,7 +117,7 @@ const OptionTable<PerplexitySettings>& perplexityOptions() {
         intOption<S>("threads", "N", kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0, kMaxThreads, 't'),
         textOption<S>("kld-base", "MODEL", "also compute the KL-divergence of MODEL.gguf against this base model",
                       [](auto& s) -> auto& { return s.kldBase; }),
-        textOption<S>("kv-type", "TYPE", "KV cache element type: f32 or f16", [](auto& s) -> auto& { return s.kvType; }, {"f32", "f16"}),
+        kvTypeOption<S>([](auto& s) -> auto& { return s.kvType; }),
     };
     return table;
 }

@@ -6,6 +6,7 @@
 // offscreen when there is no display). What each section shows: docs/report.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/cost_options.h"
 #include "core/report/report_command.h"
 #include "core/report/report_data.h"
 #include "core/report/report_decision.h"
@@ -18,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -58,7 +60,7 @@ std::unique_ptr<QApplication> ensureApplication() {
 }  // namespace
 
 int runReport(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
+    std::vector<OptionSpec> specs = {
         {"run", true, "ID", "the two runs to compare: --run A --run B (same suite for the accuracy comparison)", true},
         {"sweep", true, "ID", "latency sweep to use (repeatable; each is matched to the run of the same model file). "
                               "Default: the newest completed sweep of each model", true},
@@ -73,15 +75,6 @@ int runReport(const std::vector<std::string>& argv) {
         {"measured-on", true, "ID", "catalog device the sweeps/runs were measured on (default for CPU runs: this-machine)"},
         {"tokens-per-day", true, "N", "daily output volume: fleet size, monthly and 3-year TCO curve"},
         {"baseline-usd-per-mtok", true, "X", "hosted API price per 1M tokens: payback and NPV (needs --tokens-per-day)"},
-        {"utilisation", true, "U", "share of hours serving at the measured rate, (0,1] (default 0.5)"},
-        {"years", true, "N", "amortisation period and NPV horizon (default 3)"},
-        {"electricity-usd-per-kwh", true, "X", "electricity price (default 0.15)"},
-        {"pue", true, "X", "power usage effectiveness (default 1.5)"},
-        {"load-factor", true, "X", "average draw as a share of TDP (default 0.7)"},
-        {"ops-usd-per-month", true, "X", "ops overhead per owned device per month (default 0)"},
-        {"fixed-usd-per-year", true, "X", "fixed yearly costs: staff, audits (default 0)"},
-        {"discount-rate", true, "X", "yearly discount rate for NPV (default 0.08)"},
-        {"rent", false, "", "rent the device at the catalog's cloud $/hour (default: buy)"},
         {"hardware-file", true, "PATH", "user hardware catalog"},
         {"weights", true, "LIST", "criterion weights, e.g. accuracy=3,ttft=1,cost=2 (criteria: accuracy, ttft, tpot, p99, "
                                   "throughput, memory, cost, context)"},
@@ -99,6 +92,11 @@ int runReport(const std::vector<std::string>& argv) {
         jsonOption("print where the files are and the summary as one JSON object (docs/cli.md)"),
         helpOption(),
     };
+    {
+        const auto cost = specsOf(costAssumptionOptions(), core::CostAssumptions{});
+        auto at = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& o) { return o.name == "baseline-usd-per-mtok"; });
+        specs.insert(at == specs.end() ? at : at + 1, cost.begin(), cost.end());
+    }
     const std::string usage =
         "verdict report --run A --run B [--sweep ID ...] [--hardware ID --tokens-per-day N ...] [--weights LIST] -o FILE "
         "[--format pdf|html|md] [--json]";
@@ -177,17 +175,7 @@ int runReport(const std::vector<std::string>& argv) {
         t.hardwareId = *args->value("hardware");
         if (auto m = args->value("measured-on")) t.measuredOnId = *m;
         if (auto h = args->value("hardware-file")) t.hardwareFile = *h;
-        auto& a = t.assumptions;
-        a.mode = args->has("rent") ? core::Ownership::Rent : core::Ownership::Buy;
-        for (auto [name, target] : {std::pair{"utilisation", &a.utilisation}, std::pair{"years", &a.years},
-                                    std::pair{"electricity-usd-per-kwh", &a.electricityUsdPerKwh}, std::pair{"pue", &a.pue},
-                                    std::pair{"load-factor", &a.loadFactor}, std::pair{"ops-usd-per-month", &a.opsUsdPerMonth},
-                                    std::pair{"fixed-usd-per-year", &a.fixedUsdPerYear},
-                                    std::pair{"discount-rate", &a.discountRate}}) {
-            auto v = args->number(name, *target);
-            if (!v) return fail("report", v.error().message, kExitUsage);
-            *target = *v;
-        }
+        if (auto e = applyOptions(costAssumptionOptions(), *args, t.assumptions)) return fail("report", *e, kExitUsage);
         for (auto [name, target] : {std::pair{"tokens-per-day", &t.tokensPerDay}, std::pair{"baseline-usd-per-mtok", &t.baselineUsdPerMtok}}) {
             if (!args->has(name)) continue;
             auto v = args->number(name, 0);

@@ -5,6 +5,7 @@
 // Formulas: docs/tco.md. JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/cost_options.h"
 #include "core/report/report_format.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -88,7 +90,7 @@ void printReport(const core::TcoReport& r) {
 }  // namespace
 
 int runTco(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
+    std::vector<OptionSpec> specs = {
         {"hardware", true, "ID", "catalog device to cost (required; see verdict hardware list)"},
         {"tps", true, "N", "measured decode tokens/s per device (instead of RUN_ID)"},
         {"sweep", true, "ID", "throughput from a stored sweep: the best output tok/s over its points (instead of RUN_ID)"},
@@ -96,16 +98,7 @@ int runTco(const std::vector<std::string>& argv) {
         {"prefill-tps", true, "N", "measured prefill tokens/s (projected with the FLOPS ratio)"},
         {"measured-on", true, "ID", "catalog device the throughput was measured on (default: --hardware; for a CPU run: this-machine)"},
         {"tokens-per-day", true, "N", "daily output volume: sizes the fleet, monthly and 3-year TCO"},
-        {"utilisation", true, "U", "share of hours serving at the measured rate, (0,1] (default 0.5)"},
-        {"years", true, "N", "amortisation period and NPV horizon (default 3)"},
-        {"electricity-usd-per-kwh", true, "X", "electricity price (default 0.15)"},
-        {"pue", true, "X", "power usage effectiveness, >= 1 (default 1.5)"},
-        {"load-factor", true, "X", "average draw as a share of TDP, (0,1] (default 0.7)"},
-        {"ops-usd-per-month", true, "X", "ops overhead per owned device per month (default 0)"},
-        {"fixed-usd-per-year", true, "X", "fixed yearly costs of the deployment: staff, audits (default 0)"},
         {"baseline-usd-per-mtok", true, "X", "hosted API price per 1M tokens: payback and NPV (needs --tokens-per-day)"},
-        {"discount-rate", true, "X", "yearly discount rate for NPV (default 0.08)"},
-        {"rent", false, "", "rent the device at the catalog's cloud $/hour"},
         {"buy", false, "", "buy the device (default)"},
         {"purchase-usd", true, "X", "override the catalog purchase price"},
         {"cloud-usd-per-hour", true, "X", "override the catalog cloud $/hour"},
@@ -114,6 +107,11 @@ int runTco(const std::vector<std::string>& argv) {
         jsonOption(),
         helpOption(),
     };
+    {
+        const auto cost = specsOf(costAssumptionOptions(), core::CostAssumptions{});
+        auto at = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& o) { return o.name == "tokens-per-day"; });
+        specs.insert(at == specs.end() ? at : at + 1, cost.begin(), cost.end());
+    }
     const std::string usage = "verdict tco [RUN_ID | --sweep ID [--batch N] | --tps N] --hardware ID [--tokens-per-day N] [options] [--json]";
     auto args = Args::parse(argv, specs);
     if (!args) return fail("tco", args.error().message, kExitUsage);
@@ -132,22 +130,7 @@ int runTco(const std::vector<std::string>& argv) {
     req.hardwareId = *args->value("hardware");
     if (auto m = args->value("measured-on")) req.measuredOnId = *m;
     core::CostAssumptions& a = req.assumptions;
-    a.mode = args->has("rent") ? core::Ownership::Rent : core::Ownership::Buy;
-    // Numbers: a text that is not a number is a usage error; a number out of range is bad input (below).
-    struct NumberOption {
-        const char* name;
-        double* target;
-    };
-    for (const NumberOption& n : {NumberOption{"utilisation", &a.utilisation}, NumberOption{"years", &a.years},
-                                  NumberOption{"electricity-usd-per-kwh", &a.electricityUsdPerKwh},
-                                  NumberOption{"pue", &a.pue}, NumberOption{"load-factor", &a.loadFactor},
-                                  NumberOption{"ops-usd-per-month", &a.opsUsdPerMonth},
-                                  NumberOption{"fixed-usd-per-year", &a.fixedUsdPerYear},
-                                  NumberOption{"discount-rate", &a.discountRate}}) {
-        auto v = args->number(n.name, *n.target);
-        if (!v) return fail("tco", v.error().message, kExitUsage);
-        *n.target = *v;
-    }
+    if (auto e = applyOptions(costAssumptionOptions(), *args, a)) return fail("tco", *e, kExitUsage);
     struct OptionalOption {
         const char* name;
         std::optional<double>* target;

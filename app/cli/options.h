@@ -265,6 +265,13 @@ OptionTable<S> samplingOptions(G gen) {
     };
 }
 
+// --kv-type f32|f16: the KV cache element type of the commands that run the engine directly
+// (generate, bench, perplexity); the default is each command's struct's (bench: f16, as llama-bench).
+template <class S, class Field>
+BoundOption<S> kvTypeOption(Field field) {
+    return textOption<S>("kv-type", "TYPE", "KV cache element type: f32 or f16", field, {"f32", "f16"});
+}
+
 // Tables one after the other (shared rows between a command's own).
 template <class S>
 OptionTable<S> concatOptions(std::vector<OptionTable<S>> parts) {

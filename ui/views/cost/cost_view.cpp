@@ -2,6 +2,7 @@
 
 #include "core/report/report_data.h"
 #include "core/report/report_format.h"
+#include "core/tco/cost_model.h"
 #include "core/tco/hardware_catalog.h"
 #include "report/report_chart_data.h"
 #include "widgets/chart_panel.h"
@@ -75,10 +76,12 @@ CostView::CostView(Workbench& workbench, QWidget* parent) : QWidget(parent), m_w
     m_tokensPerDay = spin(0, 1e13, s.value("cost/tokensPerDay", 1e6).toDouble(), 0, tr(" tokens/day"));
     m_baseline = spin(0, 1000, s.value("cost/baseline", 0.5).toDouble(), 3, tr(" $/1M tokens"));
     m_baseline->setSpecialValueText(tr("no API baseline"));
-    m_utilisation = spin(0.01, 1, 0.5, 2);
-    m_years = spin(0.25, 10, 3, 2, tr(" years"));
-    m_electricity = spin(0, 5, 0.15, 3, tr(" $/kWh"));
-    m_pue = spin(1, 3, 1.5, 2);
+    // The assumptions start from the cost model's defaults, the ones `verdict tco --help` shows.
+    const core::CostAssumptions defaults;
+    m_utilisation = spin(0.01, 1, defaults.utilisation, 2);
+    m_years = spin(0.25, 10, defaults.years, 2, tr(" years"));
+    m_electricity = spin(0, 5, defaults.electricityUsdPerKwh, 3, tr(" $/kWh"));
+    m_pue = spin(1, 3, defaults.pue, 2);
 
     auto* inputs = new QGroupBox(tr("Hardware and workload"));
     auto* g = new QGridLayout(inputs);
