@@ -1,7 +1,7 @@
 #include "verdict/engine/chat_render.h"
 
 #include "gguf/gguf_file.h"
-#include "tokenizer/model_chat_template.h"
+#include "template/model_chat_template.h"
 
 namespace verdict {
 

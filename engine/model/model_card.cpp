@@ -2,7 +2,7 @@
 #include "util/quote.h"
 
 #include "gguf/gguf_file.h"
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -2,7 +2,7 @@
 
 #include "gguf/gguf_file.h"
 #include "model/model_impl.h"
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 #include "tokenizer/tokenizer.h"
 #include "verdict/engine/model.h"
 

@@ -10,7 +10,7 @@
 //    deep nesting, invalid UTF-8, empty input, 1 MB messages, mutated templates; the hash;
 //    concurrent rendering.
 #include "fixtures.h"
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 
 #include <nlohmann/json.hpp>
 

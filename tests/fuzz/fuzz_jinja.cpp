@@ -8,7 +8,7 @@
 // against 1,220 executions a second, same corpus). The output, string work and loop bounds stay
 // the engine's defaults, because those are what protect a real render.
 // Odd-length inputs get the tool-calling conversation (tools, tool_calls, a tool answer).
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 
 #include <cstddef>
 #include <cstdint>

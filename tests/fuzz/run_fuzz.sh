@@ -17,7 +17,7 @@ libs=() max_len=65536 timeout=10 ignore=1
 case $target in
 gguf)
   sources=(engine/gguf/gguf_file.cpp engine/gguf/gguf_value.cpp engine/gguf/mapped_file.cpp
-           engine/tensor/tensor_type.cpp engine/model/model_card.cpp engine/tokenizer/chat_template_family.cpp
+           engine/tensor/tensor_type.cpp engine/model/model_card.cpp engine/template/chat_template_family.cpp
            engine/util/sha256.cpp engine/util/quote.cpp)
   ignore=0 ;;
 suite_import)
@@ -29,11 +29,11 @@ suite_import)
            engine/util/sha256.cpp engine/tokenizer/unicode.cpp engine/tokenizer/unicode_tables.cpp)
   libs=(-lz) max_len=2048 ;;
 jinja)
-  sources=(engine/tokenizer/chat_template.cpp engine/tokenizer/jinja_lexer.cpp engine/tokenizer/jinja_parser.cpp
-           engine/tokenizer/jinja_interpreter.cpp engine/tokenizer/jinja_eval.cpp engine/tokenizer/jinja_value.cpp
-           engine/tokenizer/jinja_string.cpp engine/tokenizer/jinja_json.cpp engine/tokenizer/jinja_filters.cpp
-           engine/tokenizer/jinja_filters_seq.cpp engine/tokenizer/jinja_tests.cpp engine/tokenizer/jinja_methods.cpp
-           engine/tokenizer/jinja_format.cpp)
+  sources=(engine/template/chat_template.cpp engine/template/jinja_lexer.cpp engine/template/jinja_parser.cpp
+           engine/template/jinja_interpreter.cpp engine/template/jinja_eval.cpp engine/template/jinja_value.cpp
+           engine/template/jinja_string.cpp engine/template/jinja_json.cpp engine/template/jinja_filters.cpp
+           engine/template/jinja_filters_seq.cpp engine/template/jinja_tests.cpp engine/template/jinja_methods.cpp
+           engine/template/jinja_format.cpp)
   max_len=4096 ;;  # 10M executions in under an hour; templates over 4 KiB enter truncated
 sse)
   sources=(app/core/net/sse.cpp app/core/net/openai_response.cpp)

@@ -8,7 +8,7 @@
 // half the device's free memory at one KV cache each, at most 4 on the CPU and 16 on a GPU.
 //
 // Prompts: when the model file has a chat template (tokenizer.chat_template) and the prompt asks
-// for it, the messages are rendered with it (engine tokenizer/chat_template.h); when the
+// for it, the messages are rendered with it (engine template/chat_template.h); when the
 // template cannot render them, the built-in renderer of its detected family is used; otherwise
 // the plain text is sent. RenderedPrompt::templateUsed records which ("model",
 // "builtin:<family>", "raw"), and note says why the model's own template was not used.

@@ -1,9 +1,9 @@
 // Builtin filters on strings and scalars, tojson, and the filter registry.
 // Sequence filters (map, select, sort, unique, ...) live in jinja_filters_seq.cpp.
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_json.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
+#include "template/jinja_json.h"
+#include "template/jinja_string.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,9 +1,9 @@
 // Shared pieces of the built-in chat formats (chat_template_builtin*.cpp). Internal.
 #pragma once
 
-#include "tokenizer/chat_template.h"
-#include "tokenizer/jinja_json.h"
-#include "tokenizer/jinja_string.h"
+#include "template/chat_template.h"
+#include "template/jinja_json.h"
+#include "template/jinja_string.h"
 
 #include <optional>
 #include <string>

@@ -1,9 +1,9 @@
 // Expression evaluation of the Jinja interpreter: operators with Python semantics, jinja2's
 // attribute/item lookup rules, calls, filters and tests.
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_interpreter.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
+#include "template/jinja_interpreter.h"
+#include "template/jinja_string.h"
 
 #include <cmath>
 #include <limits>

@@ -5,7 +5,7 @@
 // comment. Every node records the byte offset of its token for error messages.
 #pragma once
 
-#include "tokenizer/jinja_value.h"
+#include "template/jinja_value.h"
 
 #include <cstddef>
 #include <memory>

@@ -8,7 +8,7 @@
 // block, generation, raw (in the lexer), comments. extends/include/import are rejected.
 #pragma once
 
-#include "tokenizer/jinja_ast.h"
+#include "template/jinja_ast.h"
 
 #include <memory>
 #include <string_view>

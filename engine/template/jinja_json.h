@@ -7,7 +7,7 @@
 // no HTML escaping; floats in Python repr form; NaN/Infinity spelled like Python.
 #pragma once
 
-#include "tokenizer/jinja_value.h"
+#include "template/jinja_value.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "tokenizer/model_chat_template.h"
+#include "template/model_chat_template.h"
 
 #include "gguf/gguf_file.h"
 

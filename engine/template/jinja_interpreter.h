@@ -10,8 +10,8 @@
 // operations, macro recursion, native recursion. Hitting a bound raises ErrorKind::Limit.
 #pragma once
 
-#include "tokenizer/jinja_ast.h"
-#include "tokenizer/jinja_value.h"
+#include "template/jinja_ast.h"
+#include "template/jinja_value.h"
 
 #include <cstdint>
 #include <functional>

@@ -6,8 +6,8 @@
 // SecurityError, as in jinja2's ImmutableSandboxedEnvironment.
 #pragma once
 
-#include "tokenizer/jinja_interpreter.h"
-#include "tokenizer/jinja_value.h"
+#include "template/jinja_interpreter.h"
+#include "template/jinja_value.h"
 
 #include <optional>
 #include <string>

@@ -1,11 +1,11 @@
 // ChatTemplate: parse once, render many times; converts interpreter errors to verdict::Error.
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_interpreter.h"
-#include "tokenizer/jinja_json.h"
-#include "tokenizer/jinja_lexer.h"
-#include "tokenizer/jinja_parser.h"
+#include "template/jinja_error.h"
+#include "template/jinja_interpreter.h"
+#include "template/jinja_json.h"
+#include "template/jinja_lexer.h"
+#include "template/jinja_parser.h"
 
 #include <new>
 

@@ -1,7 +1,7 @@
 // Python str semantics over UTF-8: see jinja_string.h.
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_string.h"
 
-#include "tokenizer/jinja_error.h"
+#include "template/jinja_error.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Template family detection by characteristic markers, and the template hash.
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 #include "util/sha256.h"
 
 namespace verdict::tok {

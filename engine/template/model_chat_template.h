@@ -3,7 +3,7 @@
 // saying which one was used (never silently a wrong template).
 #pragma once
 
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 #include "verdict/engine/result.h"
 
 #include <optional>

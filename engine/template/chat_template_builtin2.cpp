@@ -1,8 +1,8 @@
 // Built-in chat formats, part 2: Gemma, Phi, DeepSeek, Kimi, Command-R, GLM, Granite and a few
 // older community formats. Each reproduces its reference template (named in the comment).
-#include "tokenizer/chat_template_builtin.h"
+#include "template/chat_template_builtin.h"
 
-#include "tokenizer/jinja_error.h"
+#include "template/jinja_error.h"
 
 namespace verdict::tok::builtin_detail {
 

@@ -6,7 +6,7 @@
 // objects: namespace() attributes and loop state.
 #pragma once
 
-#include "tokenizer/jinja_error.h"
+#include "template/jinja_error.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,8 +1,8 @@
 // Value model and the Python semantics of equality, ordering, str(), iteration and len().
-#include "tokenizer/jinja_value.h"
+#include "template/jinja_value.h"
 
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <algorithm>
 #include <cmath>

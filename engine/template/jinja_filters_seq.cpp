@@ -1,9 +1,9 @@
 // Builtin filters over sequences and mappings (jinja2 3.1 semantics). Filters that are lazy
 // in jinja2 (map, select, reject, selectattr, rejectattr, unique, items, batch, slice) return
 // Generator values: iterable, but len() and tojson fail on them exactly as in Python.
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <algorithm>
 #include <unordered_map>

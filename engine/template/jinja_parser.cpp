@@ -1,8 +1,8 @@
 // Recursive-descent parser for the Jinja subset: see jinja_parser.h.
-#include "tokenizer/jinja_parser.h"
+#include "template/jinja_parser.h"
 
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_lexer.h"
+#include "template/jinja_error.h"
+#include "template/jinja_lexer.h"
 
 #include <charconv>
 #include <cstdlib>

@@ -4,12 +4,12 @@
 // system/user/assistant turns, add_generation_prompt and, where noted, tools and tool calls.
 // Unlike the originals they never reject a conversation shape (e.g. a system turn for Gemma
 // is merged into the first user turn, as Gemma 3 does).
-#include "tokenizer/chat_template.h"
+#include "template/chat_template.h"
 
-#include "tokenizer/chat_template_builtin.h"
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/chat_template_builtin.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <ctime>
 

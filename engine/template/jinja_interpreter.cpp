@@ -1,9 +1,9 @@
 // Statement execution, scopes, loops and macros of the Jinja interpreter.
 // Expression evaluation lives in jinja_eval.cpp.
-#include "tokenizer/jinja_interpreter.h"
+#include "template/jinja_interpreter.h"
 
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
 
 #include <chrono>
 #include <ctime>

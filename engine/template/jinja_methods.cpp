@@ -1,7 +1,7 @@
 // Python methods on str, list/tuple and dict values, and the argument helpers builtins share.
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <algorithm>
 #include <array>

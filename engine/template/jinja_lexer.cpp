@@ -1,8 +1,8 @@
 // Jinja lexer: see jinja_lexer.h for the whitespace rules it reproduces.
-#include "tokenizer/jinja_lexer.h"
+#include "template/jinja_lexer.h"
 
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <cstring>
 

@@ -1,8 +1,8 @@
 // String formatting the templates can reach: Python's `%` operator, str.format() and
 // time.strftime (C locale, as strftime_now uses it).
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // JSON conversion with Python json.dumps output rules: see jinja_json.h.
-#include "tokenizer/jinja_json.h"
+#include "template/jinja_json.h"
 
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // Builtin tests (`x is defined`, `x is divisibleby 3`, ...) following jinja2's tests module, and
 // the global functions templates may call (range, dict, namespace, raise_exception, ...).
-#include "tokenizer/jinja_builtins.h"
-#include "tokenizer/jinja_error.h"
-#include "tokenizer/jinja_string.h"
+#include "template/jinja_builtins.h"
+#include "template/jinja_error.h"
+#include "template/jinja_string.h"
 
 #include <cmath>
 #include <unordered_map>
