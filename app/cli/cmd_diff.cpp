@@ -18,8 +18,8 @@ namespace verdict::cli {
 
 int runDiff(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
-        {"resamples", true, "N", "bootstrap resamples (default 10000)"},
-        {"seed", true, "S", "bootstrap seed (default 20240229)"},
+        {"resamples", true, "N", "bootstrap resamples (default " + std::to_string(core::kBootstrapResamples) + ")"},
+        {"seed", true, "S", "bootstrap seed (default " + std::to_string(core::kBootstrapSeed) + ")"},
         dbOption(),
         jsonOption(),
         helpOption(),

@@ -21,8 +21,8 @@ namespace verdict::cli {
 int runRank(const std::vector<std::string>& argv) {
     const std::vector<OptionSpec> specs = {
         {"judge", true, "NAME", "only this judge's verdicts: a judge model's reference or human:NAME (default: every judge)"},
-        {"resamples", true, "N", "bootstrap resamples over items (default 1000; 0: no intervals)"},
-        {"seed", true, "S", "bootstrap seed (default 20240229)"},
+        {"resamples", true, "N", "bootstrap resamples over items; 0: no intervals (default " + std::to_string(core::kBradleyTerryResamples) + ")"},
+        {"seed", true, "S", "bootstrap seed (default " + std::to_string(core::kBootstrapSeed) + ")"},
         dbOption(),
         jsonOption(),
         helpOption(),
@@ -46,7 +46,7 @@ int runRank(const std::vector<std::string>& argv) {
     }
     if (runs.size() < 2) return fail("rank", "give at least two run ids (see verdict results)", kExitUsage);
     auto resamples = args->integer("resamples", core::kBradleyTerryResamples);
-    auto seed = args->integer("seed", 20240229);
+    auto seed = args->integer("seed", static_cast<long long>(core::kBootstrapSeed));
     for (const Result<long long>* r : {&resamples, &seed})
         if (!*r) return fail("rank", r->error().message, kExitUsage);
     if (*resamples < 0 || *resamples > 100000) return fail("rank", "--resamples must be between 0 and 100000", kExitUsage);

@@ -83,7 +83,7 @@ int runReport(const std::vector<std::string>& argv) {
         {"quality-gate", true, "significant|off", "never recommend a model significantly less accurate than the other "
                                                   "(McNemar p < 0.05; default significant)"},
         {"min-accuracy", true, "PCT", "quality gate: never recommend a model whose accuracy is below PCT %"},
-        {"disagreements", true, "N", "items shown where the models disagree (default 6)"},
+        {"disagreements", true, "N", "items shown where the models disagree (default " + std::to_string(core::ReportRequest{}.maxDisagreements) + ")"},
         {"output", true, "PATH", "the report file (required)", false, 'o'},
         {"format", true, "FMT", "pdf, html or md (default: from the file extension, else pdf)"},
         {"layout-json", true, "PATH", "PDF only: also write the layout boxes (tests check nothing is off the page)"},
@@ -161,7 +161,7 @@ int runReport(const std::vector<std::string>& argv) {
         if (auto r = core::parseQualityGate(*g, req.quality); !r) return fail("report", r.error().message, kExitUsage);
     if (auto m = args->value("min-accuracy"))
         if (auto r = core::parseMinAccuracy(*m, req.quality); !r) return fail("report", r.error().message, kExitUsage);
-    auto dis = args->integer("disagreements", 6);
+    auto dis = args->integer("disagreements", req.maxDisagreements);
     if (!dis) return fail("report", dis.error().message, kExitUsage);
     if (*dis < 0 || *dis > 100) return fail("report", "--disagreements must be between 0 and 100", kExitUsage);
     req.maxDisagreements = static_cast<int>(*dis);

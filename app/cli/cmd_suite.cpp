@@ -7,6 +7,7 @@
 // accepted items; every rejected record is listed with its line and reason. Shapes: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/store/store.h"
 #include "core/store/suite_item_json.h"
 #include "core/store/suite_repository.h"
@@ -21,7 +22,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
+#include <optional>
 
 namespace verdict::cli {
 namespace {
@@ -52,8 +55,10 @@ int importCommand(const std::vector<std::string>& argv) {
         {"format", true, "F", "jsonl, json, csv, tsv, csv-header or csv-noheader (default: detect)"},
         {"shape", true, "S", "force a record shape (mmlu, gsm8k, humaneval, tools, bfcl, ...; default: detect)"},
         {"answers", true, "FILE", "BFCL: the possible_answer file with each item's ground truth (joined by id)"},
-        {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most (default 2048; 0 = no limit)"},
-        {"max-expand-ratio", true, "N", "a .gz file may inflate N times its size at most, judged past 64 MiB (default 100; 0 = no limit)"},
+        {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most; 0 = no limit (default " +
+                                            std::to_string(core::GzipLimits{}.maxExpandedBytes >> 20) + ")"},
+        {"max-expand-ratio", true, "N", "a .gz file may inflate N times its size at most, judged past 64 MiB; 0 = no limit (default " +
+                                            std::to_string(core::GzipLimits{}.maxRatio) + ")"},
         dbOption(), jsonOption(), helpOption(),
     };
     auto args = Args::parse(argv, specs);
@@ -223,16 +228,76 @@ int printMade(const core::NeedleMade& made, const std::string& tokenizerPath, co
     return kExitOk;
 }
 
+// The options of `verdict suite make`, bound to the services' requests (core/services/needle.h):
+// the defaults shown are the structs', the ones the Suites screen's dialogs start from. The
+// lists' own rules are parseNeedleLengths / parseNeedleDepths / parseConversationLengths'.
+const OptionTable<core::ConversationRequest>& conversationOptions() {
+    using S = core::ConversationRequest;
+    static const OptionTable<S> table = {
+        textOption<S>("turns", "LIST", "turns per conversation, 3..1000", [](auto& s) -> auto& { return s.lengths; }),
+        intOption<S>("conversations", "N", "conversations per length", [](auto& s) -> auto& { return s.conversations; }, 1, 1000),
+        intOption<S>("seed", "S", "facts and tasks", [](auto& s) -> auto& { return s.seed; }, 0, std::numeric_limits<int64_t>::max()),
+        textOption<S>("name", "N", "suite name", [](auto& s) -> auto& { return s.name; }),
+    };
+    return table;
+}
+
+// The filler's options, shared by needle and padded suites.
+template <class S, class F>
+OptionTable<S> fillOptions(F fill, const char* seedHelp) {
+    return {
+        textOption<S>("lengths", "LIST", "prompt lengths in tokens, e.g. 1k,4k,16k,64k,128k (k = 1024; required)",
+                      [fill](auto& s) -> auto& { return fill(s).lengths; }),
+        textOption<S>("haystack", "FILE", "filler text (UTF-8, at most 64 MiB; repeated when short; default: built-in sentences)",
+                      [fill](auto& s) -> auto& { return fill(s).haystackPath; }),
+        textOption<S>("tokenizer", "GGUF", "count tokens with this model's tokenizer (default: estimate bytes / 4)",
+                      [fill](auto& s) -> auto& { return fill(s).tokenizerPath; }),
+        intOption<S>("seed", "S", seedHelp, [fill](auto& s) -> auto& { return fill(s).seed; }, 0,
+                     std::numeric_limits<int64_t>::max()),
+    };
+}
+
+const OptionTable<core::NeedleRequest>& needleOptions() {
+    using S = core::NeedleRequest;
+    static const OptionTable<S> table = concatOptions<S>({
+        fillOptions<S>([](auto& s) -> auto& { return s; }, "needles and built-in filler"),
+        {
+            textOption<S>("depths", "LIST", "needle depths in percent", [](auto& s) -> auto& { return s.depths; }),
+            intOption<S>("needles", "N", "items per length and depth, each with its own needle",
+                         [](auto& s) -> auto& { return s.needlesPerCell; }, 1, 100),
+            textOption<S>("name", "N", "suite name", [](auto& s) -> auto& { return s.name; }),
+        },
+    });
+    return table;
+}
+
+const OptionTable<core::PaddedRequest>& paddedOptions() {
+    using S = core::PaddedRequest;
+    static const OptionTable<S> table = concatOptions<S>({
+        {
+            textOption<S>("suite", "NAME", "the stored suite to pad (name or #ID; required)", [](auto& s) -> auto& { return s.suite; }),
+            optionalIntOption<S>("limit", "N", "its first N items only", [](auto& s) -> auto& { return s.limit; }, 1,
+                                 std::numeric_limits<int64_t>::max()),
+        },
+        fillOptions<S>([](auto& s) -> auto& { return s.fill; }, "built-in filler"),
+        {textOption<S>("name", "N", "suite name (default SUITE@LENGTHS)", [](auto& s) -> auto& { return s.name; })},
+    });
+    return table;
+}
+
+std::vector<OptionSpec> withStoreOptions(std::vector<OptionSpec> specs) {
+    for (OptionSpec spec : {dbOption(), jsonOption(), helpOption()}) specs.push_back(std::move(spec));
+    return specs;
+}
+
+int failMade(const core::ServiceError& e) {
+    return fail("suite make", e.message, e.kind == core::ServiceFailure::Storage ? kExitRuntime : kExitBadInput);
+}
+
 // verdict suite make conversation: long conversations, a fact first and asked for last
 // (core/suite/conversation_suite.h), stored.
 int makeConversationCommand(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"turns", true, "LIST", "turns per conversation, 3..1000 (default 10,50,120)"},
-        {"conversations", true, "N", "conversations per length (default 5)"},
-        {"seed", true, "S", "facts and tasks (default 1)"},
-        {"name", true, "N", "suite name (default conversations)"},
-        dbOption(), jsonOption(), helpOption(),
-    };
+    const std::vector<OptionSpec> specs = withStoreOptions(specsOf(conversationOptions(), core::ConversationRequest{}));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite make", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -242,19 +307,12 @@ int makeConversationCommand(const std::vector<std::string>& argv) {
     }
     if (!args->positionals().empty()) return fail("suite make", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
     core::ConversationRequest req;
-    req.lengths = args->value("turns").value_or(req.lengths);
-    auto n = args->integer("conversations", req.conversations);
-    if (!n || *n < 1 || *n > 1000) return fail("suite make", "--conversations must be 1..1000", kExitUsage);
-    req.conversations = static_cast<int>(*n);
-    auto seed = args->integer("seed", 1);
-    if (!seed || *seed < 0) return fail("suite make", "--seed must be a non-negative integer", kExitUsage);
-    req.seed = static_cast<uint64_t>(*seed);
-    req.name = args->value("name").value_or(req.name);
+    if (auto e = applyOptions(conversationOptions(), *args, req)) return fail("suite make", *e, kExitUsage);
     if (auto l = core::parseConversationLengths(req.lengths); !l) return fail("suite make", "--" + l.error().message, kExitUsage);
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("suite make", db.error().message, kExitBadInput);
     auto made = core::makeConversationSuiteInStore(*db, req);
-    if (!made) return fail("suite make", made.error().message, made.error().kind == core::ServiceFailure::Storage ? kExitRuntime : kExitBadInput);
+    if (!made) return failMade(made.error());
     if (args->has("json")) {
         std::cout << dumpJson({{"suite", suiteJson(made->saved.suite)},
                                {"already_stored", made->saved.alreadyStored},
@@ -274,21 +332,8 @@ int makeCommand(const std::vector<std::string>& argv) {
     if (!argv.empty() && argv[0] == "conversation")
         return makeConversationCommand(std::vector<std::string>(argv.begin() + 1, argv.end()));
     const bool padded = !argv.empty() && argv[0] == "padded";
-    std::vector<OptionSpec> specs = {
-        {"lengths", true, "LIST", "prompt lengths in tokens, e.g. 1k,4k,16k,64k,128k (k = 1024)"},
-        {"haystack", true, "FILE", "filler text (UTF-8, at most 64 MiB; repeated when short; default: built-in sentences)"},
-        {"tokenizer", true, "GGUF", "count tokens with this model's tokenizer (default: estimate bytes / 4)"},
-        {"seed", true, "S", padded ? "built-in filler (default 1)" : "needles and built-in filler (default 1)"},
-        {"name", true, "N", padded ? "suite name (default SUITE@LENGTHS)" : "suite name (default needle)"},
-        dbOption(), jsonOption(), helpOption(),
-    };
-    if (padded) {
-        specs.insert(specs.begin(), {{"suite", true, "NAME", "the stored suite to pad (name or #ID)"},
-                                     {"limit", true, "N", "its first N items only"}});
-    } else {
-        specs.insert(specs.begin() + 1, {{"depths", true, "LIST", "needle depths in percent (default 0,25,50,75,100)"},
-                                         {"needles", true, "N", "items per length and depth, each with its own needle (default 1)"}});
-    }
+    const std::vector<OptionSpec> specs = withStoreOptions(padded ? specsOf(paddedOptions(), core::PaddedRequest{})
+                                                                  : specsOf(needleOptions(), core::NeedleRequest{}));
     const std::string usage =
         "verdict suite make needle --lengths LIST [--depths LIST] [--haystack FILE] [--tokenizer GGUF] [--json]\n"
         "       verdict suite make padded --suite NAME --lengths LIST [--limit N] [--haystack FILE] [--tokenizer GGUF] [--json]\n"
@@ -307,39 +352,27 @@ int makeCommand(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("suite make", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
-    core::NeedleRequest req;
-    req.lengths = args->value("lengths").value_or("");
-    auto seed = args->integer("seed", 1);
-    if (!seed || *seed < 0) return fail("suite make", "--seed must be a non-negative integer", kExitUsage);
-    req.seed = static_cast<uint64_t>(*seed);
-    req.haystackPath = args->value("haystack").value_or("");
-    req.tokenizerPath = args->value("tokenizer").value_or("");
     // The lists are the person's choices (a usage error, exit 1); what the service refuses after
     // that is input it could not use (an unreadable haystack or tokenizer, exit 2).
-    if (req.lengths.empty()) return fail("suite make", "--lengths is required (e.g. --lengths 1k,4k,16k)", kExitUsage);
-    if (auto l = core::parseNeedleLengths(req.lengths); !l) return fail("suite make", l.error().message, kExitUsage);
+    auto checkLengths = [](const std::string& lengths) -> std::optional<std::string> {
+        if (lengths.empty()) return "--lengths is required (e.g. --lengths 1k,4k,16k)";
+        if (auto l = core::parseNeedleLengths(lengths); !l) return l.error().message;
+        return std::nullopt;
+    };
     if (padded) {
         core::PaddedRequest pr;
-        pr.suite = args->value("suite").value_or("");
+        if (auto e = applyOptions(paddedOptions(), *args, pr)) return fail("suite make", *e, kExitUsage);
+        if (auto e = checkLengths(pr.fill.lengths)) return fail("suite make", *e, kExitUsage);
         if (pr.suite.empty()) return fail("suite make", "--suite is required: the stored suite to pad", kExitUsage);
-        if (args->has("limit")) {
-            auto limit = args->integer("limit", 0);
-            if (!limit || *limit < 1) return fail("suite make", "--limit must be a positive integer", kExitUsage);
-            pr.limit = *limit;
-        }
-        pr.fill = req;
-        pr.name = args->value("name").value_or("");
         auto db = core::openStore(args->value("db"));
         if (!db) return fail("suite make", db.error().message, kExitBadInput);
         auto made = core::makePaddedSuiteInStore(*db, pr);
-        if (!made) return fail("suite make", made.error().message, made.error().kind == core::ServiceFailure::Storage ? kExitRuntime : kExitBadInput);
-        return printMade(*made, req.tokenizerPath, "padded items", args->has("json"));
+        if (!made) return failMade(made.error());
+        return printMade(*made, pr.fill.tokenizerPath, "padded items", args->has("json"));
     }
-    req.depths = args->value("depths").value_or(req.depths);
-    auto needles = args->integer("needles", 1);
-    if (!needles || *needles < 1 || *needles > 100) return fail("suite make", "--needles must be 1..100", kExitUsage);
-    req.needlesPerCell = static_cast<int>(*needles);
-    req.name = args->value("name").value_or("needle");
+    core::NeedleRequest req;
+    if (auto e = applyOptions(needleOptions(), *args, req)) return fail("suite make", *e, kExitUsage);
+    if (auto e = checkLengths(req.lengths)) return fail("suite make", *e, kExitUsage);
     if (auto d = core::parseNeedleDepths(req.depths); !d) return fail("suite make", d.error().message, kExitUsage);
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("suite make", db.error().message, kExitBadInput);

@@ -23,16 +23,18 @@ NeedleDialog::NeedleDialog(Workbench& wb, const QString& tokenizer, QWidget* par
     const bool padded = !m_padSuite.isEmpty();
     setWindowTitle(padded ? tr("Long-context variant of '%1'").arg(m_padSuite) : tr("Needle-in-a-haystack suite"));
     setObjectName("needleDialog");
+    const core::NeedleRequest defaults;  // the same defaults as `verdict suite make needle`
+    // The CLI requires --lengths; the dialog suggests a first grid.
     m_lengths = new QLineEdit("1k,4k,16k");
     m_lengths->setObjectName("needleLengths");
     m_lengths->setToolTip(tr("Prompt lengths in tokens, k = 1024 (e.g. 1k,4k,16k,64k,128k)"));
-    m_depths = new QLineEdit("0,25,50,75,100");
+    m_depths = new QLineEdit(QString::fromStdString(defaults.depths));
     m_depths->setObjectName("needleDepths");
     m_depths->setToolTip(tr("Where the needle sits, in percent of the text: 0 = first sentence, 100 = last"));
     m_needles = new QSpinBox;
     m_needles->setRange(1, 100);
-    m_needles->setValue(1);
-    m_name = new QLineEdit(padded ? QString() : QString("needle"));
+    m_needles->setValue(defaults.needlesPerCell);
+    m_name = new QLineEdit(padded ? QString() : QString::fromStdString(defaults.name));
     if (padded) m_name->setPlaceholderText(tr("%1@LENGTHS").arg(m_padSuite));
     m_name->setObjectName("needleName");
     m_haystack = new QLineEdit;

@@ -179,6 +179,6 @@ struct RankedRuns {
 // bootstrap resamples suite items, each with all of its comparisons. Fails for fewer than two
 // runs, a run given twice, unknown runs, runs of different suites.
 Result<RankedRuns> rankRuns(Database& db, const std::vector<int64_t>& runs, const std::optional<std::string>& judge,
-                            int resamples = kBradleyTerryResamples, uint64_t seed = 20240229);
+                            int resamples = kBradleyTerryResamples, uint64_t seed = kBootstrapSeed);
 
 }  // namespace verdict::core

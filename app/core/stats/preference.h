@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/judge/judge_verdict.h"
+#include "core/stats/paired_comparison.h"  // kBootstrapSeed
 #include "core/stats/proportion.h"
 
 #include <cstdint>
@@ -118,6 +119,6 @@ struct BradleyTerry {
 // resamples battles; items keep a run's comparisons on one prompt together); resamples without
 // an estimate are left out and counted.
 BradleyTerry bradleyTerry(int players, std::span<const Comparison> comparisons, int resamples = kBradleyTerryResamples,
-                          uint64_t seed = 20240229);
+                          uint64_t seed = kBootstrapSeed);
 
 }  // namespace verdict::core
