@@ -20,6 +20,8 @@ function(verdict_expose target scope)
     if(NOT IS_DIRECTORY "${dir}")
       message(FATAL_ERROR "verdict_expose(${target}): ${dir} is not a folder")
     endif()
+    get_filename_component(parent ${root}/${name} DIRECTORY)
+    file(MAKE_DIRECTORY ${parent})  # a nested name ("backend/cpu") gets its parent folder
     file(REMOVE ${root}/${name})
     file(CREATE_LINK ${dir} ${root}/${name} SYMBOLIC)
   endforeach()

@@ -6,7 +6,7 @@
 #include "backend/cpu/ops_norm.h"
 #include "backend/cpu/ops_rope.h"
 #include "backend/cpu/thread_pool.h"
-#include "session/kv_cache.h"
+#include "arch/kv_cache.h"
 
 #include <algorithm>
 #include <new>

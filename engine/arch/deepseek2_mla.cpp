@@ -17,7 +17,7 @@
 #include "backend/cpu/ops_rope.h"
 #include "backend/cpu/ops_vec.h"
 #include "backend/cpu/thread_pool.h"
-#include "session/kv_cache.h"
+#include "arch/kv_cache.h"
 #include "tensor/half.h"
 
 #include <algorithm>

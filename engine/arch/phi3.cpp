@@ -22,7 +22,7 @@
 #include "arch/hparams.h"
 #include "backend/cpu/ops_norm.h"
 #include "backend/cpu/ops_rope.h"
-#include "session/kv_cache.h"
+#include "arch/kv_cache.h"
 
 #include <algorithm>
 #include <string>

@@ -5,7 +5,7 @@
 #include "arch/architecture.h"
 #include "model/model_impl.h"
 #include "sampling/sampler.h"
-#include "session/kv_cache.h"
+#include "arch/kv_cache.h"
 #include "verdict/engine/session.h"
 
 #include <chrono>

@@ -6,7 +6,7 @@
 #include "backend/cpu/thread_pool.h"
 #include "fixtures.h"
 #include "model/model_impl.h"
-#include "session/kv_cache.h"
+#include "arch/kv_cache.h"
 #include "verdict/engine/model.h"
 
 #include <QtTest/QtTest>

@@ -1,4 +1,4 @@
-#include "session/kv_cache.h"
+#include "arch/kv_cache.h"
 
 #include "tensor/half.h"
 
