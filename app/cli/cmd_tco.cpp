@@ -167,34 +167,22 @@ int runTco(const std::vector<std::string>& argv) {
         auto points = sweeps.points(*sweepId);
         if (!points) return fail("tco", points.error().message, kExitRuntime);
         // The whole device's output rate: the best point (or the best at the asked batch).
-        double best = 0;
-        int64_t bestBatch = 0;
+        std::vector<core::ThroughputPoint> measured;
         for (const auto& pt : *points) {
             const nlohmann::json m = core::pointMetrics(pt);
-            if (!pt.error.empty() || !m.is_object() || (*batch > 0 && pt.batch != *batch)) continue;
-            const double v = m.value("output_tok_per_s", 0.0);
-            if (v > best) {
-                best = v;
-                bestBatch = pt.batch;
-            }
+            if (pt.error.empty() && m.is_object())
+                measured.push_back({pt.promptTokens, pt.genTokens, pt.batch, m.value("output_tok_per_s", 0.0)});
         }
-        if (best <= 0)
+        const auto best = core::bestThroughputPoint(measured, *batch);
+        if (!best)
             return fail("tco", "sweep " + std::to_string(*sweepId) + " has no measured point" +
                                    (*batch > 0 ? " at batch " + std::to_string(*batch) : std::string()),
                         kExitBadInput);
-        req.decodeTps = best;  // a sweep's prefill rate is not used: cost follows output tokens
-        req.throughputSource = "sweep";
-        req.sweepId = *sweepId;
-        req.sweepBatch = bestBatch;
+        core::useSweepThroughput(req, *sweepId, *best);
         if ((*sweep)->modelBytes > 0) req.modelBytes = static_cast<double>((*sweep)->modelBytes);
-        if (!req.measuredOnId) {
-            if ((*sweep)->device.rfind("cpu", 0) == 0)
-                req.measuredOnId = core::kThisMachineId;
-            else
-                return fail("tco", "sweep " + std::to_string(*sweepId) + " was measured on '" + (*sweep)->device +
-                                       "'; say which catalog entry that is with --measured-on ID (see verdict hardware list)",
-                            kExitBadInput);
-        }
+        auto on = core::measuredOnFor((*sweep)->device, req.measuredOnId, "sweep " + std::to_string(*sweepId));
+        if (!on) return fail("tco", on.error().message, kExitBadInput);
+        req.measuredOnId = *on;
     } else {
         int64_t runId = 0;
         const std::string& p = pos[0];
@@ -209,33 +197,16 @@ int runTco(const std::vector<std::string>& argv) {
         if (!*run) return fail("tco", "run " + p + " does not exist", kExitBadInput);
         auto items = runs.items(runId);
         if (!items) return fail("tco", items.error().message, kExitRuntime);
-        const core::RunThroughput t = core::runThroughputOf(*items);
-        if (!t.medianDecodeTps)
-            return fail("tco", "run " + p + " has no stored item with a decode tok/s (nothing to cost)", kExitBadInput);
-        req.decodeTps = *t.medianDecodeTps;
-        req.throughputSource = "run";
-        req.runId = runId;
-        req.runItems = t.itemsWithDecode;
         const bool prefillFromRun = !req.prefillTps.has_value();
-        if (prefillFromRun) req.prefillTps = t.medianPrefillTps;
+        if (auto r = core::useRunThroughput(req, runId, core::runThroughputOf(*items)); !r)
+            return fail("tco", r.error().message, kExitBadInput);
         if ((*run)->modelBytes > 0) req.modelBytes = static_cast<double>((*run)->modelBytes);
-        if (!req.measuredOnId) {
-            // A CPU run of the built-in engine ran here; a GPU run names a device the catalog
-            // cannot match reliably by name, so the user says which entry it is.
-            if ((*run)->device.rfind("cpu", 0) == 0)
-                req.measuredOnId = core::kThisMachineId;
-            else
-                return fail("tco", "run " + p + " was measured on '" + (*run)->device +
-                                       "'; say which catalog entry that is with --measured-on ID (see verdict hardware list)",
-                            kExitBadInput);
-        }
+        auto on = core::measuredOnFor((*run)->device, req.measuredOnId, "run " + p);
+        if (!on) return fail("tco", on.error().message, kExitBadInput);
+        req.measuredOnId = *on;
         // A prefill rate derived from the run is optional: drop it rather than fail when a device
         // lacks the FLOPS figure its projection needs (an explicit --prefill-tps still fails).
-        if (prefillFromRun && *req.measuredOnId != req.hardwareId) {
-            const auto* from = catalog->find(*req.measuredOnId);
-            const auto* to = catalog->find(req.hardwareId);
-            if (from && to && (!from->fp16TflopsDense.value || !to->fp16TflopsDense.value)) req.prefillTps.reset();
-        }
+        if (prefillFromRun) core::dropUnprojectablePrefill(*catalog, req);
     }
 
     auto report = core::computeTco(*catalog, req);

@@ -151,7 +151,7 @@ private slots:
         {
             std::ofstream f(hw.toStdString());
             f << "{\"schema_version\": 1, \"hardware\": [{\"id\": \"this-machine\", \"memory_bandwidth_gbs\": 10, "
-                 "\"purchase_usd\": 2000, \"tdp_w\": 150}]}\n";
+                 "\"fp16_tflops_dense\": 1, \"purchase_usd\": 2000, \"tdp_w\": 150}]}\n";
         }
 
         const QString pdf = dir.filePath("report.pdf"), layout = dir.filePath("layout.json"), data = dir.filePath("data.json");
@@ -191,6 +191,43 @@ private slots:
             QVERIFY(dj["quality_gate"]["summary"].get<std::string>().find("Quality gate") == 0);
             QCOMPARE(dj["recommendation"]["reasons"][0], dj["quality_gate"]["summary"]);
             QVERIFY(text.contains("Quality gate"));
+        }
+        // The cost of A in the report is the one `verdict tco` gives for A's sweep: one throughput
+        // rule (core/tco/tco_report.h), the same device cost per million tokens.
+        {
+            const auto dj = nlohmann::json::parse(std::ifstream(data.toStdString()));
+            const auto& costA = dj["cost"]["a"];
+            QVERIFY2(costA["missing"].is_null(), costA.dump().c_str());
+            Run t = verdictCmd({"tco", "--sweep", QString::number(sweep[0]), "--hardware", "this-machine", "--hardware-file", hw,
+                                "--tokens-per-day", "1e6", "--baseline-usd-per-mtok", "0.5", "--json"},
+                               db);
+            QVERIFY2(t.exitCode == 0, t.err.constData());
+            const auto tj = t.json();
+            QCOMPARE(tj["cost_tps"].get<double>(), costA["throughput_tok_per_s"].get<double>());
+            QCOMPARE(tj["per_device"]["usd_per_mtok"].get<double>(), costA["usd_per_mtok"].get<double>());
+            QCOMPARE(tj["fleet"]["devices"].get<double>(), costA["fleet"]["devices"].get<double>());
+            QVERIFY2(costA["throughput_source"].get<std::string>().rfind("sweep " + std::to_string(sweep[0]) + ": best output tok/s", 0) == 0,
+                     costA["throughput_source"].dump().c_str());
+        }
+        // From the run alone (no sweep), projected to an H100: the report and `verdict tco RUN`
+        // project the same decode and prefill rates (the report used to leave the prefill out).
+        {
+            const QString data2 = dir.filePath("data-run.json");
+            Run rr = verdictCmd({"report", "--run", ra, "--run", rb, "--no-auto-sweep", "--hardware", "h100-sxm", "--hardware-file", hw,
+                                 "--tokens-per-day", "1e6", "-o", dir.filePath("run-cost.md"), "--data-json", data2},
+                                db);
+            QVERIFY2(rr.exitCode == 0, rr.err.constData());
+            const auto costA = nlohmann::json::parse(std::ifstream(data2.toStdString()))["cost"]["a"];
+            QVERIFY2(costA["missing"].is_null(), costA.dump().c_str());
+            Run t = verdictCmd({"tco", ra, "--hardware", "h100-sxm", "--hardware-file", hw, "--tokens-per-day", "1e6", "--json"}, db);
+            QVERIFY2(t.exitCode == 0, t.err.constData());
+            const auto tj = t.json();
+            QCOMPARE(tj["cost_tps"].get<double>(), costA["throughput_tok_per_s"].get<double>());
+            QCOMPARE(tj["per_device"]["usd_per_mtok"].get<double>(), costA["usd_per_mtok"].get<double>());
+            QCOMPARE(QString::fromStdString(tj["projection"]["basis"].get<std::string>()),
+                     QString::fromStdString(costA["projection_basis"].get<std::string>()));
+            QVERIFY2(costA["projection_basis"].get<std::string>().find("prefill") != std::string::npos,
+                     costA["projection_basis"].dump().c_str());
         }
         QCOMPARE(verdictCmd({"report", "--run", ra, "--run", rb, "--quality-gate", "maybe", "-o", pdf}, db).exitCode, 1);
         QCOMPARE(verdictCmd({"report", "--run", ra, "--run", rb, "--min-accuracy", "120", "-o", pdf}, db).exitCode, 1);

@@ -254,37 +254,35 @@ void costOne(const HardwareCatalog& catalog, const ReportTcoInputs& in, const Ru
     req.tokensPerDay = in.tokensPerDay;
     req.baselineUsdPerMtok = in.tokensPerDay ? in.baselineUsdPerMtok : std::nullopt;
     if (model.weightsBytes > 0) req.modelBytes = static_cast<double>(model.weightsBytes);
-    std::string device;
-    if (perf.missing.empty() && perf.maxOutputTokPerS > 0) {
-        const ReportPerfPoint* best = nullptr;
+    // The same throughput rule as `verdict tco` (tco_report.h): the sweep's best point, else the run.
+    std::string device, what;
+    std::optional<ThroughputPoint> best;
+    if (perf.missing.empty() && perf.maxOutputTokPerS > 0 && !perf.sweepIds.empty()) {
+        std::vector<ThroughputPoint> measured;
         for (const auto& p : perf.points)
-            if (p.error.empty() && (!best || p.outputTokPerS > best->outputTokPerS)) best = &p;
-        req.decodeTps = best->outputTokPerS;
-        req.throughputSource = "run";
-        out->throughputSource = "sweep " + std::to_string(perf.sweepIds.front()) + ": best output tok/s (prompt " +
-                                std::to_string(best->promptTokens) + ", gen " + std::to_string(best->genTokens) +
-                                ", batch " + std::to_string(best->batch) + ")";
+            if (p.error.empty()) measured.push_back({p.promptTokens, p.genTokens, p.batch, p.outputTokPerS});
+        best = bestThroughputPoint(measured);
+    }
+    if (best) {
+        useSweepThroughput(req, perf.sweepIds.front(), *best);
         device = perf.device;
+        what = "sweep " + std::to_string(perf.sweepIds.front());
     } else {
-        const RunThroughput t = runThroughputOf(items);
-        if (!t.medianDecodeTps) {
+        if (auto r = useRunThroughput(req, run.id, runThroughputOf(items)); !r) {
             out->missing = "no sweep and no item of run " + std::to_string(run.id) + " with a decode rate";
             return;
         }
-        req.decodeTps = *t.medianDecodeTps;
-        req.throughputSource = "run";
-        req.runId = run.id;
-        req.runItems = t.itemsWithDecode;
-        out->throughputSource = "run " + std::to_string(run.id) + ": median decode tok/s of " +
-                                std::to_string(t.itemsWithDecode) + " items (batch 1)";
         device = run.device;
+        what = "run " + std::to_string(run.id);
     }
-    if (in.measuredOnId) req.measuredOnId = *in.measuredOnId;
-    else if (device.rfind("cpu", 0) == 0) req.measuredOnId = kThisMachineId;
-    else {
-        out->missing = "measured on '" + device + "': say which catalog entry that is with --measured-on ID";
+    out->throughputSource = describeThroughput(req, best);
+    auto on = measuredOnFor(device, in.measuredOnId, what);
+    if (!on) {
+        out->missing = on.error().message;
         return;
     }
+    req.measuredOnId = *on;
+    dropUnprojectablePrefill(catalog, req);
     auto rep = computeTco(catalog, req);
     if (!rep) {
         out->missing = rep.error().message;

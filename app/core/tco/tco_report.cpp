@@ -39,6 +39,69 @@ RunThroughput runThroughputOf(const std::vector<RunItemRecord>& items) {
     return t;
 }
 
+std::optional<ThroughputPoint> bestThroughputPoint(const std::vector<ThroughputPoint>& points, int64_t batch) {
+    std::optional<ThroughputPoint> best;
+    for (const ThroughputPoint& p : points) {
+        if (batch > 0 && p.batch != batch) continue;
+        if (!(std::isfinite(p.outputTokPerS) && p.outputTokPerS > 0)) continue;
+        if (!best || p.outputTokPerS > best->outputTokPerS) best = p;
+    }
+    return best;
+}
+
+void useSweepThroughput(TcoRequest& req, int64_t sweepId, const ThroughputPoint& best) {
+    req.decodeTps = best.outputTokPerS;  // a sweep's prefill rate is not used: cost follows output tokens
+    req.throughputSource = "sweep";
+    req.sweepId = sweepId;
+    req.sweepBatch = best.batch;
+    req.runId.reset();
+    req.runItems = 0;
+}
+
+Result<void> useRunThroughput(TcoRequest& req, int64_t runId, const RunThroughput& t) {
+    if (!t.medianDecodeTps)
+        return Error{"run " + std::to_string(runId) + " has no stored item with a decode tok/s (nothing to cost)"};
+    req.decodeTps = *t.medianDecodeTps;
+    req.throughputSource = "run";
+    req.runId = runId;
+    req.runItems = t.itemsWithDecode;
+    req.sweepId.reset();
+    req.sweepBatch = 0;
+    if (!req.prefillTps) req.prefillTps = t.medianPrefillTps;
+    return {};
+}
+
+Result<std::string> measuredOnFor(const std::string& device, const std::optional<std::string>& given, const std::string& what) {
+    if (given) return *given;
+    // A CPU run of the built-in engine ran here; a GPU names a device the catalog cannot match
+    // reliably by name, so the person says which entry it is.
+    if (device.rfind("cpu", 0) == 0) return std::string(kThisMachineId);
+    return Error{what + " was measured on '" + device +
+                 "'; say which catalog entry that is with --measured-on ID (see verdict hardware list)"};
+}
+
+void dropUnprojectablePrefill(const HardwareCatalog& catalog, TcoRequest& req) {
+    if (!req.prefillTps || req.throughputSource != "run") return;
+    const std::string from = req.measuredOnId.value_or(req.hardwareId);
+    if (from == req.hardwareId) return;
+    const HardwareEntry* a = catalog.find(from);
+    const HardwareEntry* b = catalog.find(req.hardwareId);
+    if (a && b && (!a->fp16TflopsDense.value || !b->fp16TflopsDense.value)) req.prefillTps.reset();
+}
+
+std::string describeThroughput(const TcoRequest& req, const std::optional<ThroughputPoint>& point) {
+    if (req.throughputSource == "sweep" && req.sweepId) {
+        std::string s = "sweep " + std::to_string(*req.sweepId) + ": best output tok/s";
+        if (point)
+            s += " (prompt " + std::to_string(point->promptTokens) + ", gen " + std::to_string(point->genTokens) + ", batch " +
+                 std::to_string(point->batch) + ")";
+        return s;
+    }
+    if (req.throughputSource == "run" && req.runId)
+        return "run " + std::to_string(*req.runId) + ": median decode tok/s of " + std::to_string(req.runItems) + " items (batch 1)";
+    return "given on the command line";
+}
+
 Result<TcoReport> computeTco(const HardwareCatalog& catalog, const TcoRequest& req) {
     auto hw = catalog.lookup(req.hardwareId);
     if (!hw) return hw.error();

@@ -50,6 +50,30 @@ struct TcoRequest {
     std::optional<double> cloudUsdPerHourOverride;
 };
 
+// The measured throughput a cost is computed from: one rule for `verdict tco` and the decision
+// report (and so the window's Cost screen).
+//   a sweep: its point with the best output tok/s (at one batch when asked), error-free points only;
+//   a run:   the median decode tok/s of its items (batch 1), and their median prefill tok/s for the
+//            projection (dropped when a device on either side has no FLOPS figure to project with).
+struct ThroughputPoint {
+    int64_t promptTokens = 0, genTokens = 0, batch = 0;
+    double outputTokPerS = 0;
+};
+// nullopt when no point (at that batch, when batch > 0) measured a rate.
+std::optional<ThroughputPoint> bestThroughputPoint(const std::vector<ThroughputPoint>& points, int64_t batch = 0);
+void useSweepThroughput(TcoRequest& request, int64_t sweepId, const ThroughputPoint& best);
+// Fails naming the run when none of its items has a decode rate.
+Result<void> useRunThroughput(TcoRequest& request, int64_t runId, const RunThroughput& throughput);
+// The catalog entry the throughput was measured on: `given`, else this-machine for a CPU device;
+// a GPU is no catalog entry by name, so without `given` it is an error naming `what` and the device.
+Result<std::string> measuredOnFor(const std::string& device, const std::optional<std::string>& given, const std::string& what);
+// Drops the prefill rate useRunThroughput took from the run when it cannot be projected (a
+// device without fp16_tflops_dense). Callers skip it for a rate the person gave: that one stays,
+// and computeTco says why it cannot be projected.
+void dropUnprojectablePrefill(const HardwareCatalog& catalog, TcoRequest& request);
+// "sweep 3: best output tok/s (prompt 128, gen 128, batch 4)", "run 7: median decode tok/s of 40 items (batch 1)".
+std::string describeThroughput(const TcoRequest& request, const std::optional<ThroughputPoint>& point = std::nullopt);
+
 struct TcoReport {
     HardwareEntry hardware;
     HardwareEntry measuredOn;
