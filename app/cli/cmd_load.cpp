@@ -159,11 +159,9 @@ int runLoad(const std::vector<std::string>& argv) {
         std::fflush(stderr);
     }, signals.cancelFlag());
     if (tty) std::fprintf(stderr, "\n");
-    if (!done) {
-        // The endpoint check (ModelOpen) names the URL and what it answered: bad input, as before.
-        const core::ServiceError& e = done.error();
-        return e.kind == core::ServiceFailure::ModelOpen ? fail("load", e.message, kExitBadInput) : failService("load", e, "cpu");
-    }
+    // An endpoint that does not answer (ModelOpen) is bad input, exit 2: failService's code for a
+    // model that cannot be opened off a GPU.
+    if (!done) return failService("load", done.error(), "cpu");
     ep = done->endpoint;
     const std::vector<core::LoadLevelResult>* results = &done->levels;
     for (const auto& r : *results)

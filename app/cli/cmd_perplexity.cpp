@@ -167,20 +167,20 @@ int runPerplexity(const std::vector<std::string>& argv) {
 
     std::shared_ptr<const Model> base;
     if (!settings.kldBase.empty()) {
-        const std::string* basePath = &settings.kldBase;
-        auto b = Model::open(*basePath, mo);
+        const std::string& basePath = settings.kldBase;
+        auto b = Model::open(basePath, mo);
         if (!b) return fail(kCmd, b.error().message, openFailureExitCode(device));
         base = *b;
         if (base->shape().nVocab != (*model)->shape().nVocab)
             return fail(kCmd,
-                        "cannot compare " + modelPath + " with " + *basePath + ": vocabularies differ ("
+                        "cannot compare " + modelPath + " with " + basePath + ": vocabularies differ ("
                             + std::to_string((*model)->shape().nVocab) + " vs "
                             + std::to_string(base->shape().nVocab) + " tokens)",
                         kExitBadInput);
-        if (!base->hasTokenizer()) return fail(kCmd, *basePath + " has no usable tokenizer", kExitBadInput);
+        if (!base->hasTokenizer()) return fail(kCmd, basePath + " has no usable tokenizer", kExitBadInput);
         auto baseIds = base->tokenize(*text, true, false);
         if (!baseIds || *baseIds != *ids)
-            return fail(kCmd, "cannot compare " + modelPath + " with " + *basePath + ": they tokenize " + file
+            return fail(kCmd, "cannot compare " + modelPath + " with " + basePath + ": they tokenize " + file
                                   + " differently (the vocabularies must be the same)",
                         kExitBadInput);
     }
