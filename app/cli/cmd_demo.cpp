@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
+#include "cli/options.h"
 #include "core/workspace/demo_resources.h"
 
 #include <nlohmann/json.hpp>
@@ -63,19 +64,27 @@ double num(const nlohmann::json& j, const char* key) {
     return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
 
+struct DemoOptions {
+    std::string outDir = "verdict-demo";  // where the report goes, relative to the working directory
+    bool quick = false;                   // the smaller sweep grid
+};
+
+const OptionTable<DemoOptions>& demoOptions() {
+    using S = DemoOptions;
+    static const OptionTable<S> table = {
+        textOption<S>("out", "DIR", "where the report goes", [](auto& s) -> auto& { return s.outDir; }, {}, 'o'),
+        flagOption<S>("quick", "fewer sweep points (CI)", [](S& s) { s.quick = true; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runDemo(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"out", true, "DIR", "where the report goes (default ./verdict-demo)", false, 'o'},
-        dbOption(),
-        {"quick", false, "", "fewer sweep points (CI)"},
-        threadsOption(),
-        deviceOptionSpec(),
-        gpuLayersOptionSpec(),
-        jsonOption("print one JSON object at the end (shape: docs/cli.md)"),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(demoOptions(), DemoOptions{});
+    for (OptionSpec spec : {dbOption(), threadsOption(), deviceOptionSpec(), gpuLayersOptionSpec(),
+                            jsonOption("print one JSON object at the end (shape: docs/cli.md)"), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("demo", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -83,7 +92,13 @@ int runDemo(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("demo", "takes no arguments", kExitUsage);
-    std::string device;  // checked here so a bad one fails before any step; passed on to run and sweep
+    DemoOptions o;
+    if (auto e = applyOptions(demoOptions(), *args, o)) return fail("demo", *e, kExitUsage);
+    // --threads, --device and --gpu-layers are checked here so a bad one fails before any step;
+    // they are passed on to run and sweep.
+    const auto threads = threadsValue(*args);
+    if (!threads) return fail("demo", threads.error().message, kExitUsage);
+    std::string device;
     if (int rc = readDeviceOption("demo", *args, &device); rc != kExitOk) return rc;
     int gpuLayers = -1;
     if (int rc = readGpuLayersOption("demo", *args, device, &gpuLayers); rc != kExitOk) return rc;
@@ -91,14 +106,14 @@ int runDemo(const std::vector<std::string>& argv) {
     if (exe.empty()) return fail("demo", "cannot find this program's own path (/proc/self/exe)", kExitRuntime);
     auto res = core::findDemoResources(exe);
     if (!res) return fail("demo", res.error().message, kExitBadInput);
-    const std::string outDir = args->value("out").value_or("verdict-demo");
+    const std::string& outDir = o.outDir;
     std::error_code ec;
     std::filesystem::create_directories(outDir, ec);
     if (ec) return fail("demo", outDir + ": cannot create: " + ec.message(), kExitBadInput);
     std::vector<std::string> common;
     if (auto db = args->value("db")) common = {"--db", *db};
     std::vector<std::string> engineArgs;  // --threads, --device, --gpu-layers: the steps that load models
-    if (auto t = args->value("threads")) engineArgs = {"--threads", *t};
+    if (args->has("threads")) engineArgs = {"--threads", std::to_string(*threads)};
     engineArgs.insert(engineArgs.end(), {"--device", device});
     if (gpuLayers >= 0) engineArgs.insert(engineArgs.end(), {"--gpu-layers", std::to_string(gpuLayers)});
     const bool json = args->has("json");
@@ -148,7 +163,7 @@ int runDemo(const std::vector<std::string>& argv) {
     }
 
     // 3. A short latency sweep of each model.
-    const std::vector<std::string> grid = args->has("quick")
+    const std::vector<std::string> grid = o.quick
                                               ? std::vector<std::string>{"--prompt", "32", "--gen", "16", "--batch", "1,4", "--reps", "2"}
                                               : std::vector<std::string>{"--prompt", "32,128", "--gen", "32", "--batch", "1,4,8", "--reps", "3"};
     nlohmann::json sweeps = nlohmann::json::object();

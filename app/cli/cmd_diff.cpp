@@ -4,6 +4,7 @@
 // JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/stats/run_summary.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -13,17 +14,33 @@
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 namespace verdict::cli {
+namespace {
+
+// The paired bootstrap's settings (core/stats/paired_comparison.h comparePaired).
+struct DiffOptions {
+    int resamples = core::kBootstrapResamples;
+    uint64_t seed = core::kBootstrapSeed;
+};
+
+const OptionTable<DiffOptions>& diffOptions() {
+    using S = DiffOptions;
+    static const OptionTable<S> table = {
+        intOption<S>("resamples", "N", "bootstrap resamples", [](auto& s) -> auto& { return s.resamples; }, 1, 10'000'000),
+        // Any integer, as always: a negative seed is taken modulo 2^64.
+        intOption<S>("seed", "S", "bootstrap seed", [](auto& s) -> auto& { return s.seed; }, std::numeric_limits<long long>::min(),
+                     std::numeric_limits<long long>::max()),
+    };
+    return table;
+}
+
+}  // namespace
 
 int runDiff(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"resamples", true, "N", "bootstrap resamples (default " + std::to_string(core::kBootstrapResamples) + ")"},
-        {"seed", true, "S", "bootstrap seed (default " + std::to_string(core::kBootstrapSeed) + ")"},
-        dbOption(),
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(diffOptions(), DiffOptions{});
+    for (OptionSpec spec : {dbOption(), jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("diff", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -38,11 +55,8 @@ int runDiff(const std::vector<std::string>& argv) {
         if (ec != std::errc() || end != p.data() + p.size() || ids[k] <= 0)
             return fail("diff", "'" + p + "' is not a run id", kExitUsage);
     }
-    auto resamples = args->integer("resamples", core::kBootstrapResamples);
-    if (!resamples) return fail("diff", resamples.error().message, kExitUsage);
-    if (*resamples < 1 || *resamples > 10'000'000) return fail("diff", "--resamples must be between 1 and 10000000", kExitUsage);
-    auto seed = args->integer("seed", static_cast<long long>(core::kBootstrapSeed));
-    if (!seed) return fail("diff", seed.error().message, kExitUsage);
+    DiffOptions o;
+    if (auto e = applyOptions(diffOptions(), *args, o)) return fail("diff", *e, kExitUsage);
 
     auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("diff", db.error().message, kExitBadInput);
@@ -66,7 +80,7 @@ int runDiff(const std::vector<std::string>& argv) {
 
     const core::RunPairing pairing = core::pairRuns(items[0], items[1]);
     const core::PairedComparison c =
-        core::comparePaired(pairing.pairs, static_cast<int>(*resamples), static_cast<uint64_t>(*seed));
+        core::comparePaired(pairing.pairs, o.resamples, o.seed);
 
     // Nothing paired: no accuracy was measured, so none is shown (null in JSON, a sentence in text).
     const bool scored = c.nPairs > 0;

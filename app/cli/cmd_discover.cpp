@@ -5,6 +5,7 @@
 // a folder scanned recursively. JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/models/model_discovery.h"
 #include "core/models/model_fit.h"
 #include "verdict/engine/devices.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 namespace verdict::cli {
 namespace {
@@ -23,17 +25,32 @@ constexpr uint64_t kDefaultCtx = 4096;  // the engine's default: min(training co
 
 void append(std::vector<std::string>& to, const std::vector<std::string>& from) { to.insert(to.end(), from.begin(), from.end()); }
 
+struct DiscoverOptions {
+    std::vector<std::string> roots;    // empty: the tools' folders under $HOME (and their environment variables)
+    std::vector<std::string> folders;  // scanned recursively as well
+    int64_t ctx = 0;                   // the fit badge's context; 0: min(training context, kDefaultCtx)
+    bool fit = true;                   // read each model's metadata for the fit badge
+};
+
+const OptionTable<DiscoverOptions>& discoverOptions() {
+    using S = DiscoverOptions;
+    static const OptionTable<S> table = {
+        listOption<S>("root", "DIR", "look for the tools' folders under DIR instead of $HOME (repeatable)",
+                      [](auto& s) -> auto& { return s.roots; }),
+        listOption<S>("folder", "DIR", "also scan DIR and its subfolders for GGUF files (repeatable)",
+                      [](auto& s) -> auto& { return s.folders; }),
+        intOption<S>("ctx", "N", "context for the fit badge; 0 = min(training context, " + std::to_string(kDefaultCtx) + ")", [](auto& s) -> auto& { return s.ctx; },
+                     0, std::numeric_limits<int64_t>::max(), 'c'),
+        flagOption<S>("no-fit", "skip reading each model's metadata (no fit badge)", [](S& s) { s.fit = false; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runDiscover(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"root", true, "DIR", "look for the tools' folders under DIR instead of $HOME (repeatable)", true},
-        {"folder", true, "DIR", "also scan DIR and its subfolders for GGUF files (repeatable)", true},
-        {"ctx", true, "N", "context for the fit badge (default: min(training context, 4096))", false, 'c'},
-        {"no-fit", false, "", "skip reading each model's metadata (no fit badge)"},
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(discoverOptions(), DiscoverOptions{});
+    for (OptionSpec spec : {jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("discover", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -41,14 +58,13 @@ int runDiscover(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("discover", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
-    auto ctxOpt = args->integer("ctx", 0);
-    if (!ctxOpt) return fail("discover", ctxOpt.error().message, kExitUsage);
-    if (*ctxOpt < 0) return fail("discover", "--ctx must be positive", kExitUsage);
+    DiscoverOptions o;
+    if (auto e = applyOptions(discoverOptions(), *args, o)) return fail("discover", *e, kExitUsage);
     const bool json = args->has("json");
-    const bool withFit = !args->has("no-fit");
+    const bool withFit = o.fit;
 
     core::DiscoveryRoots roots;
-    const auto rootDirs = args->values("root");
+    const auto& rootDirs = o.roots;
     if (rootDirs.empty()) {
         roots = core::defaultDiscoveryRoots();
     } else {
@@ -60,7 +76,7 @@ int runDiscover(const std::vector<std::string>& argv) {
             append(roots.gpt4all, under.gpt4all);
         }
     }
-    roots.folders = args->values("folder");
+    roots.folders = o.folders;
     const core::DiscoveryResult found = core::discoverModels(roots);
 
     DeviceInfo cpu;
@@ -78,7 +94,7 @@ int runDiscover(const std::vector<std::string>& argv) {
             if (!card) {
                 jm["error"] = card.error().message;
             } else {
-                const uint64_t ctx = *ctxOpt > 0 ? static_cast<uint64_t>(*ctxOpt)
+                const uint64_t ctx = o.ctx > 0 ? static_cast<uint64_t>(o.ctx)
                                                  : (card->nCtxTrain > 0 ? std::min<uint64_t>(card->nCtxTrain, kDefaultCtx) : kDefaultCtx);
                 const core::FitVerdict v = core::assessFit(*card, ctx, cpu);
                 jm["fit"] = {{"fit", std::string(core::fitName(v.fit))}, {"device", cpu.id}, {"ctx", ctx},

@@ -3,6 +3,7 @@
 // resources/providers.json + the user file — each price with its source and date. JSON: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/endpoints/provider_catalog.h"
 
 #include <nlohmann/json.hpp>
@@ -64,14 +65,25 @@ void printShow(const core::ProviderPreset& p) {
     }
 }
 
+struct EndpointsOptions {
+    std::optional<std::string> providersFile;  // unset: the XDG one (core::loadProviderCatalog)
+};
+
+const OptionTable<EndpointsOptions>& endpointsOptions() {
+    using S = EndpointsOptions;
+    static const OptionTable<S> table = {
+        optionalTextOption<S>("providers-file", "PATH",
+                              "user provider catalog merged over the built-in one (default: $XDG_CONFIG_HOME/verdict/providers.json)",
+                              [](auto& s) -> auto& { return s.providersFile; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runEndpoints(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"providers-file", true, "PATH", "user provider catalog merged over the built-in one (default: $XDG_CONFIG_HOME/verdict/providers.json)"},
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(endpointsOptions(), EndpointsOptions{});
+    for (OptionSpec spec : {jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     const std::string usage = "verdict endpoints list|show ID [--json] [--providers-file PATH]";
     auto args = Args::parse(argv, specs);
     if (!args) return fail("endpoints", args.error().message, kExitUsage);
@@ -86,8 +98,10 @@ int runEndpoints(const std::vector<std::string>& argv) {
     if (sub == "list" && pos.size() != 1) return fail("endpoints", "list takes no arguments", kExitUsage);
     if (sub == "show" && pos.size() != 2) return fail("endpoints", "show takes one provider id", kExitUsage);
 
+    EndpointsOptions o;
+    if (auto e = applyOptions(endpointsOptions(), *args, o)) return fail("endpoints", *e, kExitUsage);
     std::string userFile;
-    auto catalog = core::loadProviderCatalog(args->value("providers-file"), &userFile);
+    auto catalog = core::loadProviderCatalog(o.providersFile, &userFile);
     if (!catalog) return fail("endpoints", catalog.error().message, kExitBadInput);
     const bool json = args->has("json");
     const auto dump = [](const nlohmann::json& j) {

@@ -4,6 +4,7 @@
 // the scores and details columns hold JSON text. Shapes: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
 
@@ -34,15 +35,25 @@ nlohmann::json itemJson(const core::RunItemRecord& r) {
             {"seq", r.seq},            {"prev_hash", r.prevHash},     {"row_hash", r.rowHash}};
 }
 
+struct ExportOptions {
+    std::string format;                 // "csv" or "json"; required
+    std::optional<std::string> output;  // unset: stdout
+};
+
+const OptionTable<ExportOptions>& exportOptions() {
+    using S = ExportOptions;
+    static const OptionTable<S> table = {
+        textOption<S>("format", "F", "csv or json (required)", [](auto& s) -> auto& { return s.format; }, {"csv", "json"}),
+        optionalTextOption<S>("output", "FILE", "write to FILE instead of stdout", [](auto& s) -> auto& { return s.output; }, 'o'),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runExport(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"format", true, "F", "csv or json (required)"},
-        {"output", true, "FILE", "write to FILE instead of stdout", false, 'o'},
-        dbOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(exportOptions(), ExportOptions{});
+    for (OptionSpec spec : {dbOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("export", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -55,8 +66,10 @@ int runExport(const std::vector<std::string>& argv) {
     auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), runId);
     if (ec != std::errc() || end != p.data() + p.size() || runId <= 0)
         return fail("export", "'" + p + "' is not a run id", kExitUsage);
-    const std::string format = args->value("format").value_or("");
-    if (format != "csv" && format != "json") return fail("export", "--format must be csv or json", kExitUsage);
+    ExportOptions o;
+    if (auto e = applyOptions(exportOptions(), *args, o)) return fail("export", *e, kExitUsage);
+    if (o.format.empty()) return fail("export", "--format must be csv or json", kExitUsage);
+    const std::string& format = o.format;
 
     auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("export", db.error().message, kExitBadInput);
@@ -96,7 +109,7 @@ int runExport(const std::vector<std::string>& argv) {
                 << it.seq << ',' << it.rowHash << "\r\n";
         }
     }
-    if (auto file = args->value("output")) {
+    if (const auto& file = o.output) {
         std::ofstream f(*file, std::ios::binary);
         f << out.str();
         if (!f) return fail("export", *file + ": cannot write", kExitRuntime);

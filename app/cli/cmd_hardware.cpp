@@ -3,6 +3,7 @@
 // its source and date. JSON shapes: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/tco/hardware_catalog.h"
 
 #include <nlohmann/json.hpp>
@@ -48,14 +49,25 @@ void printShow(const core::HardwareEntry& e) {
     if (!e.notes.empty()) std::printf("  notes: %s\n", e.notes.c_str());
 }
 
+struct HardwareOptions {
+    std::optional<std::string> hardwareFile;  // unset: the XDG one (core::loadHardwareCatalog)
+};
+
+const OptionTable<HardwareOptions>& hardwareOptions() {
+    using S = HardwareOptions;
+    static const OptionTable<S> table = {
+        optionalTextOption<S>("hardware-file", "PATH",
+                              "user catalog merged over the built-in one (default: $XDG_CONFIG_HOME/verdict/hardware.json)",
+                              [](auto& s) -> auto& { return s.hardwareFile; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runHardware(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"hardware-file", true, "PATH", "user catalog merged over the built-in one (default: $XDG_CONFIG_HOME/verdict/hardware.json)"},
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(hardwareOptions(), HardwareOptions{});
+    for (OptionSpec spec : {jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     const std::string usage = "verdict hardware list|show ID [--json] [--hardware-file PATH]";
     auto args = Args::parse(argv, specs);
     if (!args) return fail("hardware", args.error().message, kExitUsage);
@@ -70,8 +82,10 @@ int runHardware(const std::vector<std::string>& argv) {
     if (sub == "list" && pos.size() != 1) return fail("hardware", "list takes no arguments", kExitUsage);
     if (sub == "show" && pos.size() != 2) return fail("hardware", "show takes one hardware id", kExitUsage);
 
+    HardwareOptions o;
+    if (auto e = applyOptions(hardwareOptions(), *args, o)) return fail("hardware", *e, kExitUsage);
     std::string userFile;
-    auto catalog = core::loadHardwareCatalog(args->value("hardware-file"), &userFile);
+    auto catalog = core::loadHardwareCatalog(o.hardwareFile, &userFile);
     if (!catalog) return fail("hardware", catalog.error().message, kExitBadInput);
     const bool json = args->has("json");
     const auto dump = [](const nlohmann::json& j) {

@@ -4,6 +4,7 @@
 // docs/metrics.md "Preference"). JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/judge/judge_runner.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -14,19 +15,36 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <numeric>
 
 namespace verdict::cli {
+namespace {
+
+// core::rankRuns' settings besides the runs.
+struct RankOptions {
+    std::optional<std::string> judge;  // unset: every judge
+    int resamples = core::kBradleyTerryResamples;
+    uint64_t seed = core::kBootstrapSeed;
+};
+
+const OptionTable<RankOptions>& rankOptions() {
+    using S = RankOptions;
+    static const OptionTable<S> table = {
+        optionalTextOption<S>("judge", "NAME", "only this judge's verdicts: a judge model's reference or human:NAME (default: every judge)",
+                              [](auto& s) -> auto& { return s.judge; }),
+        intOption<S>("resamples", "N", "bootstrap resamples over items; 0: no intervals", [](auto& s) -> auto& { return s.resamples; }, 0,
+                     100000),
+        intOption<S>("seed", "S", "bootstrap seed", [](auto& s) -> auto& { return s.seed; }, 0, std::numeric_limits<long long>::max()),
+    };
+    return table;
+}
+
+}  // namespace
 
 int runRank(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"judge", true, "NAME", "only this judge's verdicts: a judge model's reference or human:NAME (default: every judge)"},
-        {"resamples", true, "N", "bootstrap resamples over items; 0: no intervals (default " + std::to_string(core::kBradleyTerryResamples) + ")"},
-        {"seed", true, "S", "bootstrap seed (default " + std::to_string(core::kBootstrapSeed) + ")"},
-        dbOption(),
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(rankOptions(), RankOptions{});
+    for (OptionSpec spec : {dbOption(), jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("rank", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -45,16 +63,12 @@ int runRank(const std::vector<std::string>& argv) {
         }
     }
     if (runs.size() < 2) return fail("rank", "give at least two run ids (see verdict results)", kExitUsage);
-    auto resamples = args->integer("resamples", core::kBradleyTerryResamples);
-    auto seed = args->integer("seed", static_cast<long long>(core::kBootstrapSeed));
-    for (const Result<long long>* r : {&resamples, &seed})
-        if (!*r) return fail("rank", r->error().message, kExitUsage);
-    if (*resamples < 0 || *resamples > 100000) return fail("rank", "--resamples must be between 0 and 100000", kExitUsage);
-    if (*seed < 0) return fail("rank", "--seed must not be negative", kExitUsage);
+    RankOptions o;
+    if (auto e = applyOptions(rankOptions(), *args, o)) return fail("rank", *e, kExitUsage);
 
     auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("rank", db.error().message, kExitBadInput);
-    auto ranked = core::rankRuns(*db, runs, args->value("judge"), static_cast<int>(*resamples), static_cast<uint64_t>(*seed));
+    auto ranked = core::rankRuns(*db, runs, o.judge, o.resamples, o.seed);
     if (!ranked) return fail("rank", ranked.error().message, kExitBadInput);
     const core::BradleyTerry& bt = ranked->strengths;
     std::vector<std::string> model(runs.size());

@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/options.h"
 #include "core/report/report_command.h"
 #include "core/report/report_data.h"
 #include "core/report/report_decision.h"
@@ -57,41 +58,161 @@ std::unique_ptr<QApplication> ensureApplication() {
     return std::make_unique<QApplication>(argc, argv);
 }
 
+// The report's request (core/report/report_types.h ReportRequest, the defaults shown in --help are
+// its own) and where the file goes. The cost inputs (--hardware ...) are read apart, below.
+struct ReportOptions {
+    core::ReportRequest request;
+    std::vector<int64_t> runs;                          // --run A --run B: request.runA, request.runB
+    std::optional<std::string> output;                  // required
+    std::optional<render::ReportFormat> format;         // unset: from the output's extension, else pdf
+    std::optional<std::string> layoutJson, dataJson;    // extra files, when asked for
+};
+
+// A stored study's id (--run, --sweep, --soak, --quant-compare): one, or appended when the field is a list.
+template <class Field>
+BoundOption<ReportOptions> idOption(std::string name, std::string help, const char* what, Field field) {
+    using F = std::remove_reference_t<decltype(field(std::declval<ReportOptions&>()))>;
+    constexpr bool list = requires(F& f) { f.push_back(int64_t{}); };
+    BoundOption<ReportOptions> o;
+    o.spec = {name, true, "ID", std::move(help), list};
+    o.apply = [name, what, field](const Args& args, ReportOptions& s) -> std::optional<std::string> {
+        for (const std::string& v : args.values(name)) {
+            auto id = parseId(v);
+            if (!id) return "'" + v + "' is not a " + what + " id";
+            if constexpr (list) field(s).push_back(*id);
+            else field(s) = *id;
+        }
+        return std::nullopt;
+    };
+    o.shownDefault = [](const ReportOptions&) { return std::string(); };
+    return o;
+}
+
+// An SLA bound in milliseconds (> 0), unset by default.
+template <class Field>
+BoundOption<ReportOptions> slaOption(std::string name, std::string help, Field field) {
+    BoundOption<ReportOptions> o;
+    o.spec = {name, true, "MS", std::move(help)};
+    o.apply = [name, field](const Args& args, ReportOptions& s) -> std::optional<std::string> {
+        auto v = args.number(name, 0);
+        if (!v) return v.error().message;
+        if (!(*v > 0)) return "--" + name + " must be a positive number of milliseconds";
+        field(s) = *v;
+        return std::nullopt;
+    };
+    o.shownDefault = [field](const ReportOptions& s) { return field(s) ? formatOptionNumber(*field(s)) : std::string(); };
+    return o;
+}
+
+// An option whose text a core parser reads into the settings; "" when it returns no error.
+BoundOption<ReportOptions> parsedOption(OptionSpec spec,
+                                        std::function<std::optional<std::string>(const std::string&, ReportOptions&)> parse,
+                                        std::function<std::string(const ReportOptions&)> shown = {}) {
+    BoundOption<ReportOptions> o;
+    const std::string name = spec.name;
+    o.spec = std::move(spec);
+    o.apply = [name, parse](const Args& args, ReportOptions& s) { return parse(args.value(name).value_or(""), s); };
+    o.shownDefault = shown ? shown : [](const ReportOptions&) { return std::string(); };
+    return o;
+}
+
+// What the report draws on: runs, sweeps, quantization trade-off, soaks.
+const OptionTable<ReportOptions>& reportSourceOptions() {
+    using S = ReportOptions;
+    static const OptionTable<S> table = {
+        idOption("run", "the two runs to compare: --run A --run B (same suite for the accuracy comparison)", "run",
+                 [](auto& s) -> auto& { return s.runs; }),
+        idOption("sweep", "latency sweep to use (repeatable; each is matched to the run of the same model file). "
+                          "Default: the newest completed sweep of each model", "sweep",
+                 [](auto& s) -> auto& { return s.request.sweepIds; }),
+        flagOption<S>("no-auto-sweep", "use only the sweeps given with --sweep", [](S& s) { s.request.autoSweeps = false; }),
+        idOption("quant-compare", "quantization trade-off to show (verdict quant-compare list). Default: the newest "
+                                  "one that measured A's or B's file", "quant comparison",
+                 [](auto& s) -> auto& { return s.request.quantCompareId; }),
+        flagOption<S>("no-auto-quant", "no quantization section unless --quant-compare is given",
+                      [](S& s) { s.request.autoQuant = false; }),
+        idOption("soak", "soak test to show (repeatable; each is matched to the run of the model it soaked). "
+                         "Default: the newest soak of each model", "soak",
+                 [](auto& s) -> auto& { return s.request.soakIds; }),
+        flagOption<S>("no-auto-soak", "use only the soaks given with --soak", [](S& s) { s.request.autoSoak = false; }),
+    };
+    return table;
+}
+
+// How the report decides, and the files it writes.
+const OptionTable<ReportOptions>& reportDecisionOptions() {
+    using S = ReportOptions;
+    static const OptionTable<S> table = {
+        // The criteria and their default weights are the decision's own (core::reportCriteria).
+        parsedOption({"weights", true, "LIST", "criterion weights, e.g. accuracy=3,ttft=1,cost=2; 0 leaves one out"},
+                     [](const std::string& v, S& s) -> std::optional<std::string> {
+                         auto parsed = core::parseCriterionWeights(v);
+                         if (!parsed) return parsed.error().message;
+                         s.request.weights = *parsed;
+                         return std::nullopt;
+                     },
+                     [](const S& s) {
+                         std::string out;
+                         for (const core::CriterionInfo& c : core::reportCriteria()) {
+                             if (c.informational) continue;
+                             auto it = s.request.weights.find(c.key);
+                             if (!out.empty()) out += ',';
+                             out.append(c.key).append("=").append(
+                                 formatOptionNumber(it == s.request.weights.end() ? c.defaultWeight : it->second));
+                         }
+                         return out;
+                     }),
+        slaOption("sla-ttft-ms", "latency SLA: TTFT P99 at most MS milliseconds", [](auto& s) -> auto& { return s.request.sla.ttftMs; }),
+        slaOption("sla-tpot-ms", "latency SLA: TPOT P99 at most MS milliseconds", [](auto& s) -> auto& { return s.request.sla.tpotMs; }),
+        parsedOption({"quality-gate", true, "significant|off", "never recommend a model significantly less accurate than the "
+                                                               "other: McNemar p < 0.05"},
+                     [](const std::string& v, S& s) -> std::optional<std::string> {
+                         if (auto r = core::parseQualityGate(v, s.request.quality); !r) return r.error().message;
+                         return std::nullopt;
+                     },
+                     [](const S& s) { return std::string(s.request.quality.noWorseSignificant ? "significant" : "off"); }),
+        parsedOption({"min-accuracy", true, "PCT", "quality gate: never recommend a model whose accuracy is below PCT %"},
+                     [](const std::string& v, S& s) -> std::optional<std::string> {
+                         if (auto r = core::parseMinAccuracy(v, s.request.quality); !r) return r.error().message;
+                         return std::nullopt;
+                     },
+                     [](const S& s) {
+                         const auto& m = s.request.quality.minAccuracy;
+                         return m ? formatOptionNumber(100 * *m) : std::string();
+                     }),
+        intOption<S>("disagreements", "N", "items shown where the models disagree",
+                     [](auto& s) -> auto& { return s.request.maxDisagreements; }, 0, 100),
+        optionalTextOption<S>("output", "PATH", "the report file (required)", [](auto& s) -> auto& { return s.output; }, 'o'),
+        parsedOption({"format", true, "FMT", "pdf, html or md (default: from the file extension, else pdf)"},
+                     [](const std::string& v, S& s) -> std::optional<std::string> {
+                         s.format = render::parseReportFormat(v);
+                         if (!s.format) return "--format must be pdf, html or md (not '" + v + "')";
+                         return std::nullopt;
+                     }),
+        optionalTextOption<S>("layout-json", "PATH", "PDF only: also write the layout boxes (tests check nothing is off the page)",
+                              [](auto& s) -> auto& { return s.layoutJson; }),
+        optionalTextOption<S>("data-json", "PATH", "also write the report's data as JSON (docs/report.md)",
+                              [](auto& s) -> auto& { return s.dataJson; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runReport(const std::vector<std::string>& argv) {
-    std::vector<OptionSpec> specs = {
-        {"run", true, "ID", "the two runs to compare: --run A --run B (same suite for the accuracy comparison)", true},
-        {"sweep", true, "ID", "latency sweep to use (repeatable; each is matched to the run of the same model file). "
-                              "Default: the newest completed sweep of each model", true},
-        {"no-auto-sweep", false, "", "use only the sweeps given with --sweep"},
-        {"quant-compare", true, "ID", "quantization trade-off to show (verdict quant-compare list). Default: the newest "
-                                      "one that measured A's or B's file"},
-        {"no-auto-quant", false, "", "no quantization section unless --quant-compare is given"},
-        {"soak", true, "ID", "soak test to show (repeatable; each is matched to the run of the model it soaked). "
-                             "Default: the newest soak of each model", true},
-        {"no-auto-soak", false, "", "use only the soaks given with --soak"},
+    const ReportOptions defaults;
+    std::vector<OptionSpec> specs = specsOf(reportSourceOptions(), defaults);
+    for (OptionSpec spec : std::vector<OptionSpec>{
         {"hardware", true, "ID", "catalog device to cost (see verdict hardware list); without it: no cost section"},
         {"measured-on", true, "ID", "catalog device the sweeps/runs were measured on (default for CPU runs: this-machine)"},
         {"tokens-per-day", true, "N", "daily output volume: fleet size, monthly and 3-year TCO curve"},
         {"baseline-usd-per-mtok", true, "X", "hosted API price per 1M tokens: payback and NPV (needs --tokens-per-day)"},
-        {"hardware-file", true, "PATH", "user hardware catalog"},
-        {"weights", true, "LIST", "criterion weights, e.g. accuracy=3,ttft=1,cost=2 (criteria: accuracy, ttft, tpot, p99, "
-                                  "throughput, memory, cost, context)"},
-        {"sla-ttft-ms", true, "MS", "latency SLA: TTFT P99 at most MS milliseconds"},
-        {"sla-tpot-ms", true, "MS", "latency SLA: TPOT P99 at most MS milliseconds"},
-        {"quality-gate", true, "significant|off", "never recommend a model significantly less accurate than the other "
-                                                  "(McNemar p < 0.05; default significant)"},
-        {"min-accuracy", true, "PCT", "quality gate: never recommend a model whose accuracy is below PCT %"},
-        {"disagreements", true, "N", "items shown where the models disagree (default " + std::to_string(core::ReportRequest{}.maxDisagreements) + ")"},
-        {"output", true, "PATH", "the report file (required)", false, 'o'},
-        {"format", true, "FMT", "pdf, html or md (default: from the file extension, else pdf)"},
-        {"layout-json", true, "PATH", "PDF only: also write the layout boxes (tests check nothing is off the page)"},
-        {"data-json", true, "PATH", "also write the report's data as JSON (docs/report.md)"},
-        dbOption(),
-        jsonOption("print where the files are and the summary as one JSON object (docs/cli.md)"),
-        helpOption(),
-    };
+        {"hardware-file", true, "PATH", "user hardware catalog"}})
+        specs.push_back(std::move(spec));
+    for (OptionSpec spec : specsOf(reportDecisionOptions(), defaults)) specs.push_back(std::move(spec));
+    for (OptionSpec spec : {dbOption(), jsonOption("print where the files are and the summary as one JSON object (docs/cli.md)"),
+                            helpOption()})
+        specs.push_back(std::move(spec));
     {
         const auto cost = specsOf(costAssumptionOptions(), core::CostAssumptions{});
         auto at = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& o) { return o.name == "baseline-usd-per-mtok"; });
@@ -107,64 +228,19 @@ int runReport(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("report", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
-    const auto runs = args->values("run");
-    if (runs.size() != 2) return fail("report", "give exactly two runs: --run A --run B", kExitUsage);
-    core::ReportRequest req;
-    for (int k = 0; k < 2; ++k) {
-        auto id = parseId(runs[static_cast<size_t>(k)]);
-        if (!id) return fail("report", "'" + runs[static_cast<size_t>(k)] + "' is not a run id", kExitUsage);
-        (k == 0 ? req.runA : req.runB) = *id;
-    }
-    for (const auto& s : args->values("sweep")) {
-        auto id = parseId(s);
-        if (!id) return fail("report", "'" + s + "' is not a sweep id", kExitUsage);
-        req.sweepIds.push_back(*id);
-    }
-    req.autoSweeps = !args->has("no-auto-sweep");
-    if (auto qc = args->value("quant-compare")) {
-        auto id = parseId(*qc);
-        if (!id) return fail("report", "'" + *qc + "' is not a quant comparison id", kExitUsage);
-        req.quantCompareId = *id;
-    }
-    req.autoQuant = !args->has("no-auto-quant");
-    for (const auto& s : args->values("soak")) {
-        auto id = parseId(s);
-        if (!id) return fail("report", "'" + s + "' is not a soak id", kExitUsage);
-        req.soakIds.push_back(*id);
-    }
-    req.autoSoak = !args->has("no-auto-soak");
-    if (!args->has("output")) return fail("report", "give the report file: -o report.pdf", kExitUsage);
-    const std::string output = *args->value("output");
-    std::optional<render::ReportFormat> format;
-    if (auto f = args->value("format")) {
-        format = render::parseReportFormat(*f);
-        if (!format) return fail("report", "--format must be pdf, html or md (not '" + *f + "')", kExitUsage);
-    } else {
-        format = render::reportFormatOfPath(output).value_or(render::ReportFormat::Pdf);
-    }
-    if (args->has("layout-json") && *format != render::ReportFormat::Pdf)
+    ReportOptions opts;
+    for (const auto* table : {&reportSourceOptions(), &reportDecisionOptions()})
+        if (auto e = applyOptions(*table, *args, opts)) return fail("report", *e, kExitUsage);
+    if (opts.runs.size() != 2) return fail("report", "give exactly two runs: --run A --run B", kExitUsage);
+    core::ReportRequest& req = opts.request;
+    req.runA = opts.runs[0];
+    req.runB = opts.runs[1];
+    if (!opts.output) return fail("report", "give the report file: -o report.pdf", kExitUsage);
+    const std::string output = *opts.output;
+    const render::ReportFormat format =
+        opts.format.value_or(render::reportFormatOfPath(output).value_or(render::ReportFormat::Pdf));
+    if (opts.layoutJson && format != render::ReportFormat::Pdf)
         return fail("report", "--layout-json is for PDF output only", kExitUsage);
-
-    if (auto w = args->value("weights")) {
-        auto parsed = core::parseCriterionWeights(*w);
-        if (!parsed) return fail("report", parsed.error().message, kExitUsage);
-        req.weights = *parsed;
-    }
-    for (auto [name, target] : {std::pair{"sla-ttft-ms", &req.sla.ttftMs}, std::pair{"sla-tpot-ms", &req.sla.tpotMs}}) {
-        if (!args->has(name)) continue;
-        auto v = args->number(name, 0);
-        if (!v) return fail("report", v.error().message, kExitUsage);
-        if (!(*v > 0)) return fail("report", std::string("--") + name + " must be a positive number of milliseconds", kExitUsage);
-        *target = *v;
-    }
-    if (auto g = args->value("quality-gate"))
-        if (auto r = core::parseQualityGate(*g, req.quality); !r) return fail("report", r.error().message, kExitUsage);
-    if (auto m = args->value("min-accuracy"))
-        if (auto r = core::parseMinAccuracy(*m, req.quality); !r) return fail("report", r.error().message, kExitUsage);
-    auto dis = args->integer("disagreements", req.maxDisagreements);
-    if (!dis) return fail("report", dis.error().message, kExitUsage);
-    if (*dis < 0 || *dis > 100) return fail("report", "--disagreements must be between 0 and 100", kExitUsage);
-    req.maxDisagreements = static_cast<int>(*dis);
 
     const bool costAsked = args->has("hardware");
     for (const char* o : {"measured-on", "tokens-per-day", "baseline-usd-per-mtok", "utilisation", "years", "electricity-usd-per-kwh",
@@ -201,12 +277,12 @@ int runReport(const std::vector<std::string>& argv) {
                   << " (the report leaves it out)\n";
 
     auto app = ensureApplication();
-    auto rendered = render::renderReport(*data, *format, QString::fromStdString(output),
-                                     QString::fromStdString(args->value("layout-json").value_or("")));
+    auto rendered = render::renderReport(*data, format, QString::fromStdString(output),
+                                     QString::fromStdString(opts.layoutJson.value_or("")));
     if (!rendered) return fail("report", rendered.error().message, kExitRuntime);
     const nlohmann::json dataJson = core::toJson(*data);
     std::string dataPath;
-    if (auto p = args->value("data-json")) {
+    if (const auto& p = opts.dataJson) {
         QFile f(QString::fromStdString(*p));
         const std::string text = dataJson.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
         if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), static_cast<qint64>(text.size())) < 0)
@@ -221,7 +297,7 @@ int runReport(const std::vector<std::string>& argv) {
             {"output", rendered->path.toStdString()},
             {"format", render::reportFormatName(rendered->format)},
             {"bytes", rendered->bytes},
-            {"pages", *format == render::ReportFormat::Pdf ? nlohmann::json(rendered->pages) : nlohmann::json(nullptr)},
+            {"pages", format == render::ReportFormat::Pdf ? nlohmann::json(rendered->pages) : nlohmann::json(nullptr)},
             {"layout_json", rendered->layoutJsonPath.isEmpty() ? nlohmann::json(nullptr) : nlohmann::json(rendered->layoutJsonPath.toStdString())},
             {"data_json", dataPath.empty() ? nlohmann::json(nullptr) : nlohmann::json(dataPath)},
             {"title", data->title},
@@ -235,7 +311,7 @@ int runReport(const std::vector<std::string>& argv) {
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         std::cout << "wrote " << rendered->path.toStdString();
-        if (*format == render::ReportFormat::Pdf) std::cout << " (" << rendered->pages << " pages)";
+        if (format == render::ReportFormat::Pdf) std::cout << " (" << rendered->pages << " pages)";
         std::cout << "\n" << data->recommendation.headline << "\n";
         for (const auto& m : data->missing) std::cout << "  missing: " << m << "\n";
     }

@@ -4,6 +4,7 @@
 // (core/endpoints/endpoint_cost.h). JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/endpoints/endpoint_cost.h"
 #include "core/endpoints/provider_catalog.h"
 #include "core/stats/classification.h"
@@ -171,21 +172,34 @@ void printCost(const nlohmann::json& c) {
     for (const auto& n : c["notes"]) std::printf("       note: %s\n", n.get<std::string>().c_str());
 }
 
+struct ResultsOptions {
+    std::optional<std::string> providersFile;  // unset: the XDG one (core::loadProviderCatalog)
+};
+
+const OptionTable<ResultsOptions>& resultsOptions() {
+    using S = ResultsOptions;
+    static const OptionTable<S> table = {
+        optionalTextOption<S>("providers-file", "PATH",
+                              "user provider catalog with the prices of provider runs (default: $XDG_CONFIG_HOME/verdict/providers.json)",
+                              [](auto& s) -> auto& { return s.providersFile; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runResults(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        dbOption(),
-        {"providers-file", true, "PATH", "user provider catalog with the prices of provider runs (default: $XDG_CONFIG_HOME/verdict/providers.json)"},
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = {dbOption()};
+    for (OptionSpec spec : specsOf(resultsOptions(), ResultsOptions{})) specs.push_back(std::move(spec));
+    for (OptionSpec spec : {jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("results", args.error().message, kExitUsage);
     if (args->has("help")) {
         printHelp("verdict results [RUN...] [--json]", formatOptions(specs));
         return kExitOk;
     }
+    ResultsOptions o;
+    if (auto e = applyOptions(resultsOptions(), *args, o)) return fail("results", *e, kExitUsage);
     std::vector<int64_t> wanted;
     for (const std::string& p : args->positionals()) {
         int64_t id = 0;
@@ -252,7 +266,7 @@ int runResults(const std::vector<std::string>& argv) {
         -> Result<std::optional<nlohmann::json>> {
         if (!r.generation.is_object() || !r.generation.contains("provider")) return std::optional<nlohmann::json>();
         if (!providers) {
-            auto c = core::loadProviderCatalog(args->value("providers-file"));
+            auto c = core::loadProviderCatalog(o.providersFile);
             if (!c) return c.error();
             providers.emplace(std::move(*c));
         }

@@ -48,19 +48,73 @@ nlohmann::json rejectsJson(const std::vector<core::RejectedRecord>& list) {
     return a;
 }
 
-int importCommand(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"name", true, "N", "suite name (default: the file name without extensions)"},
-        {"map", true, "SPEC", "explicit fields, e.g. prompt=question,reference=answer,category=type"},
-        {"format", true, "F", "jsonl, json, csv, tsv, csv-header or csv-noheader (default: detect)"},
-        {"shape", true, "S", "force a record shape (mmlu, gsm8k, humaneval, tools, bfcl, ...; default: detect)"},
-        {"answers", true, "FILE", "BFCL: the possible_answer file with each item's ground truth (joined by id)"},
-        {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most; 0 = no limit (default " +
-                                            std::to_string(core::GzipLimits{}.maxExpandedBytes >> 20) + ")"},
-        {"max-expand-ratio", true, "N", "a .gz file may inflate N times its size at most, judged past 64 MiB; 0 = no limit (default " +
-                                            std::to_string(core::GzipLimits{}.maxRatio) + ")"},
-        dbOption(), jsonOption(), helpOption(),
+// The options every stored-suite command ends with.
+std::vector<OptionSpec> withStoreOptions(std::vector<OptionSpec> specs) {
+    for (OptionSpec spec : {dbOption(), jsonOption(), helpOption()}) specs.push_back(std::move(spec));
+    return specs;
+}
+
+// The options of `verdict suite import`, bound to the importer's own options
+// (core/suite/suite_importer.h ImportOptions): the defaults shown are the struct's.
+const OptionTable<core::ImportOptions>& importOptions() {
+    using S = core::ImportOptions;
+    static const OptionTable<S> table = [] {
+        constexpr long long kMaxMib = 1LL << 40;
+        BoundOption<S> maxMib;  // the field counts bytes, the option MiB
+        maxMib.spec = {"max-expanded-mib", true, "N", "a .gz file may inflate to N MiB at most; 0 = no limit"};
+        maxMib.apply = [](const Args& args, S& s) -> std::optional<std::string> {
+            auto v = args.integer("max-expanded-mib", 0);
+            if (!v) return v.error().message;
+            if (*v < 0 || *v > kMaxMib) return std::string("--max-expanded-mib must be between 0 and 2^40");
+            s.gzip.maxExpandedBytes = static_cast<uint64_t>(*v) << 20;
+            return std::nullopt;
+        };
+        maxMib.shownDefault = [](const S& s) { return std::to_string(s.gzip.maxExpandedBytes >> 20); };
+        BoundOption<S> map;  // parsed into a FieldMapping; none by default (the shape is detected)
+        map.spec = {"map", true, "SPEC", "explicit fields, e.g. prompt=question,reference=answer,category=type"};
+        map.apply = [](const Args& args, S& s) -> std::optional<std::string> {
+            auto mapping = core::FieldMapping::parse(args.value("map").value_or(""));
+            if (!mapping) return "--map: " + mapping.error().message;
+            s.mapping = std::move(*mapping);
+            return std::nullopt;
+        };
+        map.shownDefault = [](const S&) { return std::string(); };
+        return OptionTable<S>{
+            textOption<S>("name", "N", "suite name (default: the file name without extensions)",
+                          [](auto& s) -> auto& { return s.name; }),
+            std::move(map),
+            textOption<S>("format", "F", "jsonl, json, csv, tsv, csv-header or csv-noheader (default: detect)",
+                          [](auto& s) -> auto& { return s.formatHint; }),
+            textOption<S>("shape", "S", "force a record shape (mmlu, gsm8k, humaneval, tools, bfcl, ...; default: detect)",
+                          [](auto& s) -> auto& { return s.shape; }),
+            textOption<S>("answers", "FILE", "BFCL: the possible_answer file with each item's ground truth (joined by id)",
+                          [](auto& s) -> auto& { return s.answersPath; }),
+            std::move(maxMib),
+            intOption<S>("max-expand-ratio", "N",
+                         "a .gz file may inflate N times its size at most, judged past 64 MiB; 0 = no limit",
+                         [](auto& s) -> auto& { return s.gzip.maxRatio; }, 0, 1'000'000),
+        };
+    }();
+    return table;
+}
+
+// `verdict suite show`: how many items to print.
+struct ShowOptions {
+    std::optional<int64_t> limit;  // unset: all with --json, 5 otherwise; negative: all
+};
+
+const OptionTable<ShowOptions>& showOptions() {
+    using S = ShowOptions;
+    static const OptionTable<S> table = {
+        optionalIntOption<S>("limit", "N", "items to show (default: all with --json, 5 otherwise)",
+                             [](auto& s) -> auto& { return s.limit; }, std::numeric_limits<long long>::min(),
+                             std::numeric_limits<long long>::max()),
     };
+    return table;
+}
+
+int importCommand(const std::vector<std::string>& argv) {
+    const std::vector<OptionSpec> specs = withStoreOptions(specsOf(importOptions(), core::ImportOptions{}));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite import", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -71,23 +125,7 @@ int importCommand(const std::vector<std::string>& argv) {
     const std::string file = args->positionals()[0];
 
     core::ImportOptions opts;
-    opts.name = args->value("name").value_or("");
-    opts.formatHint = args->value("format").value_or("");
-    opts.shape = args->value("shape").value_or("");
-    opts.answersPath = args->value("answers").value_or("");
-    auto maxMib = args->integer("max-expanded-mib", static_cast<long long>(opts.gzip.maxExpandedBytes >> 20));
-    if (!maxMib) return fail("suite import", maxMib.error().message, kExitUsage);
-    if (*maxMib < 0 || *maxMib > (1LL << 40)) return fail("suite import", "--max-expanded-mib must be between 0 and 2^40", kExitUsage);
-    opts.gzip.maxExpandedBytes = static_cast<uint64_t>(*maxMib) << 20;
-    auto maxRatio = args->integer("max-expand-ratio", static_cast<long long>(opts.gzip.maxRatio));
-    if (!maxRatio) return fail("suite import", maxRatio.error().message, kExitUsage);
-    if (*maxRatio < 0 || *maxRatio > 1'000'000) return fail("suite import", "--max-expand-ratio must be between 0 and 1000000", kExitUsage);
-    opts.gzip.maxRatio = static_cast<uint64_t>(*maxRatio);
-    if (auto spec = args->value("map")) {
-        auto mapping = core::FieldMapping::parse(*spec);
-        if (!mapping) return fail("suite import", "--map: " + mapping.error().message, kExitUsage);
-        opts.mapping = std::move(*mapping);
-    }
+    if (auto e = applyOptions(importOptions(), *args, opts)) return fail("suite import", *e, kExitUsage);
     auto db = core::openStore(args->value("db"));
     if (!db) return fail("suite import", db.error().message, kExitBadInput);
     // Streamed into the database item by item: memory does not grow with the suite.
@@ -125,7 +163,7 @@ int importCommand(const std::vector<std::string>& argv) {
 }
 
 int listCommand(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {dbOption(), jsonOption(), helpOption()};
+    const std::vector<OptionSpec> specs = withStoreOptions({});  // no options of its own
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite list", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -155,10 +193,7 @@ int listCommand(const std::vector<std::string>& argv) {
 }
 
 int showCommand(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"limit", true, "N", "items to show (default: all with --json, 5 otherwise)"},
-        dbOption(), jsonOption(), helpOption(),
-    };
+    const std::vector<OptionSpec> specs = withStoreOptions(specsOf(showOptions(), ShowOptions{}));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("suite show", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -167,8 +202,9 @@ int showCommand(const std::vector<std::string>& argv) {
     }
     if (args->positionals().size() != 1) return fail("suite show", "expected exactly one suite NAME (or #ID)", kExitUsage);
     const bool json = args->has("json");
-    auto limit = args->integer("limit", json ? -1 : 5);
-    if (!limit) return fail("suite show", limit.error().message, kExitUsage);
+    ShowOptions o;
+    if (auto e = applyOptions(showOptions(), *args, o)) return fail("suite show", *e, kExitUsage);
+    const int64_t limit = o.limit.value_or(json ? -1 : 5);
     auto db = core::openStoreForReading(args->value("db"));
     if (!db) return fail("suite show", db.error().message, kExitBadInput);
     core::SuiteRepository repo(*db);
@@ -179,7 +215,7 @@ int showCommand(const std::vector<std::string>& argv) {
     if (!items) return fail("suite show", items.error().message, kExitRuntime);
     std::map<std::string, int64_t> categories;
     for (const auto& it : *items) ++categories[it.category.empty() ? "(none)" : it.category];
-    const size_t shown = *limit < 0 ? items->size() : std::min(items->size(), static_cast<size_t>(*limit));
+    const size_t shown = limit < 0 ? items->size() : std::min(items->size(), static_cast<size_t>(limit));
 
     if (json) {
         nlohmann::json list = nlohmann::json::array();
@@ -283,11 +319,6 @@ const OptionTable<core::PaddedRequest>& paddedOptions() {
         {textOption<S>("name", "N", "suite name (default SUITE@LENGTHS)", [](auto& s) -> auto& { return s.name; })},
     });
     return table;
-}
-
-std::vector<OptionSpec> withStoreOptions(std::vector<OptionSpec> specs) {
-    for (OptionSpec spec : {dbOption(), jsonOption(), helpOption()}) specs.push_back(std::move(spec));
-    return specs;
 }
 
 int failMade(const core::ServiceError& e) {

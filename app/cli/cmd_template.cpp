@@ -1,6 +1,7 @@
 // verdict template MODEL --messages FILE.json [--template FILE] [--no-generation-prompt] [--json]
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "verdict/engine/chat_render.h"
 
 #include <fstream>
@@ -17,16 +18,31 @@ Result<std::string> readFile(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+struct TemplateOptions {
+    std::optional<std::string> messagesPath;  // required; "-": stdin
+    std::optional<std::string> templatePath;  // unset: the model's own template
+    bool generationPrompt = true;             // append the assistant turn opener
+};
+
+const OptionTable<TemplateOptions>& templateOptions() {
+    using S = TemplateOptions;
+    static const OptionTable<S> table = {
+        optionalTextOption<S>("messages", "FILE",
+                              "JSON: an array of {role, content} or {\"messages\": [...], \"tools\": [...]} (- for stdin)",
+                              [](auto& s) -> auto& { return s.messagesPath; }),
+        optionalTextOption<S>("template", "FILE", "render this Jinja template instead of the model's own",
+                              [](auto& s) -> auto& { return s.templatePath; }),
+        flagOption<S>("no-generation-prompt", "do not append the assistant turn opener", [](S& s) { s.generationPrompt = false; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runTemplate(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"messages", true, "FILE", "JSON: an array of {role, content} or {\"messages\": [...], \"tools\": [...]} (- for stdin)"},
-        {"template", true, "FILE", "render this Jinja template instead of the model's own"},
-        {"no-generation-prompt", false, "", "do not append the assistant turn opener"},
-        jsonOption("print {text, source, family, template_hash, fell_back, fallback_reason}"),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(templateOptions(), TemplateOptions{});
+    for (OptionSpec spec : {jsonOption("print {text, source, family, template_hash, fell_back, fallback_reason}"), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("template", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -34,7 +50,9 @@ int runTemplate(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (args->positionals().size() != 1) return fail("template", "expected exactly one model file", kExitUsage);
-    auto messagesPath = args->value("messages");
+    TemplateOptions o;
+    if (auto e = applyOptions(templateOptions(), *args, o)) return fail("template", *e, kExitUsage);
+    const auto& messagesPath = o.messagesPath;
     if (!messagesPath) return fail("template", "--messages FILE is required", kExitUsage);
 
     std::string text;
@@ -60,14 +78,14 @@ int runTemplate(const std::vector<std::string>& argv) {
     }
 
     std::optional<std::string> overrideTemplate;
-    if (auto t = args->value("template")) {
+    if (const auto& t = o.templatePath) {
         auto r = readFile(*t);
         if (!r) return fail("template", r.error().message, kExitBadInput);
         overrideTemplate = std::move(*r);
     }
     auto rendered = renderChatTemplate(args->positionals()[0], messages.dump(),
                                        tools.is_null() ? std::string() : tools.dump(),
-                                       !args->has("no-generation-prompt"), overrideTemplate);
+                                       o.generationPrompt, overrideTemplate);
     if (!rendered) return fail("template", rendered.error().message, kExitBadInput);
 
     if (args->has("json")) {

@@ -1,6 +1,7 @@
 // verdict tokenize MODEL TEXT [--raw] [--json]: the model's own tokenization of a text.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "verdict/engine/text_tokenizer.h"
 
 #include <cstdio>
@@ -21,14 +22,26 @@ std::string toHex(const std::string& bytes) {
     return out;
 }
 
+// How the text is encoded (TextTokenizer::encode's addSpecial and parseSpecial).
+struct TokenizeOptions {
+    bool special = true;  // add BOS/EOS as the metadata says and parse special tokens in the text
+};
+
+const OptionTable<TokenizeOptions>& tokenizeOptions() {
+    using S = TokenizeOptions;
+    static const OptionTable<S> table = {
+        flagOption<S>("raw", "add no BOS/EOS and parse no special tokens (how llama.cpp's tokenizer vectors are made)",
+                      [](S& s) { s.special = false; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runTokenize(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"raw", false, "", "add no BOS/EOS and parse no special tokens (how llama.cpp's tokenizer vectors are made)"},
-        jsonOption("print {\"ids\": [...], \"pieces\": [...], \"pieces_hex\": [...]}"),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(tokenizeOptions(), TokenizeOptions{});
+    for (OptionSpec spec : {jsonOption("print {\"ids\": [...], \"pieces\": [...], \"pieces_hex\": [...]}"), helpOption()})
+        specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("tokenize", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -38,13 +51,14 @@ int runTokenize(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (args->positionals().size() != 2) return fail("tokenize", "expected MODEL and TEXT (use - to read stdin)", kExitUsage);
+    TokenizeOptions o;
+    if (auto e = applyOptions(tokenizeOptions(), *args, o)) return fail("tokenize", *e, kExitUsage);
     std::string text = args->positionals()[1];
     if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), {});
 
     auto tok = TextTokenizer::open(args->positionals()[0]);
     if (!tok) return fail("tokenize", tok.error().message, kExitBadInput);
-    const bool raw = args->has("raw");
-    const std::vector<int32_t> ids = (*tok)->encode(text, !raw, !raw);
+    const std::vector<int32_t> ids = (*tok)->encode(text, o.special, o.special);
 
     if (args->has("json")) {
         nlohmann::ordered_json j;

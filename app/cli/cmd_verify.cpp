@@ -3,6 +3,7 @@
 // database cannot be opened). JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/store/audit_chain.h"
 #include "core/store/store.h"
 
@@ -27,15 +28,22 @@ std::string describe(const core::ChainBreak& b) {
            std::to_string(b.itemIdx) + "): " + b.reason;
 }
 
+// The options bound to the walk's own settings (core/store/audit_chain.h VerifyOptions).
+const OptionTable<core::VerifyOptions>& verifyOptions() {
+    using S = core::VerifyOptions;
+    static const OptionTable<S> table = {
+        flagOption<S>("models", "also read every stored model file again (same size and mtime) and compare its SHA-256",
+                      [](S& s) { s.rehashModels = true; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runVerify(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        dbOption(),
-        {"models", false, "", "also read every stored model file again (same size and mtime) and compare its SHA-256"},
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = {dbOption()};
+    for (OptionSpec spec : specsOf(verifyOptions(), core::VerifyOptions{})) specs.push_back(std::move(spec));
+    for (OptionSpec spec : {jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("verify", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -43,6 +51,8 @@ int runVerify(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("verify", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
+    core::VerifyOptions vo;
+    if (auto e = applyOptions(verifyOptions(), *args, vo)) return fail("verify", *e, kExitUsage);
     const std::string path = core::resolveDatabasePath(args->value("db"));
     if (!std::filesystem::exists(path)) return fail("verify", "no database at " + path, kExitBadInput);
     // An empty or cut file is reported as such, never opened (opening would make a fresh, empty
@@ -65,8 +75,6 @@ int runVerify(const std::vector<std::string>& argv) {
     }
     auto db = core::openStoreForReading(path);
     if (!db) return fail("verify", db.error().message, kExitBadInput);
-    core::VerifyOptions vo;
-    vo.rehashModels = args->has("models");
     auto report = core::verifyChain(*db, vo);
     if (!report) return fail("verify", report.error().message, kExitRuntime);
 

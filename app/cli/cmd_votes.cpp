@@ -3,6 +3,7 @@
 // rate over the decided votes with a 95 % Wilson interval. JSON shape: docs/cli.md.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/run/backend_factory.h"
 #include "core/store/store.h"
 #include "core/store/vote_repository.h"
@@ -37,17 +38,27 @@ std::string oneLine(std::string s, size_t max) {
     return s;
 }
 
+// Which votes: all of them, a head-to-head (a and b), or those of one model; references as given.
+struct VotesOptions {
+    std::optional<std::string> a, b, model;
+};
+
+const OptionTable<VotesOptions>& votesOptions() {
+    using S = VotesOptions;
+    static const OptionTable<S> table = {
+        optionalTextOption<S>("a", "A", "model A of a head-to-head (with --b): votes between A and B and the summary",
+                              [](auto& s) -> auto& { return s.a; }),
+        optionalTextOption<S>("b", "B", "model B of a head-to-head (with --a)", [](auto& s) -> auto& { return s.b; }),
+        optionalTextOption<S>("model", "M", "only votes where M is one of the two models", [](auto& s) -> auto& { return s.model; }),
+    };
+    return table;
+}
+
 }  // namespace
 
 int runVotes(const std::vector<std::string>& argv) {
-    const std::vector<OptionSpec> specs = {
-        {"a", true, "A", "model A of a head-to-head (with --b): votes between A and B and the summary"},
-        {"b", true, "B", "model B of a head-to-head (with --a)"},
-        {"model", true, "M", "only votes where M is one of the two models"},
-        dbOption(),
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(votesOptions(), VotesOptions{});
+    for (OptionSpec spec : {dbOption(), jsonOption(), helpOption()}) specs.push_back(std::move(spec));
     auto args = Args::parse(argv, specs);
     if (!args) return fail("votes", args.error().message, kExitUsage);
     if (args->has("help")) {
@@ -55,8 +66,10 @@ int runVotes(const std::vector<std::string>& argv) {
         return kExitOk;
     }
     if (!args->positionals().empty()) return fail("votes", "unexpected argument '" + args->positionals()[0] + "'", kExitUsage);
-    if (args->has("a") != args->has("b")) return fail("votes", "--a and --b go together", kExitUsage);
-    if (args->has("a") && args->has("model")) return fail("votes", "use either --model or --a/--b", kExitUsage);
+    VotesOptions o;
+    if (auto e = applyOptions(votesOptions(), *args, o)) return fail("votes", *e, kExitUsage);
+    if (o.a.has_value() != o.b.has_value()) return fail("votes", "--a and --b go together", kExitUsage);
+    if (o.a && o.model) return fail("votes", "use either --model or --a/--b", kExitUsage);
     const bool json = args->has("json");
 
     auto db = core::openStoreForReading(args->value("db"));
@@ -65,12 +78,12 @@ int runVotes(const std::vector<std::string>& argv) {
 
     // References as compare stores them (absolute file paths), so "./m.gguf" finds its votes.
     std::optional<std::string> a, b, model;
-    if (args->has("a")) {
-        a = core::normalizeModelRef(*args->value("a"));
-        b = core::normalizeModelRef(*args->value("b"));
+    if (o.a) {
+        a = core::normalizeModelRef(*o.a);
+        b = core::normalizeModelRef(*o.b);
         if (*a == *b) return fail("votes", "--a and --b name the same model", kExitUsage);
     }
-    if (auto m = args->value("model")) model = core::normalizeModelRef(*m);
+    if (o.model) model = core::normalizeModelRef(*o.model);
 
     auto votes = repo.list(a ? a : model);
     if (!votes) return fail("votes", votes.error().message, kExitRuntime);

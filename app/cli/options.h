@@ -215,6 +215,20 @@ BoundOption<S> textOption(std::string name, std::string valueName, std::string h
     return o;
 }
 
+// A std::optional<std::string> field, unset by default: an option whose absence means something
+// else than any text (a catalog file: the XDG one; --judge: every judge), so even "" counts as given.
+template <class S, class Field>
+BoundOption<S> optionalTextOption(std::string name, std::string valueName, std::string help, Field field, char shortName = 0) {
+    BoundOption<S> o;
+    o.spec = {name, true, valueName, std::move(help), false, shortName};
+    o.apply = [name, field](const Args& args, S& s) -> std::optional<std::string> {
+        field(s) = args.value(name).value_or("");
+        return std::nullopt;
+    };
+    o.shownDefault = [field](const S& s) { return field(s) ? std::string(*field(s)) : std::string(); };
+    return o;
+}
+
 // A repeatable string option appended to a vector field.
 template <class S, class Field>
 BoundOption<S> listOption(std::string name, std::string valueName, std::string help, Field field) {
