@@ -96,7 +96,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     if (auto r = pageIn(*m.file, options); !r) return r.error();
     if (*deviceIndex >= 0) {
         m.gpuLayers = options.gpuLayers < 0 ? m.cfg.nLayer : std::min<int64_t>(options.gpuLayers, m.cfg.nLayer);
-        auto g = gpu::openGpuModel(m, *deviceIndex, m.gpuLayers);
+        auto g = gpu::openGpuModel({*m.arch, m.cfg, *m.weights}, *deviceIndex, m.gpuLayers);
         if (!g) return Error{path + ": " + g.error().message};
         m.gpu = std::move(g.value());
     }

@@ -9,6 +9,7 @@
 // (ops_mma.cu); larger passes dequantise tiles of the weight to f16 and run cuBLAS GEMMs with f32
 // accumulation (F16 weights are used as they are, F32 weights through SGEMM). Activations of a GEMM
 // are rounded to f16, as llama.cpp's CUDA backend does (values beyond +-65504 would overflow).
+#include "arch/architecture.h"
 #include "arch/decoder.h"
 #include "backend/cpu/ops_activation.h"
 #include "backend/cpu/ops_rope.h"
@@ -16,7 +17,6 @@
 #include "backend/cuda/cuda_model.h"
 #include "backend/cuda/cuda_ops.h"
 #include "backend/gpu/gpu_model.h"
-#include "model/model_impl.h"
 #include "tensor/half.h"
 
 #include <cublas_v2.h>
@@ -130,9 +130,10 @@ struct Scratch {
 
 class CudaModel final : public gpu::GpuModel {
 public:
-    CudaModel(const detail::ModelImpl& m, const arch::DecoderWeights& w, arch::DecoderVariant variant, int device,
+    CudaModel(const gpu::GpuModelSource& m, const arch::DecoderWeights& w, arch::DecoderVariant variant, int device,
               int64_t layers)
-        : m_m(m), m_w(w), m_variant(std::move(variant)), m_device(device), m_nLayers(layers) {}
+        : m_arch(m.arch), m_cfg(m.cfg), m_archWeights(m.weights), m_w(w), m_variant(std::move(variant)), m_device(device),
+          m_nLayers(layers) {}
     ~CudaModel() override;
 
     Result<void> init();
@@ -159,7 +160,9 @@ private:
     cudaGraphExec_t capture(int64_t n, bool f16, int64_t headFrom, int64_t headRows);  // null when it failed
     void dropGraphs();
 
-    const detail::ModelImpl& m_m;
+    const arch::Architecture& m_arch;
+    const arch::ArchConfig& m_cfg;
+    const arch::ArchWeights& m_archWeights;
     const arch::DecoderWeights& m_w;
     const arch::DecoderVariant m_variant;
     int m_device;
@@ -253,7 +256,7 @@ Result<void> CudaModel::init() {
 // --- weights -------------------------------------------------------------------------------------
 
 Result<void> CudaModel::upload() {
-    const arch::ArchConfig& c = m_m.cfg;
+    const arch::ArchConfig& c = m_cfg;
     if (c.headDimK > kMaxHeadDim || c.headDimV > kMaxHeadDim)
         return Error{"head size " + std::to_string(std::max(c.headDimK, c.headDimV)) + " exceeds the CUDA backend's "
                      + std::to_string(kMaxHeadDim)};
@@ -389,7 +392,7 @@ Result<void> CudaModel::ensureScratch(int64_t rows) {
     // Geometric growth from 8 rows: a batch that grows a row at a time reallocates (a device-wide
     // synchronisation, and every graph dropped) only a few times.
     rows = std::max({rows, 2 * m_s.rows, int64_t{kMatvecMaxCols}});
-    const arch::ArchConfig& c = m_m.cfg;
+    const arch::ArchConfig& c = m_cfg;
     const int64_t E = c.nEmbd, U = std::max<int64_t>(c.nExpertUsed, 1);
     const int64_t ff = std::max(c.nFf, c.nExpert > 0 ? c.nExpertUsed * c.nFfExp : 0);
     const AttentionShape a = attentionShape(0, false);
@@ -440,7 +443,7 @@ Result<void> CudaModel::ensureScratch(int64_t rows) {
 }
 
 AttentionShape CudaModel::attentionShape(int layer, bool f16) const {
-    const arch::ArchConfig& c = m_m.cfg;
+    const arch::ArchConfig& c = m_cfg;
     return AttentionShape{static_cast<int>(c.nHead), static_cast<int>(c.nHeadKv), static_cast<int>(c.headDimK),
                           static_cast<int>(c.headDimV), f16, c.kqScale(), c.attnSoftCap,
                           static_cast<int>(c.windowOf(layer)), layer};
@@ -488,7 +491,7 @@ void CudaModel::project(const DeviceMatrix& w, const float* bias, const float* x
 // --- the forward pass ----------------------------------------------------------------------------
 
 void CudaModel::enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, int64_t headRows) {
-    const arch::ArchConfig& c = m_m.cfg;
+    const arch::ArchConfig& c = m_cfg;
     const Scratch& s = m_s;
     const int64_t E = c.nEmbd, F = c.nFf, X = c.nExpert, U = c.nExpertUsed, FX = c.nFfExp;
     const bool neox = c.ropeMode == cpu::RopeMode::Neox;
@@ -541,7 +544,7 @@ void CudaModel::enqueuePass(int64_t n, bool f16, int nSplit, int64_t headFrom, i
 // routing), each expert's gate / up / down products as one GEMM over its rows, so every expert's
 // weights are read once per pass rather than once per pair. Results land in s.moeY by pair.
 void CudaModel::groupedExperts(const LayerMatrices& L, int64_t n) {
-    const arch::ArchConfig& c = m_m.cfg;
+    const arch::ArchConfig& c = m_cfg;
     const Scratch& s = m_s;
     const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed, FX = c.nFfExp, P = n * U;
     m_hostExperts.resize(static_cast<size_t>(P));
@@ -580,7 +583,7 @@ void CudaModel::groupedExperts(const LayerMatrices& L, int64_t n) {
 }
 
 void CudaModel::enqueueHead(int64_t rowFrom, int64_t rows) {
-    const arch::ArchConfig& c = m_m.cfg;
+    const arch::ArchConfig& c = m_cfg;
     rmsNorm(m_s.inpL + rowFrom * c.nEmbd, m_outputNorm, m_s.cur, rows, c.nEmbd, c.rmsEps, m_stream);
     project(m_output, nullptr, m_s.cur, rows, m_s.logits);
     if (c.finalSoftCap > 0.0f) softCap(m_s.logits, rows * c.nVocab, c.finalSoftCap, m_stream);
@@ -633,7 +636,7 @@ void CudaModel::dropGraphs() {
 
 Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
     std::lock_guard lock(m_mutex);
-    const arch::ArchConfig& c = m_m.cfg;
+    const arch::ArchConfig& c = m_cfg;
     const int64_t n = b.nTok, E = c.nEmbd;
     if (n <= 0) return Error{"forward: no tokens"};
     if (n > 65535) return Error{"forward: " + std::to_string(n) + " rows in one pass exceed the CUDA backend's 65535"};
@@ -665,7 +668,7 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
         // sequence's context), the angles by the CPU backend's ropeTable.
         m_hostTable.resize(static_cast<size_t>(n * c.nRot));
         for (int64_t t = 0; t < n; ++t) {
-            const arch::VecWeight* f = m_m.arch->ropeFactors(*m_m.weights, c, b.caches[t]->capacity());
+            const arch::VecWeight* f = m_arch.ropeFactors(m_archWeights, c, b.caches[t]->capacity());
             cpu::ropeTable(c.ropeParams(f ? f->data : nullptr), static_cast<int32_t>(b.positions[t]),
                            m_hostTable.data() + t * c.nRot);
         }
@@ -707,18 +710,18 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
 
 }  // namespace
 
-Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& m, int device, int64_t layers) {
-    if (!m.arch->decoderWeights || !m.arch->ropeFactors)
+Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const gpu::GpuModelSource& m, int device, int64_t layers) {
+    if (!m.arch.decoderWeights || !m.arch.ropeFactors)
         return Error{"architecture '" + m.cfg.arch
                      + "' has no CUDA forward pass yet (on the GPU: llama, mistral, mixtral, qwen2, phi3, gemma2); use "
                        "--device cpu"};
-    arch::DecoderVariant variant = m.arch->decoderVariant ? m.arch->decoderVariant(*m.weights) : arch::DecoderVariant{};
+    arch::DecoderVariant variant = m.arch.decoderVariant ? m.arch.decoderVariant(m.weights) : arch::DecoderVariant{};
     if (variant.geglu && m.cfg.nExpert > 0) return Error{"GeGLU experts have no CUDA kernels"};
-    for (const auto& L : m.arch->decoderWeights(*m.weights)->layers)
+    for (const auto& L : m.arch.decoderWeights(m.weights)->layers)
         if (L.qNorm.present() || L.kNorm.present())
             return Error{"architecture '" + m.cfg.arch + "' normalises each head's query and key (attn_q_norm / attn_k_norm), "
                          "which the CUDA backend does not do yet; use --device cpu"};
-    auto model = std::make_unique<CudaModel>(m, *m.arch->decoderWeights(*m.weights), std::move(variant), device,
+    auto model = std::make_unique<CudaModel>(m, *m.arch.decoderWeights(m.weights), std::move(variant), device,
                                              layers);
     if (auto r = model->init(); !r) return r.error();
     return std::unique_ptr<gpu::GpuModel>(std::move(model));
@@ -728,7 +731,7 @@ Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& m,
 
 namespace verdict::gpu {
 
-Result<std::unique_ptr<GpuModel>> openGpuModel(const detail::ModelImpl& model, int device, int64_t layers) {
+Result<std::unique_ptr<GpuModel>> openGpuModel(const GpuModelSource& model, int device, int64_t layers) {
     return cuda::openCudaModel(model, device, layers);
 }
 

@@ -5,6 +5,6 @@
 
 namespace verdict::cuda {
 
-Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const detail::ModelImpl& model, int device, int64_t layers);
+Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const gpu::GpuModelSource& model, int device, int64_t layers);
 
 }  // namespace verdict::cuda

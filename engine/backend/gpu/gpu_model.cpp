@@ -5,7 +5,7 @@
 namespace verdict::gpu {
 
 #ifndef VERDICT_HAVE_CUDA
-Result<std::unique_ptr<GpuModel>> openGpuModel(const detail::ModelImpl&, int device, int64_t) {
+Result<std::unique_ptr<GpuModel>> openGpuModel(const GpuModelSource&, int device, int64_t) {
     return Error{"device cuda:" + std::to_string(device)
                  + " requested, but this build of Verdict has no CUDA backend (nvcc was not found when it was "
                    "configured); use --device cpu, or rebuild with the CUDA Toolkit in /usr/local/cuda"};

@@ -13,7 +13,11 @@
 #include <string>
 #include <string_view>
 
-namespace verdict::detail { struct ModelImpl; }
+namespace verdict::arch {
+struct Architecture;
+struct ArchConfig;
+struct ArchWeights;
+}  // namespace verdict::arch
 
 namespace verdict::gpu {
 
@@ -64,10 +68,18 @@ public:
     virtual VramUse vram() const = 0;
 };
 
+// What a GPU backend uploads and runs: a loaded architecture, its config and its weights (views
+// into the model's file mapping, which must outlive the GpuModel).
+struct GpuModelSource {
+    const arch::Architecture& arch;
+    const arch::ArchConfig& cfg;
+    const arch::ArchWeights& weights;
+};
+
 // Uploads the model's weights to CUDA device `device`: the first `layers` blocks, with the output
 // head only when layers covers every block. Fails with a clear message when the build has no CUDA
 // backend, there is no driver or no such device, the architecture or a tensor type has no GPU
 // kernels yet, or the weights do not fit in device memory.
-Result<std::unique_ptr<GpuModel>> openGpuModel(const detail::ModelImpl& model, int device, int64_t layers);
+Result<std::unique_ptr<GpuModel>> openGpuModel(const GpuModelSource& model, int device, int64_t layers);
 
 }  // namespace verdict::gpu
