@@ -4,7 +4,8 @@
 // with --judge a judge model (a GGUF file or an endpoint) gives its verdicts (core/judge/
 // judge_runner.h: pairwise in both orders, or rubric grades), resumably; with --human NAME a
 // person votes blind in the terminal (1, 2, 3 = tie, 4 = both bad, s skip, q quit); with neither,
-// only the summary. JSON shape: docs/cli.md.
+// only the summary. JSON shape: docs/cli.md. The judging itself, the judge's backend and the
+// person's votes are the service's (core/services/judge.h), shared with the window's dialog.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/device_option.h"
@@ -13,8 +14,8 @@
 #include "cli/signal_stop.h"
 #include "core/judge/judge_runner.h"
 #include "core/run/backend_factory.h"
+#include "core/services/judge.h"
 #include "core/store/store.h"
-#include "core/version.h"
 #include "util/quote.h"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,6 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
-#include <set>
 
 namespace verdict::cli {
 namespace {
@@ -83,22 +83,16 @@ json summariesJson(const core::JudgeSummaries& s) {
 
 // The terminal walk-through: each item not yet voted by `person`, sides shuffled, names hidden.
 int humanWalkthrough(core::Database& db, int64_t runA, int64_t runB, const std::string& person) {
-    auto items = core::judgeableItems(db, runA, runB);
-    if (!items) return fail("judge", items.error().message, kExitBadInput);
-    core::JudgmentRepository repo(db);
-    auto existing = repo.list(runA, runB, core::JudgeMode::Human);
-    if (!existing) return fail("judge", existing.error().message, kExitRuntime);
-    const std::string judge = "human:" + person;
-    std::set<int64_t> voted;
-    for (const auto& j : *existing)
-        if (j.judge == judge) voted.insert(j.itemIdx);
+    auto session = core::humanJudging(db, runA, runB, person);
+    if (!session) return failService("judge", session.error(), "cpu");  // bad runs: 2, an unreadable store: 3
+    const auto& items = session->items;
     size_t todo = 0;
-    for (const auto& it : items->items) todo += voted.count(it.itemIdx) ? 0 : 1;
+    for (const auto& it : items) todo += session->votes.count(it.itemIdx) ? 0 : 1;
     std::printf("%zu of %zu items left for %s. Keys: 1 = left better, 2 = right better, 3 = tie, 4 = both bad, "
-                "s = skip, q = quit (votes are saved as you go).\n", todo, items->items.size(), person.c_str());
+                "s = skip, q = quit (votes are saved as you go).\n", todo, items.size(), person.c_str());
     size_t n = 0;
-    for (const auto& it : items->items) {
-        if (voted.count(it.itemIdx)) continue;
+    for (const auto& it : items) {
+        if (session->votes.count(it.itemIdx)) continue;
         ++n;
         const std::string pos = core::blindPosition(person, runA, runB, it.itemIdx);
         const std::string& left = pos == "ab" ? it.answerA : it.answerB;
@@ -116,44 +110,57 @@ int humanWalkthrough(core::Database& db, int64_t runA, int64_t runB, const std::
             std::fflush(stdout);
         }
         if (line == "s") continue;
-        core::JudgmentRecord rec;
-        rec.runA = runA;
-        rec.runB = runB;
-        rec.itemIdx = it.itemIdx;
-        rec.judge = judge;
-        rec.mode = core::JudgeMode::Human;
-        rec.position = pos;
-        const bool leftIsA = pos == "ab";
-        rec.winner = line == "1" ? (leftIsA ? core::JudgedWinner::A : core::JudgedWinner::B)
-                   : line == "2" ? (leftIsA ? core::JudgedWinner::B : core::JudgedWinner::A)
-                   : line == "3" ? core::JudgedWinner::Tie
-                                 : core::JudgedWinner::BothBad;
-        if (auto r = repo.add(rec); !r) return fail("judge", r.error().message, kExitRuntime);
+        const core::HumanVote vote = line == "1" ? core::HumanVote::Left
+                                   : line == "2" ? core::HumanVote::Right
+                                   : line == "3" ? core::HumanVote::Tie
+                                                 : core::HumanVote::BothBad;
+        if (auto r = core::storeHumanVote(db, runA, runB, person, it.itemIdx, vote); !r)
+            return fail("judge", r.error().message, kExitRuntime);
     }
     return kExitOk;
 }
 
-// The judge's numbers bound to the service's options (core/judge/judge_runner.h JudgeRunOptions:
-// greedy, 1024 tokens, one call in flight) and the local judge's engine settings.
-struct JudgeSettings {
-    core::JudgeRunOptions judge;
-    int threads = 0;
-    int64_t ctx = 0;  // 0: min(training context, 4096)
-};
+// The judge's options bound to the service's request (core/services/judge.h JudgeRequest: greedy,
+// 1024 tokens, one call in flight; the local judge's engine settings): the defaults shown in
+// --help are JudgeRequest's, the ones the window's judging dialog starts from. --mode, --prompt
+// and --rubric come first (their place in --help), the numbers after the common options.
+const OptionTable<core::JudgeRequest>& judgeChoiceOptions() {
+    using S = core::JudgeRequest;
+    static const OptionTable<S> table = [] {
+        BoundOption<S> mode;
+        mode.spec = {"mode", true, "MODE", "pairwise (default: both orders per item), rubric (each answer 1-10), reference (rubric + the item's reference)"};
+        mode.apply = [](const Args& args, S& s) -> std::optional<std::string> {
+            const std::string m = args.value("mode").value_or("");
+            auto parsed = core::parseJudgeMode(m);
+            if (!parsed || *parsed == core::JudgeMode::Human) return "--mode must be pairwise, rubric or reference (got '" + m + "')";
+            s.mode = *parsed;
+            return std::nullopt;
+        };
+        mode.shownDefault = [](const S&) { return std::string(); };  // said in the help text
+        return OptionTable<S>{
+            std::move(mode),
+            textOption<S>("prompt", "FILE", "judge prompt template ({question} {answer_a} {answer_b} / {answer} {rubric} {reference}); default: built in",
+                          [](auto& s) -> auto& { return s.promptFile; }),
+            textOption<S>("rubric", "FILE", "rubric/reference modes: a JSON object {\"category\": \"text\", \"*\": \"default\"} or one text for all",
+                          [](auto& s) -> auto& { return s.rubricFile; }),
+        };
+    }();
+    return table;
+}
 
-const OptionTable<JudgeSettings>& judgeOptions() {
-    using S = JudgeSettings;
+const OptionTable<core::JudgeRequest>& judgeNumberOptions() {
+    using S = core::JudgeRequest;
     static const OptionTable<S> table = {
-        optionalIntOption<S>("limit", "N", "judge the first N items both runs answered", [](auto& s) -> auto& { return s.judge.limit; },
+        optionalIntOption<S>("limit", "N", "judge the first N items both runs answered", [](auto& s) -> auto& { return s.limit; },
                              1, std::numeric_limits<int64_t>::max()),
         intOption<S>("concurrency", "N", "judge calls in flight (endpoints; a local judge uses 1)",
-                     [](auto& s) -> auto& { return s.judge.concurrency; }, 1, 64),
-        intOption<S>("max-tokens", "N", "judge's output limit", [](auto& s) -> auto& { return s.judge.generation.maxTokens; }, 1,
+                     [](auto& s) -> auto& { return s.concurrency; }, 1, core::kMaxJudgeConcurrency),
+        intOption<S>("max-tokens", "N", "judge's output limit", [](auto& s) -> auto& { return s.generation.maxTokens; }, 1,
                      1'000'000),
-        intOption<S>("threads", "N", std::string("local judge: ") + kThreadsHelp, [](auto& s) -> auto& { return s.threads; }, 0,
+        intOption<S>("threads", "N", std::string("local judge: ") + kThreadsHelp, [](auto& s) -> auto& { return s.backend.threads; }, 0,
                      kMaxThreads, 't'),
-        intOption<S>("ctx", "N", "local judge: context tokens; 0 = min(training context, 4096)", [](auto& s) -> auto& { return s.ctx; },
-                     0, std::numeric_limits<int32_t>::max(), 'c'),
+        intOption<S>("ctx", "N", "local judge: context tokens; 0 = min(training context, 4096)",
+                     [](auto& s) -> auto& { return s.backend.nCtx; }, 0, std::numeric_limits<int32_t>::max(), 'c'),
     };
     return table;
 }
@@ -161,19 +168,15 @@ const OptionTable<JudgeSettings>& judgeOptions() {
 }  // namespace
 
 int runJudge(const std::vector<std::string>& argv) {
+    using Request = core::JudgeRequest;
     std::vector<OptionSpec> specs = {
         {"judge", true, "MODEL|URL", "the judge: a GGUF file or an OpenAI-compatible endpoint (\"URL MODEL\")"},
-        {"mode", true, "MODE", "pairwise (default: both orders per item), rubric (each answer 1-10), reference (rubric + the item's reference)"},
-        {"prompt", true, "FILE", "judge prompt template ({question} {answer_a} {answer_b} / {answer} {rubric} {reference}); default: built in"},
-        {"rubric", true, "FILE", "rubric/reference modes: a JSON object {\"category\": \"text\", \"*\": \"default\"} or one text for all"},
-        {"human", true, "NAME", "vote yourself in the terminal, blind (your NAME is stored with each vote)"},
-        deviceOptionSpec(true),
-        gpuLayersOptionSpec(),
-        dbOption(),
-        jsonOption(),
-        helpOption(),
     };
-    for (const OptionSpec& o : specsOf(judgeOptions(), JudgeSettings{})) specs.push_back(o);
+    for (const OptionSpec& o : specsOf(judgeChoiceOptions(), Request{})) specs.push_back(o);
+    for (OptionSpec o : {OptionSpec{"human", true, "NAME", "vote yourself in the terminal, blind (your NAME is stored with each vote)"},
+                         deviceOptionSpec(true), gpuLayersOptionSpec(), dbOption(), jsonOption(), helpOption()})
+        specs.push_back(std::move(o));
+    for (const OptionSpec& o : specsOf(judgeNumberOptions(), Request{})) specs.push_back(o);
     for (const OptionSpec& o : endpointOptionSpecs("endpoint judge")) specs.push_back(o);
     auto args = Args::parse(argv, specs);
     if (!args) return fail("judge", args.error().message, kExitUsage);
@@ -198,34 +201,19 @@ int runJudge(const std::vector<std::string>& argv) {
     if (args->has("judge") && args->has("human")) return fail("judge", "use either --judge or --human", kExitUsage);
     const bool json = args->has("json");
     if (json && args->has("human")) return fail("judge", "--human is interactive; --json prints only summaries", kExitUsage);
-    JudgeSettings settings;
-    if (auto e = applyOptions(judgeOptions(), *args, settings)) return fail("judge", *e, kExitUsage);
-    core::JudgeRunOptions& o = settings.judge;
-    if (auto m = args->value("mode")) {
-        auto mode = core::parseJudgeMode(*m);
-        if (!mode || *mode == core::JudgeMode::Human)
-            return fail("judge", "--mode must be pairwise, rubric or reference (got '" + *m + "')", kExitUsage);
-        o.mode = *mode;
-    }
+    Request request;
+    if (auto e = applyOptions(judgeNumberOptions(), *args, request)) return fail("judge", *e, kExitUsage);
+    if (auto e = applyOptions(judgeChoiceOptions(), *args, request)) return fail("judge", *e, kExitUsage);
     if (args->has("mode") && !args->has("judge")) return fail("judge", "--mode needs --judge", kExitUsage);
-    if (auto p = args->value("prompt")) {
-        auto text = core::loadJudgePrompt(*p, o.mode);
-        if (!text) return fail("judge", text.error().message, kExitBadInput);
-        o.promptTemplate = std::move(*text);
-        o.promptName = *p;
-    }
-    if (auto r = args->value("rubric")) {
-        if (o.mode == core::JudgeMode::Pairwise) return fail("judge", "--rubric goes with --mode rubric or reference", kExitUsage);
-        auto rubrics = core::loadRubrics(*r);
-        if (!rubrics) return fail("judge", rubrics.error().message, kExitBadInput);
-        o.rubrics = std::move(*rubrics);
-    }
+    if (args->has("rubric") && request.mode == core::JudgeMode::Pairwise)
+        return fail("judge", "--rubric goes with --mode rubric or reference", kExitUsage);
+    // The prompt and rubric files are read now (with --human too), before the runs are looked at.
+    if (auto prepared = core::prepareJudgeRun(request); !prepared) return fail("judge", prepared.error().message, kExitBadInput);
 
-    std::string device;
     const bool localJudge = args->has("judge") && !core::isEndpointRef(*args->value("judge"));
+    std::string& device = request.backend.device;
     if (int rc = readDeviceOption("judge", *args, &device, localJudge); rc != kExitOk) return rc;
-    int gpuLayers = -1;
-    if (int rc = readGpuLayersOption("judge", *args, device, &gpuLayers); rc != kExitOk) return rc;
+    if (int rc = readGpuLayersOption("judge", *args, device, &request.backend.gpuLayers); rc != kExitOk) return rc;
 
     SignalStop signals("judge");  // before any thread starts
     auto db = args->has("judge") || args->has("human") ? core::openStore(args->value("db"))
@@ -234,41 +222,37 @@ int runJudge(const std::vector<std::string>& argv) {
     // Check the runs before a judge model is loaded.
     if (auto items = core::judgeableItems(*db, runs[0], runs[1]); !items) return fail("judge", items.error().message, kExitBadInput);
 
-    std::optional<core::JudgeRunReport> report;
+    std::optional<core::JudgeDone> done;
     if (args->has("human")) {
         const std::string person = *args->value("human");
-        if (person.empty() || person.size() > 200) return fail("judge", "--human needs a name (up to 200 bytes)", kExitUsage);
+        if (!core::validJudgeName(person)) return fail("judge", "--human needs a name (up to 200 bytes)", kExitUsage);
         if (int rc = humanWalkthrough(*db, runs[0], runs[1], person); rc != kExitOk) return rc;
     } else if (args->has("judge")) {
         EndpointAccess access;
         if (int rc = readEndpointOptions("judge", *args, &access); rc != kExitOk) return rc;
         auto judgeRef = providerModelRef(access, *args->value("judge"));  // --provider: a bare name is its model
         if (!judgeRef) return fail("judge", judgeRef.error().message, kExitUsage);
-        o.judgeRef = core::normalizeModelRef(*judgeRef);
-        core::BackendOpenOptions bo;
-        bo.threads = settings.threads;
-        bo.nCtx = settings.ctx;
-        bo.device = device;
-        bo.gpuLayers = gpuLayers;
-        bo.engineVersion = core::toolVersion();
-        bo.cancelLoad = signals.cancelFlag();
-        bo.apiKey = access.apiKey;
-        bo.caFile = access.caFile;
-        bo.insecure = access.insecure;
-        bo.endpointApi = access.api;
-        const core::JudgeOpener open = [&]() { return core::openModelBackend(o.judgeRef, bo); };
-        auto r = core::judgeRuns(*db, runs[0], runs[1], o, open,
-                                 [json](const core::JudgeRunProgress& p) {
-                                     if (json || p.total == 0) return;
-                                     std::fprintf(stderr, "\rjudged %lld/%lld (%lld unreadable, %lld stored before)",
-                                                  static_cast<long long>(p.done), static_cast<long long>(p.total),
-                                                  static_cast<long long>(p.unreadable), static_cast<long long>(p.skipped));
-                                     if (p.done == p.total) std::fprintf(stderr, "\n");
-                                 },
-                                 signals.cancelFlag());
+        request.judge = *judgeRef;
+        request.backend.apiKey = access.apiKey;
+        request.backend.caFile = access.caFile;
+        request.backend.insecure = access.insecure;
+        request.backend.endpointApi = access.api;
+        auto r = core::judgeRunPair(*db, runs[0], runs[1], request,
+                                    [json](const core::JudgeRunProgress& p) {
+                                        if (json || p.total == 0) return;
+                                        std::fprintf(stderr, "\rjudged %lld/%lld (%lld unreadable, %lld stored before)",
+                                                     static_cast<long long>(p.done), static_cast<long long>(p.total),
+                                                     static_cast<long long>(p.unreadable), static_cast<long long>(p.skipped));
+                                        if (p.done == p.total) std::fprintf(stderr, "\n");
+                                    },
+                                    signals.cancelFlag());
+        // Whatever failed before judging (the judge did not open, the store refused): a local
+        // judge's exit status is that of a model that does not open, an endpoint's bad input.
         if (!r) return fail("judge", r.error().message, localJudge ? openFailureExitCode(device) : kExitBadInput);
-        report = *r;
+        done = std::move(*r);
     }
+    const core::JudgeRunReport* report = done ? &done->report : nullptr;
+    const core::JudgeRunOptions* o = done ? &done->options : nullptr;
 
     auto sum = core::summarizeJudgments(*db, runs[0], runs[1]);
     if (!sum) return fail("judge", sum.error().message, kExitRuntime);
@@ -276,8 +260,8 @@ int runJudge(const std::vector<std::string>& argv) {
     if (json) {
         nlohmann::json j = {{"run_a", runs[0]}, {"run_b", runs[1]}, {"judged", nullptr}, {"database", db->path()}};
         if (report)
-            j["judged"] = {{"judge", o.judgeRef},
-                           {"mode", std::string(core::judgeModeName(o.mode))},
+            j["judged"] = {{"judge", o->judgeRef},
+                           {"mode", std::string(core::judgeModeName(o->mode))},
                            {"prompt_hash", report->promptHash},
                            {"items", report->items},
                            {"items_missing", report->itemsMissing},
@@ -292,7 +276,7 @@ int runJudge(const std::vector<std::string>& argv) {
     } else {
         if (report) {
             std::printf("judged runs %lld and %lld with %s: %lld calls (%lld stored before), %lld unreadable", static_cast<long long>(runs[0]),
-                        static_cast<long long>(runs[1]), o.judgeRef.c_str(), static_cast<long long>(report->calls),
+                        static_cast<long long>(runs[1]), o->judgeRef.c_str(), static_cast<long long>(report->calls),
                         static_cast<long long>(report->alreadyStored), static_cast<long long>(report->unreadable));
             if (report->itemsMissing) std::printf(", %lld items not judged (a run lacks or failed them)", static_cast<long long>(report->itemsMissing));
             std::printf("\n");

@@ -2,15 +2,14 @@
 // 3-year TCO for a daily volume, payback and NPV against a hosted API, from a measured
 // throughput (--tps, or the median decode tok/s of a stored run). When the throughput was
 // measured on another catalog device (--measured-on), the figures are projections and say so.
-// Formulas: docs/tco.md. JSON shape: docs/cli.md.
+// Formulas: docs/tco.md. JSON shape: docs/cli.md. Reading the run or sweep and the cost are the
+// service's (core/services/tco.h); this file binds the options and prints.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/options.h"
 #include "core/report/report_format.h"
-#include "core/store/run_repository.h"
-#include "core/store/store.h"
-#include "core/store/sweep_repository.h"
-#include "core/tco/tco_report.h"
+#include "core/services/tco.h"
 
 #include <nlohmann/json.hpp>
 
@@ -87,31 +86,81 @@ void printReport(const core::TcoReport& r) {
     }
 }
 
+// An optional number (--tps 1500): any value the shell gives as a number; computeTco says what
+// it refuses (bad input), as before the options were bound.
+template <class Field>
+BoundOption<core::TcoSettings> optionalNumber(std::string name, std::string valueName, std::string help, Field field) {
+    BoundOption<core::TcoSettings> o;
+    o.spec = {name, true, valueName, std::move(help)};
+    o.apply = [name, field](const Args& args, core::TcoSettings& s) -> std::optional<std::string> {
+        auto v = args.number(name, 0);
+        if (!v) return v.error().message;
+        field(s) = *v;
+        return std::nullopt;
+    };
+    o.shownDefault = [](const core::TcoSettings&) { return std::string(); };
+    return o;
+}
+
+// The options of `verdict tco` other than the cost assumptions (cli/cost_options.h), bound to the
+// service's settings (core/services/tco.h TcoSettings). RUN_ID is the positional argument.
+const OptionTable<core::TcoSettings>& tcoOptions() {
+    using S = core::TcoSettings;
+    static const OptionTable<S> table = [] {
+        BoundOption<S> sweep;
+        sweep.spec = {"sweep", true, "ID", "throughput from a stored sweep: the best output tok/s over its points (instead of RUN_ID)"};
+        sweep.apply = [](const Args& args, S& s) -> std::optional<std::string> {
+            auto v = args.integer("sweep", 0);
+            if (!v || *v <= 0) return std::string("--sweep needs a sweep id");
+            s.sweepId = *v;
+            return std::nullopt;
+        };
+        sweep.shownDefault = [](const S&) { return std::string(); };
+        BoundOption<S> batch;
+        batch.spec = {"batch", true, "N", "with --sweep: the point at this batch (best output tok/s among its prompt lengths)"};
+        batch.apply = [](const Args& args, S& s) -> std::optional<std::string> {
+            if (!args.has("sweep")) return std::nullopt;  // read with --sweep only
+            auto v = args.integer("batch", 0);
+            if (!v) return v.error().message;
+            s.sweepBatch = *v;
+            return std::nullopt;
+        };
+        batch.shownDefault = [](const S&) { return std::string(); };
+        return OptionTable<S>{
+            textOption<S>("hardware", "ID", "catalog device to cost (required; see verdict hardware list)",
+                          [](auto& s) -> auto& { return s.hardwareId; }),
+            optionalNumber("tps", "N", "measured decode tokens/s per device (instead of RUN_ID)",
+                           [](S& s) -> auto& { return s.decodeTps; }),
+            std::move(sweep),
+            std::move(batch),
+            optionalNumber("prefill-tps", "N", "measured prefill tokens/s (projected with the FLOPS ratio)",
+                           [](S& s) -> auto& { return s.prefillTps; }),
+            optionalTextOption<S>("measured-on", "ID", "catalog device the throughput was measured on (default: --hardware; for a CPU run: this-machine)",
+                                  [](auto& s) -> auto& { return s.measuredOnId; }),
+            optionalNumber("tokens-per-day", "N", "daily output volume: sizes the fleet, monthly and 3-year TCO",
+                           [](S& s) -> auto& { return s.tokensPerDay; }),
+            optionalNumber("baseline-usd-per-mtok", "X", "hosted API price per 1M tokens: payback and NPV (needs --tokens-per-day)",
+                           [](S& s) -> auto& { return s.baselineUsdPerMtok; }),
+            flagOption<S>("buy", "buy the device (default)", [](S& s) { s.assumptions.mode = core::Ownership::Buy; }),
+            optionalNumber("purchase-usd", "X", "override the catalog purchase price", [](S& s) -> auto& { return s.purchaseUsd; }),
+            optionalNumber("cloud-usd-per-hour", "X", "override the catalog cloud $/hour", [](S& s) -> auto& { return s.cloudUsdPerHour; }),
+            optionalTextOption<S>("hardware-file", "PATH", "user hardware catalog (default: $XDG_CONFIG_HOME/verdict/hardware.json)",
+                                  [](auto& s) -> auto& { return s.hardwareFile; }),
+        };
+    }();
+    return table;
+}
+
 }  // namespace
 
 int runTco(const std::vector<std::string>& argv) {
-    std::vector<OptionSpec> specs = {
-        {"hardware", true, "ID", "catalog device to cost (required; see verdict hardware list)"},
-        {"tps", true, "N", "measured decode tokens/s per device (instead of RUN_ID)"},
-        {"sweep", true, "ID", "throughput from a stored sweep: the best output tok/s over its points (instead of RUN_ID)"},
-        {"batch", true, "N", "with --sweep: the point at this batch (best output tok/s among its prompt lengths)"},
-        {"prefill-tps", true, "N", "measured prefill tokens/s (projected with the FLOPS ratio)"},
-        {"measured-on", true, "ID", "catalog device the throughput was measured on (default: --hardware; for a CPU run: this-machine)"},
-        {"tokens-per-day", true, "N", "daily output volume: sizes the fleet, monthly and 3-year TCO"},
-        {"baseline-usd-per-mtok", true, "X", "hosted API price per 1M tokens: payback and NPV (needs --tokens-per-day)"},
-        {"buy", false, "", "buy the device (default)"},
-        {"purchase-usd", true, "X", "override the catalog purchase price"},
-        {"cloud-usd-per-hour", true, "X", "override the catalog cloud $/hour"},
-        {"hardware-file", true, "PATH", "user hardware catalog (default: $XDG_CONFIG_HOME/verdict/hardware.json)"},
-        dbOption("for RUN_ID"),
-        jsonOption(),
-        helpOption(),
-    };
+    std::vector<OptionSpec> specs = specsOf(tcoOptions(), core::TcoSettings{});
     {
         const auto cost = specsOf(costAssumptionOptions(), core::CostAssumptions{});
         auto at = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& o) { return o.name == "tokens-per-day"; });
         specs.insert(at == specs.end() ? at : at + 1, cost.begin(), cost.end());
     }
+    for (OptionSpec o : {dbOption("for RUN_ID"), jsonOption(), helpOption()}) specs.push_back(std::move(o));
     const std::string usage = "verdict tco [RUN_ID | --sweep ID [--batch N] | --tps N] --hardware ID [--tokens-per-day N] [options] [--json]";
     auto args = Args::parse(argv, specs);
     if (!args) return fail("tco", args.error().message, kExitUsage);
@@ -126,95 +175,27 @@ int runTco(const std::vector<std::string>& argv) {
     if ((pos.empty() ? 0 : 1) + (args->has("tps") ? 1 : 0) + (args->has("sweep") ? 1 : 0) != 1)
         return fail("tco", "give the throughput one way: RUN_ID, --sweep ID or --tps N", kExitUsage);
 
-    core::TcoRequest req;
-    req.hardwareId = *args->value("hardware");
-    if (auto m = args->value("measured-on")) req.measuredOnId = *m;
-    core::CostAssumptions& a = req.assumptions;
-    if (auto e = applyOptions(costAssumptionOptions(), *args, a)) return fail("tco", *e, kExitUsage);
-    struct OptionalOption {
-        const char* name;
-        std::optional<double>* target;
-    };
-    std::optional<double> tps;
-    for (const OptionalOption& o : {OptionalOption{"tps", &tps}, OptionalOption{"prefill-tps", &req.prefillTps},
-                                    OptionalOption{"tokens-per-day", &req.tokensPerDay},
-                                    OptionalOption{"baseline-usd-per-mtok", &req.baselineUsdPerMtok},
-                                    OptionalOption{"purchase-usd", &req.purchaseUsdOverride},
-                                    OptionalOption{"cloud-usd-per-hour", &req.cloudUsdPerHourOverride}}) {
-        if (!args->has(o.name)) continue;
-        auto v = args->number(o.name, 0);
-        if (!v) return fail("tco", v.error().message, kExitUsage);
-        *o.target = *v;
-    }
-
-    auto catalog = core::loadHardwareCatalog(args->value("hardware-file"));
-    if (!catalog) return fail("tco", catalog.error().message, kExitBadInput);
-
-    if (tps) {
-        req.decodeTps = *tps;
-        req.throughputSource = "cli";
-    } else if (args->has("sweep")) {
-        auto sweepId = args->integer("sweep", 0);
-        auto batch = args->integer("batch", 0);
-        if (!sweepId || *sweepId <= 0) return fail("tco", "--sweep needs a sweep id", kExitUsage);
-        if (!batch) return fail("tco", batch.error().message, kExitUsage);
-        auto db = core::openStoreForReading(args->value("db"));
-        if (!db) return fail("tco", db.error().message, kExitBadInput);
-        core::SweepRepository sweeps(*db);
-        auto sweep = sweeps.find(*sweepId);
-        if (!sweep) return fail("tco", sweep.error().message, kExitRuntime);
-        if (!*sweep) return fail("tco", "sweep " + std::to_string(*sweepId) + " does not exist", kExitBadInput);
-        auto points = sweeps.points(*sweepId);
-        if (!points) return fail("tco", points.error().message, kExitRuntime);
-        // The whole device's output rate: the best point (or the best at the asked batch).
-        std::vector<core::ThroughputPoint> measured;
-        for (const auto& pt : *points) {
-            const nlohmann::json m = core::pointMetrics(pt);
-            if (pt.error.empty() && m.is_object())
-                measured.push_back({pt.promptTokens, pt.genTokens, pt.batch, m.value("output_tok_per_s", 0.0)});
-        }
-        const auto best = core::bestThroughputPoint(measured, *batch);
-        if (!best)
-            return fail("tco", "sweep " + std::to_string(*sweepId) + " has no measured point" +
-                                   (*batch > 0 ? " at batch " + std::to_string(*batch) : std::string()),
-                        kExitBadInput);
-        core::useSweepThroughput(req, *sweepId, *best);
-        if ((*sweep)->modelBytes > 0) req.modelBytes = static_cast<double>((*sweep)->modelBytes);
-        auto on = core::measuredOnFor((*sweep)->device, req.measuredOnId, "sweep " + std::to_string(*sweepId));
-        if (!on) return fail("tco", on.error().message, kExitBadInput);
-        req.measuredOnId = *on;
-    } else {
+    core::TcoSettings settings;
+    if (auto e = applyOptions(costAssumptionOptions(), *args, settings.assumptions)) return fail("tco", *e, kExitUsage);
+    if (auto e = applyOptions(tcoOptions(), *args, settings)) return fail("tco", *e, kExitUsage);
+    if (!pos.empty()) {
         int64_t runId = 0;
         const std::string& p = pos[0];
         auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), runId);
         if (ec != std::errc() || end != p.data() + p.size() || runId <= 0)
             return fail("tco", "'" + p + "' is not a run id", kExitUsage);
-        auto db = core::openStoreForReading(args->value("db"));
-        if (!db) return fail("tco", db.error().message, kExitBadInput);
-        core::RunRepository runs(*db);
-        auto run = runs.find(runId);
-        if (!run) return fail("tco", run.error().message, kExitRuntime);
-        if (!*run) return fail("tco", "run " + p + " does not exist", kExitBadInput);
-        auto items = runs.items(runId);
-        if (!items) return fail("tco", items.error().message, kExitRuntime);
-        const bool prefillFromRun = !req.prefillTps.has_value();
-        if (auto r = core::useRunThroughput(req, runId, core::runThroughputOf(*items)); !r)
-            return fail("tco", r.error().message, kExitBadInput);
-        if ((*run)->modelBytes > 0) req.modelBytes = static_cast<double>((*run)->modelBytes);
-        auto on = core::measuredOnFor((*run)->device, req.measuredOnId, "run " + p);
-        if (!on) return fail("tco", on.error().message, kExitBadInput);
-        req.measuredOnId = *on;
-        // A prefill rate derived from the run is optional: drop it rather than fail when a device
-        // lacks the FLOPS figure its projection needs (an explicit --prefill-tps still fails).
-        if (prefillFromRun) core::dropUnprojectablePrefill(*catalog, req);
+        settings.runId = runId;
     }
+    settings.database = args->value("db");
 
-    auto report = core::computeTco(*catalog, req);
-    if (!report) return fail("tco", report.error().message, kExitBadInput);
+    // Bad input (exit 2): an unknown device, catalog, database, run or sweep, numbers the cost
+    // model refuses; a refused read (exit 3).
+    auto done = core::costFromThroughput(settings);
+    if (!done) return failService("tco", done.error(), "cpu");
     if (args->has("json"))
-        std::cout << core::tcoReportJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        std::cout << core::tcoReportJson(done->report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else
-        printReport(*report);
+        printReport(done->report);
     return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 // outputs without a verdict, so the flip rule, the counting of unreadable outputs, resuming and
 // the summaries are checked against counts worked out by hand.
 #include "core/judge/judge_runner.h"
+#include "core/services/judge.h"
 #include "core/store/judgment_repository.h"
 #include "core/store/run_repository.h"
 #include "core/store/store.h"
@@ -518,6 +519,95 @@ private slots:
         });
         QVERIFY(!noJudge.ok());
         QVERIFY(noJudge.error().message.find("connection refused") != std::string::npos);
+    }
+
+    void serviceAssemblesTheJudge() {
+        // core/services/judge.h: what `verdict judge` and the window's dialog both call. The
+        // request's defaults are the runner's (greedy, 1024 tokens, the built-in prompt); the
+        // service opens the judge (here an endpoint, two calls in flight) and stores; the same
+        // request again finds everything stored.
+        Fixture f;
+        QVERIFY(f.init());
+        std::atomic<int> requests{0};
+        auto server = verdict::test::startScriptedJudge(requests);
+        QVERIFY(server);
+        JudgeRequest r;
+        QCOMPARE(r.generation.maxTokens, JudgeRunOptions{}.generation.maxTokens);
+        QCOMPARE(r.generation.temperature, 0.0);
+        QCOMPARE(r.concurrency, 1);
+        QVERIFY(r.mode == JudgeMode::Pairwise);
+        r.judge = "http://127.0.0.1:" + std::to_string(server->port()) + "/v1 scripted-judge";
+        r.concurrency = 2;
+        int updates = 0;
+        auto done = judgeRunPair(*f.db, f.runA, f.runB, r, [&](const JudgeRunProgress&) { ++updates; });
+        QVERIFY2(done.ok(), done.ok() ? "" : done.error().message.c_str());
+        QCOMPARE(done->options.judgeRef, r.judge);
+        QCOMPARE(done->options.promptName, std::string("builtin"));
+        QCOMPARE(done->options.generation.maxTokens, 1024);
+        QCOMPARE(done->report.calls, int64_t(2 * kItems));
+        QCOMPARE(requests.load(), 2 * kItems);
+        QVERIFY(updates > 0);
+        auto stored = JudgmentRepository(*f.db).list(f.runA, f.runB, JudgeMode::Pairwise);
+        QCOMPARE(stored->size(), size_t(2 * kItems));
+        for (const auto& j : *stored) {
+            QCOMPARE(j.judge, r.judge);
+            QCOMPARE(j.promptHash, done->report.promptHash);
+        }
+        auto again = judgeRunPair(*f.db, f.runA, f.runB, r);
+        QVERIFY(again.ok());
+        QCOMPARE(again->report.calls, int64_t(0));
+        QCOMPARE(again->report.alreadyStored, int64_t(2 * kItems));
+        QCOMPARE(again->report.promptHash, done->report.promptHash);
+
+        // Refusals, typed: what the person chose is bad input, a judge that does not answer
+        // is a model that does not open.
+        auto kind = [&](const JudgeRequest& q, int64_t a, int64_t b) {
+            auto x = judgeRunPair(*f.db, a, b, q);
+            return x.ok() ? std::optional<ServiceFailure>() : x.error().kind;
+        };
+        JudgeRequest bad = r;
+        bad.judge.clear();
+        QVERIFY(kind(bad, f.runA, f.runB) == ServiceFailure::BadInput);
+        bad = r;
+        bad.mode = JudgeMode::Human;
+        QVERIFY(kind(bad, f.runA, f.runB) == ServiceFailure::BadInput);
+        bad = r;
+        bad.concurrency = 0;
+        QVERIFY(kind(bad, f.runA, f.runB) == ServiceFailure::BadInput);
+        bad = r;
+        bad.rubricFile = f.dir.filePath("r.json").toStdString();
+        QVERIFY(kind(bad, f.runA, f.runB) == ServiceFailure::BadInput);  // rubrics with pairwise
+        bad = r;
+        bad.promptFile = f.dir.filePath("no-b.txt").toStdString();
+        {
+            QFile p(QString::fromStdString(bad.promptFile));
+            QVERIFY(p.open(QIODevice::WriteOnly));
+            p.write("Q {question} A {answer_a}");
+        }
+        auto noB = prepareJudgeRun(bad);
+        QVERIFY(!noB.ok());
+        QVERIFY2(noB.error().message.find("no-b.txt") != std::string::npos, noB.error().message.c_str());
+        QVERIFY(kind(r, f.runA, 999) == ServiceFailure::BadInput);
+        bad = r;
+        bad.judge = "http://127.0.0.1:1/v1 nobody";
+        QVERIFY(kind(bad, f.runA, f.runB) == ServiceFailure::ModelOpen);
+
+        // A person, blind: the vote as pressed comes back as pressed, a later one replaces it.
+        QVERIFY(!humanJudging(*f.db, f.runA, f.runB, "").ok());
+        QVERIFY(!validJudgeName(std::string(kMaxJudgeNameBytes + 1, 'x')));
+        auto vote = storeHumanVote(*f.db, f.runA, f.runB, "ann", 1, HumanVote::Left);
+        QVERIFY(vote.ok());
+        QCOMPARE(vote->position, blindPosition("ann", f.runA, f.runB, 1));
+        QVERIFY(vote->winner == (vote->position == "ab" ? JudgedWinner::A : JudgedWinner::B));
+        QVERIFY(storeHumanVote(*f.db, f.runA, f.runB, "ann", 2, HumanVote::Right).ok());
+        QVERIFY(storeHumanVote(*f.db, f.runA, f.runB, "ann", 2, HumanVote::BothBad).ok());
+        auto session = humanJudging(*f.db, f.runA, f.runB, "ann");
+        QVERIFY(session.ok());
+        QCOMPARE(session->items.size(), size_t(kItems));
+        QCOMPARE(session->votes.size(), size_t(2));
+        QVERIFY(humanVoteOf(session->votes.at(1)) == HumanVote::Left);
+        QVERIFY(humanVoteOf(session->votes.at(2)) == HumanVote::BothBad);
+        QVERIFY(humanJudging(*f.db, f.runA, f.runB, "bob")->votes.empty());
     }
 
     void promptFillingAndRubricFiles() {

@@ -29,6 +29,7 @@
 #include "workbench.h"
 #include "core/report/report_data.h"
 #include "core/report/report_format.h"
+#include "core/services/judge.h"
 #include "core/services/quant_compare.h"
 #include "core/services/soak.h"
 #include "core/services/sweep.h"
@@ -370,6 +371,53 @@ private slots:
         QVERIFY(done.at(0).at(0).toBool());
         QCOMPARE(requests.load(), 6);  // 3 items x both orders
         QVERIFY2(dlg->summaryText().contains("scripted-judge (pairwise): 3 items"), qPrintable(dlg->summaryText()));
+
+        // windowAndCliShareOneJudge: the dialog and `verdict judge` go through one service
+        // (core/services/judge.h) with one set of defaults. The dialog's controls start from
+        // JudgeRequest's, its request for these choices is that struct with the choices set...
+        const verdict::core::JudgeRequest defaults;
+        auto* concurrency = dlg->findChild<QSpinBox*>("judgeConcurrency");
+        QVERIFY(concurrency);
+        auto* mode = dlg->findChild<QComboBox*>("judgeMode");
+        QCOMPARE(mode->currentData().toInt(), static_cast<int>(defaults.mode));
+        {
+            JudgeDialog* fresh = sv->openJudgeDialog();
+            QCOMPARE(fresh->findChild<QSpinBox*>("judgeConcurrency")->value(), defaults.concurrency);
+            QCOMPARE(fresh->findChild<QComboBox*>("judgeMode")->currentData().toInt(), static_cast<int>(defaults.mode));
+            fresh->close();
+        }
+        const verdict::core::JudgeRequest asked = dlg->judgeRequest(judgeUrl, verdict::core::JudgeMode::Pairwise, 2);
+        QCOMPARE(asked.generation.maxTokens, defaults.generation.maxTokens);
+        QCOMPARE(asked.generation.temperature, defaults.generation.temperature);
+        QVERIFY(!asked.limit);
+        QVERIFY(asked.promptFile.empty() && asked.rubricFile.empty());
+        auto prepared = verdict::core::prepareJudgeRun(asked);
+        QVERIFY(prepared.ok());
+        // ... and what it stored is what the CLI stores for the same choices: same judge, mode and
+        // prompt hash, so `verdict judge` finds every verdict already there and asks nothing.
+        std::string windowHash;
+        {
+            auto db = m_wb->openDb();
+            QVERIFY(db.ok());
+            auto stored = verdict::core::JudgmentRepository(*db).list(m_wb->runA(), m_wb->runB(), verdict::core::JudgeMode::Pairwise);
+            QVERIFY(stored.ok());
+            QCOMPARE(stored->size(), size_t(6));
+            for (const auto& j : *stored) {
+                QCOMPARE(j.judge, prepared->judgeRef);
+                if (windowHash.empty()) windowHash = j.promptHash;
+                QCOMPARE(j.promptHash, windowHash);
+            }
+        }
+        const auto cli = verdict::test::runVerdict({"judge", QString::number(m_wb->runA()), QString::number(m_wb->runB()),
+                                                    "--judge", judgeUrl, "--concurrency", "2", "--json"},
+                                                   m_wb->dbPath());
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        const nlohmann::json judged = cli.json()["judged"];
+        QCOMPARE(judged.value("judge", std::string()), prepared->judgeRef);
+        QCOMPARE(judged.value("prompt_hash", std::string()), windowHash);
+        QCOMPARE(judged.value("calls", -1), 0);
+        QCOMPARE(judged.value("already_stored", -1), 6);
+        QCOMPARE(requests.load(), 6);  // the judge was not asked again
         dlg->close();
     }
 

@@ -1,8 +1,6 @@
 #include "dialogs/judge_dialog.h"
 
-#include "core/run/backend_factory.h"
-#include "core/store/judgment_repository.h"
-#include "core/version.h"
+#include "core/services/judge.h"
 #include "widgets/error_box.h"
 #include "workbench.h"
 #include "workers/job.h"
@@ -23,6 +21,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace verdict::ui {
 namespace {
 
@@ -34,14 +34,15 @@ QPlainTextEdit* readOnlyText(const QString& name) {
     return t;
 }
 
-// The label of a person's stored vote as they saw it (left/right), from the runs' side.
-QString voteLabel(core::JudgedWinner w, const std::string& position) {
-    const bool aLeft = position == "ab";
-    switch (w) {
-    case core::JudgedWinner::A: return aLeft ? "left" : "right";
-    case core::JudgedWinner::B: return aLeft ? "right" : "left";
-    case core::JudgedWinner::Tie: return "tie";
-    case core::JudgedWinner::BothBad: return "both bad";
+// The label of a person's stored vote as they saw it (left/right).
+QString voteLabel(const core::JudgmentRecord& stored) {
+    const auto v = core::humanVoteOf(stored);
+    if (!v) return {};
+    switch (*v) {
+    case core::HumanVote::Left: return "left";
+    case core::HumanVote::Right: return "right";
+    case core::HumanVote::Tie: return "tie";
+    case core::HumanVote::BothBad: return "both bad";
     }
     return {};
 }
@@ -132,8 +133,13 @@ JudgeDialog::JudgeDialog(Workbench& workbench, int64_t runA, int64_t runB, QWidg
                                              tr("Rubrics"));
     m_promptFile = promptEdit;
     m_rubricFile = rubricEdit;
+    // The controls start from the service's defaults, the ones `verdict judge --help` shows.
+    const core::JudgeRequest defaults;
+    m_mode->setCurrentIndex(std::max(0, m_mode->findData(static_cast<int>(defaults.mode))));
     m_concurrency = new QSpinBox;
-    m_concurrency->setRange(1, 64);
+    m_concurrency->setObjectName("judgeConcurrency");
+    m_concurrency->setRange(1, core::kMaxJudgeConcurrency);
+    m_concurrency->setValue(defaults.concurrency);
     m_concurrency->setToolTip(tr("judge calls in flight (endpoints; a local model judges one at a time)"));
     m_judge = new QPushButton(tr("Judge"));
     m_judge->setObjectName("judgeRun");
@@ -197,7 +203,7 @@ bool JudgeDialog::startVoting(const QString& person) {
     m_votes.clear();
     m_current = -1;
     m_voteButtons->setEnabled(false);
-    if (person.isEmpty() || person.size() > 200) {
+    if (!core::validJudgeName(person.toStdString())) {
         m_status->setText(tr("Enter your name first (it is stored with each vote)."));
         return false;
     }
@@ -206,26 +212,17 @@ bool JudgeDialog::startVoting(const QString& person) {
         m_status->setText(QString::fromStdString(db.error().message));
         return false;
     }
-    auto items = core::judgeableItems(*db, m_runA, m_runB);
-    if (!items) {
-        m_status->setText(QString::fromStdString(items.error().message));
-        return false;
-    }
-    auto stored = core::JudgmentRepository(*db).list(m_runA, m_runB, core::JudgeMode::Human);
-    if (!stored) {
-        m_status->setText(QString::fromStdString(stored.error().message));
+    auto session = core::humanJudging(*db, m_runA, m_runB, person.toStdString());
+    if (!session) {
+        m_status->setText(QString::fromStdString(session.error().message));
         return false;
     }
     m_person = person;
     m_name->setText(person);
-    m_items = std::move(items->items);
+    m_items = std::move(session->items);
     m_votes.assign(m_items.size(), QString());
-    const std::string judge = "human:" + person.toStdString();
-    for (const core::JudgmentRecord& j : *stored) {
-        if (j.judge != judge || !j.winner) continue;
-        for (size_t i = 0; i < m_items.size(); ++i)
-            if (m_items[i].itemIdx == j.itemIdx) m_votes[i] = voteLabel(*j.winner, j.position);
-    }
+    for (size_t i = 0; i < m_items.size(); ++i)
+        if (auto v = session->votes.find(m_items[i].itemIdx); v != session->votes.end()) m_votes[i] = voteLabel(v->second);
     if (m_items.empty()) {
         m_status->setText(tr("No item to judge: the runs have no item both answered without an error."));
         return false;
@@ -252,28 +249,21 @@ void JudgeDialog::showItem(int index) {
 bool JudgeDialog::vote(int key) {
     if (m_current < 0 || key < 1 || key > 4) return false;
     const core::JudgeItem& it = m_items[static_cast<size_t>(m_current)];
-    core::JudgmentRecord rec;
-    rec.runA = m_runA;
-    rec.runB = m_runB;
-    rec.itemIdx = it.itemIdx;
-    rec.judge = "human:" + m_person.toStdString();
-    rec.mode = core::JudgeMode::Human;
-    rec.position = core::blindPosition(m_person.toStdString(), m_runA, m_runB, it.itemIdx);
-    const bool aLeft = rec.position == "ab";
-    rec.winner = key == 1 ? (aLeft ? core::JudgedWinner::A : core::JudgedWinner::B)
-               : key == 2 ? (aLeft ? core::JudgedWinner::B : core::JudgedWinner::A)
-               : key == 3 ? core::JudgedWinner::Tie
-                          : core::JudgedWinner::BothBad;
+    const core::HumanVote v = key == 1 ? core::HumanVote::Left
+                            : key == 2 ? core::HumanVote::Right
+                            : key == 3 ? core::HumanVote::Tie
+                                       : core::HumanVote::BothBad;
     auto db = m_wb.openDb();
     if (!db) {
         showError(this, tr("The vote could not be stored."), QString::fromStdString(db.error().message));
         return false;
     }
-    if (auto r = core::JudgmentRepository(*db).add(rec); !r) {
-        showError(this, tr("The vote could not be stored."), QString::fromStdString(r.error().message));
+    auto rec = core::storeHumanVote(*db, m_runA, m_runB, m_person.toStdString(), it.itemIdx, v);
+    if (!rec) {
+        showError(this, tr("The vote could not be stored."), QString::fromStdString(rec.error().message));
         return false;
     }
-    m_votes[static_cast<size_t>(m_current)] = voteLabel(*rec.winner, rec.position);
+    m_votes[static_cast<size_t>(m_current)] = voteLabel(*rec);
     emit voted(it.itemIdx);
     refreshSummary();
     // On to the next item not voted on, else stay.
@@ -318,64 +308,54 @@ QString JudgeDialog::statusText() const {
     return s;
 }
 
+core::JudgeRequest JudgeDialog::judgeRequest(const QString& judgeRef, core::JudgeMode mode, int concurrency) const {
+    core::JudgeRequest r;  // the service's defaults for what the dialog does not show (greedy, 1024 tokens, every item)
+    r.judge = judgeRef.toStdString();
+    r.mode = mode;
+    r.concurrency = concurrency;
+    r.promptFile = m_promptFile->text().trimmed().toStdString();
+    r.rubricFile = m_rubricFile->text().trimmed().toStdString();
+    r.backend.device = m_wb.runDevice().toStdString();
+    r.backend.gpuLayers = m_wb.runGpuLayers();
+    return r;
+}
+
 bool JudgeDialog::judgeWithModel(const QString& judgeRef, core::JudgeMode mode, int concurrency) {
     if (m_job->busy()) return false;
     if (judgeRef.isEmpty()) {
         showError(this, tr("Name the judge: a GGUF file or an endpoint (http://host:port/v1 MODEL)."));
         return false;
     }
-    core::JudgeRunOptions o;
-    o.judgeRef = core::normalizeModelRef(judgeRef.toStdString());
-    o.mode = mode;
-    o.concurrency = concurrency;
-    if (const QString f = m_promptFile->text().trimmed(); !f.isEmpty()) {
-        auto text = core::loadJudgePrompt(f.toStdString(), mode);
-        if (!text) {
-            showError(this, tr("The prompt template cannot be used."), QString::fromStdString(text.error().message));
-            return false;
-        }
-        o.promptTemplate = std::move(*text);
-        o.promptName = f.toStdString();
+    core::JudgeRequest request = judgeRequest(judgeRef, mode, concurrency);
+    // The files are read now, so that what is wrong with them is said before anything runs.
+    auto prepared = core::prepareJudgeRun(request);
+    if (!prepared) {
+        showError(this, tr("The judge's prompt or rubrics cannot be used."), QString::fromStdString(prepared.error().message));
+        return false;
     }
-    if (const QString f = m_rubricFile->text().trimmed(); !f.isEmpty()) {
-        if (mode == core::JudgeMode::Pairwise) {
-            showError(this, tr("Rubrics go with the rubric and reference modes."));
-            return false;
-        }
-        auto rubrics = core::loadRubrics(f.toStdString());
-        if (!rubrics) {
-            showError(this, tr("The rubric file cannot be used."), QString::fromStdString(rubrics.error().message));
-            return false;
-        }
-        o.rubrics = std::move(*rubrics);
-    }
-    core::BackendOpenOptions bo;
-    bo.engineVersion = core::toolVersion();
-    bo.device = m_wb.runDevice().toStdString();
-    bo.gpuLayers = m_wb.runGpuLayers();
-    if (QString why; !m_wb.applyEndpointAccess(QString::fromStdString(o.judgeRef), bo, &why)) {
+    if (QString why; !m_wb.applyEndpointAccess(QString::fromStdString(prepared->judgeRef), request.backend, &why)) {
         showError(this, tr("The judge endpoint cannot be reached."), why);
         return false;
     }
     Workbench* wb = &m_wb;
     const int64_t a = m_runA, b = m_runB;
     m_progress->setValue(0);
-    m_job->start([=](JobControl& c) mutable -> JobResult {
+    m_job->start([=](JobControl& c) -> JobResult {
         auto db = wb->openDb();
         if (!db) return {tr("The results database cannot be opened."), QString::fromStdString(db.error().message), {}};
-        bo.cancelLoad = c.cancelFlag();
-        auto report = core::judgeRuns(
-            *db, a, b, o, [&bo, &o] { return core::openModelBackend(o.judgeRef, bo); },
+        auto done = core::judgeRunPair(
+            *db, a, b, request,
             [&c](const core::JudgeRunProgress& p) {
                 c.report(p.total > 0 ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0,
                          tr("%1/%2 judged · %3 unreadable · %4 stored before").arg(p.done).arg(p.total).arg(p.unreadable).arg(p.skipped));
             },
             c.cancelFlag());
-        if (!report) return {tr("The judge could not start."), QString::fromStdString(report.error().message), {}};
-        if (report->failedCalls > 0)
-            return {tr("%1 judge calls failed (not stored: judge again to retry them).").arg(report->failedCalls),
-                    QString::fromStdString(report->firstFailure), {}};
-        return {{}, {}, tr("%1 judge calls, %2 unreadable").arg(report->calls).arg(report->unreadable)};
+        if (!done) return {tr("The judge could not start."), QString::fromStdString(done.error().message), {}};
+        const core::JudgeRunReport& report = done->report;
+        if (report.failedCalls > 0)
+            return {tr("%1 judge calls failed (not stored: judge again to retry them).").arg(report.failedCalls),
+                    QString::fromStdString(report.firstFailure), {}};
+        return {{}, {}, tr("%1 judge calls, %2 unreadable").arg(report.calls).arg(report.unreadable)};
     });
     connect(m_job, &Job::finished, this, [this](const JobResult& r, bool) {
         if (!r.ok()) showError(this, r.error, r.detail);

@@ -3,12 +3,14 @@
 //    fixed per person and item (core::blindPosition), no model names; 1 = left better, 2 = right
 //    better, 3 = tie, 4 = both bad, arrows to move; each vote is stored at once and a person's
 //    session resumes at the first item they have not voted on;
-//  - a judge model (a GGUF file or an endpoint) judges on a job (core::judgeRuns: pairwise in
+//  - a judge model (a GGUF file or an endpoint) judges on a job (core::judgeRunPair: pairwise in
 //    both orders, or rubric grades), with progress and cancel; resumable like the CLI.
-// Both end in the same summaries `verdict judge` prints (core::describeJudgeSummaries).
+// Both go through the service `verdict judge` uses (core/services/judge.h: the votes, the judge's
+// backend, the defaults the controls start from) and end in the same summaries it prints
+// (core::describeJudgeSummaries).
 #pragma once
 
-#include "core/judge/judge_runner.h"
+#include "core/services/judge.h"
 
 #include <QDialog>
 
@@ -53,6 +55,9 @@ public:
     // (empty: the built-in ones). False (with the reason shown) for an empty reference, a file
     // that cannot be used, or while a job runs.
     bool judgeWithModel(const QString& judgeRef, core::JudgeMode mode, int concurrency);
+    // The service request judgeWithModel sends for these choices: the prompt and rubric files
+    // named in the dialog, the window's device, the service's defaults for the rest.
+    core::JudgeRequest judgeRequest(const QString& judgeRef, core::JudgeMode mode, int concurrency) const;
     bool judging() const;
     void cancelJudging();
 
