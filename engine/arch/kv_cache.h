@@ -30,10 +30,16 @@ public:
     // [nTok][nHeadKv*headDimV], converting to f16 when the cache is f16.
     void store(int64_t layer, int64_t pos0, int64_t nTok, const float* kRows, const float* vRows);
 
+    // True when copyPositions can copy from `other`: the same layers, heads, sizes and element type.
+    bool sameLayout(const KvCache& other) const;
+    // Copies positions [from, to) of every layer from `src` (sameLayout; to <= both capacities):
+    // what evaluating the same tokens would have stored, without the forward pass.
+    void copyPositions(const KvCache& src, int64_t from, int64_t to);
+
 private:
     KvCache(int64_t nLayer, int64_t nHeadKv, int64_t headDimK, int64_t headDimV, int64_t capacity, bool f16);
 
-    int64_t m_nHeadKv, m_headDimK, m_headDimV, m_capacity;
+    int64_t m_nLayer, m_nHeadKv, m_headDimK, m_headDimV, m_capacity;
     bool m_f16;
     uint64_t m_kBytes = 0, m_layerBytes = 0, m_bytes = 0;
     struct Free { void operator()(uint8_t* p) const { std::free(p); } };

@@ -29,6 +29,7 @@ struct BatchBuffers {
     int64_t nCtx = 0;
     std::unique_ptr<arch::ArchScratch> scratch;
     std::vector<float> logits;               // [kMaxBatchRows][nVocab]
+    std::vector<int32_t> tokens;             // [kMaxBatchRows]
     std::vector<int64_t> positions;          // [kMaxBatchRows]
     std::vector<session::KvCache*> caches;   // [kMaxBatchRows]
 };
@@ -45,6 +46,7 @@ Result<BatchBuffers*> batchBuffers(const SessionImpl& lead, int64_t nCtx) {
     if (!scratch) return scratch.error();
     try {
         t.logits.resize(static_cast<size_t>(kMaxBatchRows * m.cfg.nVocab));
+        t.tokens.resize(kMaxBatchRows);
         t.positions.resize(kMaxBatchRows);
         t.caches.resize(kMaxBatchRows);
     } catch (const std::bad_alloc&) {
@@ -94,112 +96,144 @@ int64_t maxContext(std::span<SessionImpl* const> ds) {
     return n;
 }
 
-// decodeRows on a GPU model: one pass per kMaxBatchRows rows, each row on its own device cache;
-// with a partial offload the CPU's blocks follow on each row's CPU cache, from the GPU's residual
-// stream.
-Result<void> decodeRowsGpu(std::span<SessionImpl* const> ds, std::span<const int32_t> tokens) {
-    const detail::ModelImpl& m = *ds.front()->m;
+// One row of a multi-sequence pass: `token` at `position` of the sequence cached by `d`.
+struct PassRow {
+    SessionImpl* d = nullptr;
+    int32_t token = 0;
+    int64_t position = 0;
+};
+
+// Called after each pass with the logits ([count][nVocab]) of rows [first, first + count); an
+// empty one asks for no logits (the rows only fill the caches).
+using PassLogits = std::function<void(size_t first, size_t count, const float* logits)>;
+
+// The GPU side of forwardRows: each row on its session's device cache; with a partial offload the
+// CPU's blocks follow on each row's CPU cache, from the GPU's residual stream.
+Result<void> forwardRowsGpu(std::span<const PassRow> rows, const PassLogits& onLogits) {
+    const SessionImpl& lead = *rows.front().d;
+    const detail::ModelImpl& m = *lead.m;
     const int64_t nVocab = m.cfg.nVocab;
-    const auto n = static_cast<int64_t>(ds.size());
+    const auto n = static_cast<int64_t>(rows.size());
     const bool partial = m.partialOffload();
     BatchBuffers* cpuBuf = nullptr;
     if (partial) {
-        auto buffers = batchBuffers(*ds.front(), maxContext(ds));
+        int64_t nCtx = 0;
+        for (const PassRow& r : rows) nCtx = std::max(nCtx, r.d->nCtx);
+        auto buffers = batchBuffers(lead, nCtx);
         if (!buffers) return buffers.error();
         cpuBuf = *buffers;
     }
+    std::vector<int32_t> tokens;
     std::vector<int64_t> positions;
     std::vector<gpu::GpuKv*> caches;
     std::vector<float> logits, hidden;
     try {
-        positions.resize(static_cast<size_t>(std::min(n, kMaxBatchRows)));
-        caches.resize(positions.size());
-        logits.resize(positions.size() * static_cast<size_t>(nVocab));
-        if (partial) hidden.resize(positions.size() * static_cast<size_t>(m.cfg.nEmbd));
+        const auto most = static_cast<size_t>(std::min(n, kMaxBatchRows));
+        tokens.resize(most);
+        positions.resize(most);
+        caches.resize(most);
+        logits.resize(most * static_cast<size_t>(nVocab));
+        if (partial) hidden.resize(most * static_cast<size_t>(m.cfg.nEmbd));
     } catch (const std::bad_alloc&) {
-        return Error{"cannot allocate the logits of a batch of " + std::to_string(n) + " sequences"};
+        return Error{"cannot allocate the logits of a batch of " + std::to_string(n) + " rows"};
     }
     for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
-        const int64_t rows = std::min(kMaxBatchRows, n - begin);
-        for (int64_t r = 0; r < rows; ++r) {
-            SessionImpl& d = *ds[static_cast<size_t>(begin + r)];
-            positions[static_cast<size_t>(r)] = static_cast<int64_t>(d.tokens.size());
-            caches[static_cast<size_t>(r)] = d.gpuKv.get();
+        const int64_t count = std::min(kMaxBatchRows, n - begin);
+        for (int64_t r = 0; r < count; ++r) {
+            const PassRow& row = rows[static_cast<size_t>(begin + r)];
+            tokens[static_cast<size_t>(r)] = row.token;
+            positions[static_cast<size_t>(r)] = row.position;
+            caches[static_cast<size_t>(r)] = row.d->gpuKv.get();
         }
         gpu::GpuBatch b;
-        b.tokens = tokens.data() + begin;
+        b.tokens = tokens.data();
         b.positions = positions.data();
         b.caches = caches.data();
-        b.nTok = rows;
+        b.nTok = count;
         if (partial) {
             b.hidden = hidden.data();
-        } else {
+        } else if (onLogits) {
             b.logits = logits.data();
         }
         if (auto r = m.gpu->forward(b); !r) return r.error();
         if (partial) {
-            for (int64_t r = 0; r < rows; ++r)
-                cpuBuf->caches[static_cast<size_t>(r)] = ds[static_cast<size_t>(begin + r)]->kv.get();
-            const arch::ForwardContext ctx{m.cfg, *m.pool, *ds.front()->kv, nullptr};
+            for (int64_t r = 0; r < count; ++r)
+                cpuBuf->caches[static_cast<size_t>(r)] = rows[static_cast<size_t>(begin + r)].d->kv.get();
+            const arch::ForwardContext ctx{m.cfg, *m.pool, *lead.kv, nullptr};
             arch::ForwardBatch fb;
-            fb.tokens = tokens.data() + begin;
-            fb.nTok = rows;
+            fb.tokens = tokens.data();
+            fb.nTok = count;
             fb.allLogits = true;
-            fb.logits = logits.data();
+            fb.logits = onLogits ? logits.data() : nullptr;
             fb.positions = positions.data();
             fb.caches = cpuBuf->caches.data();
             fb.hidden = hidden.data();
             fb.firstLayer = m.gpuLayers;
             m.arch->forward(*m.weights, *cpuBuf->scratch, ctx, fb);
         }
-        for (int64_t r = 0; r < rows; ++r) {
-            SessionImpl& d = *ds[static_cast<size_t>(begin + r)];
-            std::memcpy(d.logits.data(), logits.data() + r * nVocab, sizeof(float) * static_cast<size_t>(nVocab));
-            d.tokens.push_back(tokens[static_cast<size_t>(begin + r)]);
+        if (onLogits) onLogits(static_cast<size_t>(begin), static_cast<size_t>(count), logits.data());
+    }
+    return {};
+}
+
+// Runs `rows` (already checked: ids, room, sessions of one model; the rows of one session are
+// consecutive positions in order, each cache holding its sequence's positions before its first
+// row) in passes of up to kMaxBatchRows rows, every row on its own session's cache. The sessions'
+// token lists are the caller's to update. Architectures without multi-sequence rows are not
+// handled here (the callers fall back to one session at a time).
+Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogits) {
+    const SessionImpl& lead = *rows.front().d;
+    const detail::ModelImpl& m = *lead.m;
+    if (m.gpu) return forwardRowsGpu(rows, onLogits);
+    int64_t nCtx = 0;
+    for (const PassRow& r : rows) nCtx = std::max(nCtx, r.d->nCtx);
+    auto buffers = batchBuffers(lead, nCtx);
+    if (!buffers) return buffers.error();
+    BatchBuffers& buf = **buffers;
+    const arch::ForwardContext ctx{m.cfg, *m.pool, *lead.kv, nullptr};
+    const auto n = static_cast<int64_t>(rows.size());
+    for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
+        const int64_t count = std::min(kMaxBatchRows, n - begin);
+        for (int64_t r = 0; r < count; ++r) {
+            const PassRow& row = rows[static_cast<size_t>(begin + r)];
+            buf.tokens[static_cast<size_t>(r)] = row.token;
+            buf.positions[static_cast<size_t>(r)] = row.position;
+            buf.caches[static_cast<size_t>(r)] = row.d->kv.get();
         }
+        arch::ForwardBatch b;
+        b.tokens = buf.tokens.data();
+        b.nTok = count;
+        b.allLogits = true;
+        b.logits = onLogits ? buf.logits.data() : nullptr;
+        b.positions = buf.positions.data();
+        b.caches = buf.caches.data();
+        m.arch->forward(*m.weights, *buf.scratch, ctx, b);
+        if (onLogits) onLogits(static_cast<size_t>(begin), static_cast<size_t>(count), buf.logits.data());
     }
     return {};
 }
 
 // Appends tokens[i] to ds[i] (already checked: ids, room, distinct sessions of one model) and
-// leaves each session's logits in its own buffer (row 0). Passes of up to kMaxBatchRows rows.
+// leaves each session's logits in its own buffer (row 0).
 Result<void> decodeRows(std::span<SessionImpl* const> ds, std::span<const int32_t> tokens) {
     const detail::ModelImpl& m = *ds.front()->m;
-    const int64_t nVocab = m.cfg.nVocab;
-    if (m.gpu) return decodeRowsGpu(ds, tokens);
-    if (!m.arch->sequenceRows) {
+    const auto nVocab = static_cast<size_t>(m.cfg.nVocab);
+    if (!m.gpu && !m.arch->sequenceRows) {
         // An architecture without multi-sequence rows: one pass per session (same results).
         for (size_t i = 0; i < ds.size(); ++i)
             if (auto r = ds[i]->evaluate(tokens.subspan(i, 1), false); !r) return r.error();
         return {};
     }
-    auto buffers = batchBuffers(*ds.front(), maxContext(ds));
-    if (!buffers) return buffers.error();
-    BatchBuffers& buf = **buffers;
-    const arch::ForwardContext ctx{m.cfg, *m.pool, *ds.front()->kv, nullptr};
-    const auto n = static_cast<int64_t>(ds.size());
-    for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
-        const int64_t rows = std::min(kMaxBatchRows, n - begin);
-        for (int64_t r = 0; r < rows; ++r) {
-            SessionImpl& d = *ds[static_cast<size_t>(begin + r)];
-            buf.positions[static_cast<size_t>(r)] = static_cast<int64_t>(d.tokens.size());
-            buf.caches[static_cast<size_t>(r)] = d.kv.get();
+    std::vector<PassRow> rows(ds.size());
+    for (size_t i = 0; i < ds.size(); ++i)
+        rows[i] = PassRow{ds[i], tokens[i], static_cast<int64_t>(ds[i]->tokens.size())};
+    return forwardRows(rows, [&](size_t first, size_t count, const float* logits) {
+        for (size_t r = 0; r < count; ++r) {
+            SessionImpl& d = *ds[first + r];
+            std::memcpy(d.logits.data(), logits + r * nVocab, sizeof(float) * nVocab);
+            d.tokens.push_back(tokens[first + r]);
         }
-        arch::ForwardBatch b;
-        b.tokens = tokens.data() + begin;
-        b.nTok = rows;
-        b.allLogits = true;
-        b.logits = buf.logits.data();
-        b.positions = buf.positions.data();
-        b.caches = buf.caches.data();
-        m.arch->forward(*m.weights, *buf.scratch, ctx, b);
-        for (int64_t r = 0; r < rows; ++r) {
-            SessionImpl& d = *ds[static_cast<size_t>(begin + r)];
-            std::memcpy(d.logits.data(), buf.logits.data() + r * nVocab, sizeof(float) * static_cast<size_t>(nVocab));
-            d.tokens.push_back(tokens[static_cast<size_t>(begin + r)]);
-        }
-    }
-    return {};
+    });
 }
 
 bool contextFull(const SessionImpl& d) { return static_cast<int64_t>(d.tokens.size()) >= d.nCtx; }
@@ -222,6 +256,139 @@ Result<std::vector<LogitsView>> decodeBatch(std::span<Session* const> sessions, 
     std::vector<LogitsView> out;
     out.reserve(ds.size());
     for (const SessionImpl* d : ds) out.push_back(LogitsView{d->logits.data(), 1, nVocab});
+    return out;
+}
+
+Result<std::vector<LogprobsResult>> logprobsBatch(std::span<Session* const> sessions,
+                                                  std::span<const LogprobsRequest> requests) {
+    std::vector<SessionImpl*> ds;
+    if (auto r = checkSessions(sessions, "logprobsBatch", ds); !r) return r.error();
+    if (requests.size() != sessions.size())
+        return Error{"logprobsBatch: " + std::to_string(requests.size()) + " requests for "
+                     + std::to_string(sessions.size()) + " sessions"};
+    const detail::ModelImpl& m = *ds.front()->m;
+    const size_t n = ds.size();
+    std::vector<std::vector<int32_t>> full(n);
+    for (size_t i = 0; i < n; ++i) {
+        const std::string what = "request " + std::to_string(i);
+        if (requests[i].context.empty())
+            return Error{"logprobsBatch: the context of " + what + " is empty (it needs at least a BOS token)"};
+        if (requests[i].continuation.empty()) return Error{"logprobsBatch: the continuation of " + what + " is empty"};
+        full[i].assign(requests[i].context.begin(), requests[i].context.end());
+        full[i].insert(full[i].end(), requests[i].continuation.begin(), requests[i].continuation.end());
+        const std::string whole = "context + continuation of " + what;
+        if (auto r = detail::checkFits(*ds[i], full[i].size(), whole.c_str()); !r) return r.error();
+        if (auto r = checkIds(full[i], m.cfg.nVocab, whole); !r) return r.error();
+    }
+    std::vector<LogprobsResult> out(n);
+    for (LogprobsResult& o : out) o.isGreedy = true;
+    if (!m.gpu && !m.arch->sequenceRows) {
+        // An architecture without multi-sequence rows: one session after the other.
+        for (size_t i = 0; i < n; ++i) {
+            auto r = sessions[i]->logprobs(requests[i].context, requests[i].continuation);
+            if (!r) return r.error();
+            out[i] = std::move(*r);
+        }
+        return out;
+    }
+
+    // Each session keeps its cached prefix, but always re-evaluates the context's last position
+    // (its logits predict the first continuation token).
+    std::vector<int64_t> keep(n), have(n), need(n, 0);
+    std::vector<int64_t> nCtxTok(n);
+    for (size_t i = 0; i < n; ++i) {
+        nCtxTok[i] = static_cast<int64_t>(requests[i].context.size());
+        keep[i] = std::min<int64_t>(ds[i]->commonPrefix(full[i]), nCtxTok[i] - 1);
+        have[i] = keep[i];
+    }
+    // Prefix sharing (CPU caches): a context part that another session of the batch holds, or
+    // computes in this call, is copied from its cache instead of being computed again — the same
+    // values, since the keys and values of a position depend only on the tokens up to it. First
+    // from what the sessions hold (a few-shot prefix the previous items left), then from an earlier
+    // request of the batch that computes it first (its "leader": the same question for several
+    // choices, the prefix of the first items of a suite).
+    std::vector<int> leader(n, -1);
+    if (!m.gpu) {
+        for (size_t i = 0; i < n; ++i) {
+            int64_t best = have[i];
+            size_t donor = i;
+            for (size_t j = 0; j < n; ++j) {
+                if (j == i || !ds[j]->kv->sameLayout(*ds[i]->kv)) continue;
+                const int64_t d = std::min({ds[j]->commonPrefix(full[i]), keep[j], nCtxTok[i] - 1});
+                if (d > best) best = d, donor = j;
+            }
+            if (donor != i) {
+                ds[i]->kv->copyPositions(*ds[donor]->kv, have[i], best);
+                have[i] = best;
+            }
+        }
+        for (size_t i = 1; i < n; ++i) {
+            int64_t best = have[i];
+            for (size_t j = 0; j < i; ++j) {
+                if (leader[j] >= 0 || !ds[j]->kv->sameLayout(*ds[i]->kv)) continue;
+                const auto common = static_cast<int64_t>(
+                    std::mismatch(full[i].begin(), full[i].end(), full[j].begin(), full[j].end()).first - full[i].begin());
+                const int64_t s = std::min({common, nCtxTok[i] - 1, nCtxTok[j] - 1});
+                if (s > best) best = s, leader[i] = static_cast<int>(j);
+            }
+            if (leader[i] >= 0) {
+                need[i] = best;
+                need[static_cast<size_t>(leader[i])] = std::max(need[static_cast<size_t>(leader[i])], best);
+            }
+        }
+    }
+    // The sessions' token lists say what their caches hold; until the passes are done they keep
+    // their prefix only, so a failed pass leaves no sequence claiming positions it lacks.
+    for (size_t i = 0; i < n; ++i) ds[i]->truncate(keep[i]);
+
+    // The leaders' shared context parts first (no logits), then copied to their followers.
+    std::vector<PassRow> rows;
+    for (size_t i = 0; i < n; ++i)
+        if (leader[i] < 0)
+            for (int64_t p = have[i]; p < need[i]; ++p) rows.push_back(PassRow{ds[i], full[i][static_cast<size_t>(p)], p});
+    if (!rows.empty())
+        if (auto r = forwardRows(rows, {}); !r) return r.error();
+    for (size_t i = 0; i < n; ++i)
+        if (leader[i] < 0) have[i] = std::max(have[i], need[i]);
+    for (size_t i = 0; i < n; ++i)
+        if (leader[i] >= 0) {
+            ds[i]->kv->copyPositions(*ds[static_cast<size_t>(leader[i])]->kv, have[i], need[i]);
+            have[i] = need[i];
+        }
+
+    // Everything else, scored: row j of session i is position j of full[i]; a row at position
+    // p >= context - 1 scores continuation token p - context + 1.
+    rows.clear();
+    std::vector<size_t> owner;  // rows[r] belongs to session owner[r]
+    for (size_t i = 0; i < n; ++i)
+        for (auto p = have[i]; p < static_cast<int64_t>(full[i].size()); ++p) {
+            rows.push_back(PassRow{ds[i], full[i][static_cast<size_t>(p)], p});
+            owner.push_back(i);
+        }
+    const auto nVocab = static_cast<size_t>(m.cfg.nVocab);
+    std::vector<float> last;  // the last row of each session, for its logits buffer
+    try {
+        last.resize(n * nVocab);
+    } catch (const std::bad_alloc&) {
+        return Error{"cannot allocate the logits of a batch of " + std::to_string(n) + " sequences"};
+    }
+    auto r = forwardRows(rows, [&](size_t first, size_t count, const float* logits) {
+        for (size_t k = 0; k < count; ++k) {
+            const size_t i = owner[first + k];
+            const PassRow& row = rows[first + k];
+            const std::span<const float> l(logits + k * nVocab, nVocab);
+            const int64_t c = row.position - (nCtxTok[i] - 1);  // continuation token this row predicts
+            if (c >= 0 && c < static_cast<int64_t>(requests[i].continuation.size()))
+                detail::addTokenLogprob(l, requests[i].continuation[static_cast<size_t>(c)], out[i]);
+            if (row.position + 1 == static_cast<int64_t>(full[i].size()))
+                std::memcpy(last.data() + i * nVocab, l.data(), sizeof(float) * nVocab);
+        }
+    });
+    if (!r) return r.error();
+    for (size_t i = 0; i < n; ++i) {
+        ds[i]->tokens = std::move(full[i]);
+        std::memcpy(ds[i]->logits.data(), last.data() + i * nVocab, sizeof(float) * nVocab);
+    }
     return out;
 }
 

@@ -38,6 +38,17 @@ SamplingParams withSeed(SamplingParams p, uint64_t seed) {
 
 }  // namespace
 
+void addTokenLogprob(std::span<const float> l, int32_t token, LogprobsResult& out) {
+    float maxv = l[0];
+    for (float x : l) maxv = std::max(maxv, x);
+    double sum = 0.0;
+    for (float x : l) sum += std::exp(static_cast<double>(x) - maxv);
+    const double lp = static_cast<double>(l[static_cast<size_t>(token)]) - maxv - std::log(sum);
+    out.tokenLogprobs.push_back(static_cast<float>(lp));
+    out.sum += lp;
+    if (sampling::argmax(l.data(), static_cast<int64_t>(l.size())) != token) out.isGreedy = false;
+}
+
 Result<void> checkFits(const SessionImpl& d, size_t n, const char* what) {
     if (n == 0) return Error{std::string(what) + " is empty"};
     if (static_cast<int64_t>(n) > d.nCtx)
@@ -181,19 +192,8 @@ Result<LogprobsResult> Session::logprobs(std::span<const int32_t> context, std::
 
     LogprobsResult out;
     out.isGreedy = true;
-    for (size_t i = 0; i < continuation.size(); ++i) {
-        const int64_t row = nCtxTok - 1 + static_cast<int64_t>(i) - keep;
-        const std::span<const float> l = view->row(row);
-        float maxv = l[0];
-        for (float x : l) maxv = std::max(maxv, x);
-        double sum = 0.0;
-        for (float x : l) sum += std::exp(static_cast<double>(x) - maxv);
-        const int32_t tok = continuation[i];
-        const double lp = static_cast<double>(l[static_cast<size_t>(tok)]) - maxv - std::log(sum);
-        out.tokenLogprobs.push_back(static_cast<float>(lp));
-        out.sum += lp;
-        if (sampling::argmax(l.data(), static_cast<int64_t>(l.size())) != tok) out.isGreedy = false;
-    }
+    for (size_t i = 0; i < continuation.size(); ++i)
+        detail::addTokenLogprob(view->row(nCtxTok - 1 + static_cast<int64_t>(i) - keep), continuation[i], out);
     return out;
 }
 

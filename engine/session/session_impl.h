@@ -44,6 +44,11 @@ struct SessionImpl {
     void truncate(int64_t n);
 };
 
+// Adds log p(token | the row's context) from one row of logits to `out` (tokenLogprobs, sum, and
+// isGreedy cleared when token is not the row's argmax): log-softmax in double, as
+// lm-evaluation-harness sums log-probabilities. Session::logprobs and logprobsBatch share it.
+void addTokenLogprob(std::span<const float> logits, int32_t token, LogprobsResult& out);
+
 // Fails when a prompt (or other input) of n tokens is empty or longer than the context.
 Result<void> checkFits(const SessionImpl& d, size_t n, const char* what);
 

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Suite-run throughput against --parallel (issue 23): GSM8K-shaped items (datasets/word_problems.jsonl,
-# greedy, a fixed number of generated tokens each) through `verdict run` on the perf model, items/s
-# at each level and the ratio to --parallel 1. Every level must give the same answers: the script
-# compares the stored outputs and says so. Prints JSON; never fails on speed.
+# greedy, a fixed number of generated tokens each) or, with BENCH_KIND=mmlu, MMLU-shaped
+# multiple-choice items scored by log-likelihood (datasets/multiple_choice.jsonl, 5-shot, 4 choices:
+# prefill only) through `verdict run` on the perf model, items/s at each level and the ratio to
+# --parallel 1. Every level must give the same answers: the script compares the stored outputs
+# (and, for mmlu, every choice's log-probability) and says so. Prints JSON; never fails on speed.
 #
 #   cmake --build build --target verdict
 #   tests/bench/suite_parallel.sh                 # ~10 minutes on 2 cores (the model is made once)
 #
 # Environment: VERDICT_BINARY (./build/verdict), BENCH_MODELS_DIR (build/bench-models),
 # BENCH_MODEL (default: perf-llama-q4_0.gguf there, made with perf.sh's shape when missing),
-# BENCH_PARALLEL ("1 4 16"), BENCH_ITEMS (32), BENCH_MAX_TOKENS (64), BENCH_THREADS (2).
+# BENCH_PARALLEL ("1 4 16"), BENCH_ITEMS (32), BENCH_MAX_TOKENS (64), BENCH_THREADS (2),
+# BENCH_KIND (gsm or mmlu), BENCH_SHOTS (mmlu: 5).
 # Run it on a quiet machine: the load average is printed and stored.
 set -euo pipefail
 VERDICT=${VERDICT_BINARY:-./build/verdict}
@@ -19,6 +22,8 @@ LEVELS=${BENCH_PARALLEL:-1 4 16}
 ITEMS=${BENCH_ITEMS:-32}
 MAXTOK=${BENCH_MAX_TOKENS:-64}
 THREADS=${BENCH_THREADS:-2}
+KIND=${BENCH_KIND:-gsm}
+SHOTS=${BENCH_SHOTS:-5}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 die() { echo "suite_parallel.sh: $*" >&2; exit 1; }
 [ -x "$VERDICT" ] || die "no verdict binary at $VERDICT (cmake --build build --target verdict)"
@@ -32,15 +37,21 @@ fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export VERDICT_DB="$WORK/bench.db"
-"$VERDICT" suite import "$SRC/datasets/word_problems.jsonl" --name gsm >/dev/null
+case "$KIND" in
+  gsm) "$VERDICT" suite import "$SRC/datasets/word_problems.jsonl" --name bench >/dev/null
+       RUNOPTS=(--max-tokens "$MAXTOK" --stop "NEVER-STOP") ;;
+  mmlu) "$VERDICT" suite import "$SRC/datasets/multiple_choice.jsonl" --name bench >/dev/null
+        RUNOPTS=(--mc-mode loglik --shots "$SHOTS") ;;
+  *) die "BENCH_KIND must be gsm or mmlu" ;;
+esac
 # Warm-up: pages the weights in, so the first level does not pay for it.
-"$VERDICT" run "$MODEL" --suite gsm --limit 2 --max-tokens 4 -t "$THREADS" --parallel 1 --new >/dev/null 2>&1
+"$VERDICT" run "$MODEL" --suite bench --limit 2 --max-tokens 4 -t "$THREADS" --parallel 1 --new >/dev/null 2>&1
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 rows=()
 for p in $LEVELS; do
     start=$(date +%s.%N)
-    "$VERDICT" run "$MODEL" --suite gsm --limit "$ITEMS" --max-tokens "$MAXTOK" --stop "NEVER-STOP" -t "$THREADS" \
+    "$VERDICT" run "$MODEL" --suite bench --limit "$ITEMS" "${RUNOPTS[@]}" -t "$THREADS" \
         --parallel "$p" --new --json >"$WORK/run-$p.json" 2>"$WORK/run-$p.err" || { cat "$WORK/run-$p.err" >&2; die "run at --parallel $p failed"; }
     end=$(date +%s.%N)
     run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$WORK/run-$p.json")
@@ -49,14 +60,15 @@ for p in $LEVELS; do
     echo "parallel $p: $(python3 -c "print(round($end - $start, 1))") s" >&2
 done
 
-python3 - "$WORK" "$ITEMS" "$MAXTOK" "$THREADS" "$MODEL" "${rows[@]}" <<'EOF'
+python3 - "$WORK" "$ITEMS" "$MAXTOK" "$THREADS" "$MODEL" "$KIND" "${rows[@]}" <<'EOF'
 import json, os, platform, sys
-work, items, maxtok, threads, model = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+work, items, maxtok, threads, model, kind = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+                                             sys.argv[5], sys.argv[6])
 levels = []
-for row in sys.argv[6:]:
+for row in sys.argv[7:]:
     p, run, start, end = row.split()
     data = json.load(open(os.path.join(work, f"items-{p}.json")))
-    outputs = [(i["item_idx"], i["output"]) for i in data["items"]]
+    outputs = [(i["item_idx"], i["output"], json.dumps((i.get("details") or {}).get("logprobs"))) for i in data["items"]]
     tokens = sum(i.get("tokens_out") or 0 for i in data["items"])
     secs = float(end) - float(start)
     levels.append({"parallel": int(p), "seconds": round(secs, 2), "items_per_s": round(items / secs, 3),
@@ -67,8 +79,8 @@ for l in levels:
     l["same_outputs_as_first"] = l["outputs"] == base["outputs"]
 for l in levels:
     del l["outputs"]
-print(json.dumps({"bench": "suite_parallel", "model": os.path.basename(model), "items": items,
-                  "max_tokens": maxtok, "threads": threads, "machine": platform.machine(),
+print(json.dumps({"bench": "suite_parallel", "kind": kind, "model": os.path.basename(model), "items": items,
+                  "max_tokens": maxtok if kind == "gsm" else 0, "threads": threads, "machine": platform.machine(),
                   "cpus": os.cpu_count(), "load_average": open("/proc/loadavg").read().split()[:3],
                   "levels": levels}, indent=2))
 EOF

@@ -54,12 +54,33 @@ std::vector<SuiteItem> makeItems() {
     return items;
 }
 
+// Multiple-choice items only, scored by log-likelihood: 2 to 5 choices (so the rounds of a group
+// differ in size), openings of different lengths, some items with the acc_norm scorer.
+std::vector<SuiteItem> makeMcItems() {
+    const char* adjectives[] = {"happy", "sad", "big", "small", "red"};
+    std::vector<SuiteItem> items;
+    for (int i = 0; i < 13; ++i) {
+        SuiteItem it;
+        it.id = "mc" + std::to_string(i);
+        it.category = i % 3 ? "a" : "b";
+        it.prompt = "One day the " + std::string(kWords[i % 12]);
+        for (int k = 0; k < i % 4; ++k) it.prompt += std::string(" and the ") + kWords[(i + k + 5) % 12];
+        it.prompt += i % 2 ? " felt" : " was very";
+        for (int k = 0; k < 2 + i % 4; ++k) it.choices.push_back(adjectives[(i + k) % 5]);
+        it.gold = i % static_cast<int>(it.choices.size());
+        if (i % 4 == 1) it.scorers = {{"mc_loglik", {{"norm", true}}}};
+        items.push_back(std::move(it));
+    }
+    return items;
+}
+
 struct Db {
     QTemporaryDir dir;
     Database db;
     SuiteRecord suite;
-    std::vector<SuiteItem> items = makeItems();
-    Db() : db(openStore(dir.filePath("v.db").toStdString()).value()) {
+    std::vector<SuiteItem> items;
+    explicit Db(std::vector<SuiteItem> suiteItems = makeItems())
+        : db(openStore(dir.filePath("v.db").toStdString()).value()), items(std::move(suiteItems)) {
         SuiteRecord m;
         m.name = "stories";
         m.shape = "";
@@ -90,7 +111,9 @@ std::map<int64_t, nlohmann::json> storedItems(Database& db, int64_t runId) {
                           {"scores", r.scores},     {"tokens_in", r.tokensIn},  {"tokens_out", r.tokensOut},
                           {"error", r.error},       {"stop", r.details.value("stop_reason", "")},
                           {"turns", r.details.value("turns", nlohmann::json())},
-                          {"logprobs", r.details.value("logprobs", nlohmann::json())}};
+                          {"logprobs", r.details.value("logprobs", nlohmann::json())},
+                          {"continuation_tokens", r.details.value("continuation_tokens", nlohmann::json())},
+                          {"greedy", r.details.value("greedy", nlohmann::json())}};
     }
     return out;
 }
@@ -174,6 +197,49 @@ private slots:
         {
             auto chain = verifyChain(par.db);
             QVERIFY(chain.ok() && chain->ok());
+        }
+    }
+
+    // Log-likelihood items scored in groups (the engine packs a group's rows into shared forward
+    // passes) store exactly what scoring them one at a time stores: every choice's log-probability
+    // bit for bit, token counts, greedy flags, the chosen answer.
+    void loglikBatchedEqualsSequential_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("shots");
+        QTest::newRow("stories260K") << "models/stories260K.gguf" << 0;
+        QTest::newRow("stories260K 2-shot") << "models/stories260K.gguf" << 2;
+        QTest::newRow("qwen2 f16") << "models/synth-qwen2-f16.gguf" << 0;
+    }
+    void loglikBatchedEqualsSequential() {
+        QFETCH(QString, file);
+        QFETCH(int, shots);
+        const std::string path = verdict::test::fixture(file.toStdString()).string();
+        VERDICT_NEED_FIXTURE(path);
+        Db seq(makeMcItems());
+        auto one = openEngine(path, 1);
+        QVERIFY(one);
+        const int64_t a = runSuite(seq, *one, 1, 0.0, shots);
+        QVERIFY(a > 0);
+        const auto expected = storedItems(seq.db, a);
+        QCOMPARE(expected.size(), seq.items.size());
+        int scored = 0;
+        for (const auto& [idx, item] : expected) scored += item["error"] == "" && item["logprobs"].size() >= 2;
+        QCOMPARE(scored, static_cast<int>(seq.items.size()));
+        for (int parallel : {4, 16}) {
+            Db par(makeMcItems());
+            auto many = openEngine(path, parallel);
+            QVERIFY(many);
+            const int64_t b = runSuite(par, *many, parallel, 0.0, shots);
+            QVERIFY(b > 0);
+            const auto got = storedItems(par.db, b);
+            QCOMPARE(got.size(), expected.size());
+            for (const auto& [idx, item] : expected)
+                QVERIFY2(got.count(idx) && got.at(idx) == item,
+                         qPrintable(QString("parallel %1, item %2:\n sequential %3\n batched    %4")
+                                        .arg(parallel)
+                                        .arg(idx)
+                                        .arg(QString::fromStdString(item.dump()))
+                                        .arg(QString::fromStdString(got.count(idx) ? got.at(idx).dump() : ""))));
         }
     }
 

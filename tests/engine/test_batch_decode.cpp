@@ -405,6 +405,151 @@ private slots:
             QVERIFY(maxAbsDiff((*views)[i].last(), ref->last()) < 1e-4);
         }
     }
+
+    void logprobsBatchIsExact_data() { decodeMatchesSolo_data(); }
+
+    // logprobsBatch: every request's scores are bit-identical to scoring it alone (whatever shares
+    // its passes, however the rows split into passes, with or without a cached prefix), and equal
+    // Session::logprobs up to float summation order.
+    void logprobsBatchIsExact() {
+        QFETCH(ModelCase, c);
+        VERDICT_NEED_FIXTURE(verdict::test::fixture(c.file));
+        auto m = openModel(c.file, c.threads);
+        QVERIFY(m);
+        const int64_t nVocab = m->shape().nVocab;
+        // Contexts of 2..75 tokens, continuations of 1..4: 9 requests are more rows than one pass.
+        const size_t n = 9;
+        std::vector<std::vector<int32_t>> contexts, conts, conts2;
+        for (size_t i = 0; i < n; ++i) {
+            contexts.push_back(prompt(2 + (i * 23) % 74, static_cast<int32_t>(i)));
+            std::vector<int32_t> a, b;
+            for (size_t k = 0; k <= i % 4; ++k) {
+                a.push_back(static_cast<int32_t>((11 + 7 * i + 13 * k) % nVocab));
+                b.push_back(static_cast<int32_t>((5 + 3 * i + 17 * k) % nVocab));
+            }
+            conts.push_back(a);
+            conts2.push_back(b);
+        }
+        auto score = [&](std::vector<Session*> sessions, const std::vector<std::vector<int32_t>>& cs, size_t from) {
+            std::vector<LogprobsRequest> reqs;
+            for (size_t i = 0; i < sessions.size(); ++i) reqs.push_back({contexts[from + i], cs[from + i]});
+            auto r = logprobsBatch(sessions, reqs);
+            if (!r) qWarning("%s", r.error().message.c_str());
+            return r ? *r : std::vector<LogprobsResult>{};
+        };
+        std::vector<std::unique_ptr<Session>> batch;
+        for (size_t i = 0; i < n; ++i) batch.push_back(newSession(m, 96, c.kv));
+        const auto together = score(pointers(batch), conts, 0);
+        QCOMPARE(together.size(), n);
+        // Second round on the same sessions: the contexts come from the cache.
+        const auto cached = score(pointers(batch), conts2, 0);
+        QCOMPARE(cached.size(), n);
+        double worst = 0;
+        for (size_t i = 0; i < n; ++i) {
+            QCOMPARE(batch[i]->nPast(), int64_t(contexts[i].size() + conts2[i].size()));
+            for (int round = 0; round < 2; ++round) {
+                const auto& cs = round == 0 ? conts : conts2;
+                const LogprobsResult& got = round == 0 ? together[i] : cached[i];
+                auto alone = newSession(m, 96, c.kv);
+                const auto ref = score({alone.get()}, cs, i);
+                QCOMPARE(ref.size(), size_t(1));
+                QCOMPARE(got.tokenLogprobs.size(), cs[i].size());
+                QCOMPARE(got.tokenLogprobs, ref[0].tokenLogprobs);  // bit-identical
+                QCOMPARE(got.sum, ref[0].sum);
+                QCOMPARE(got.isGreedy, ref[0].isGreedy);
+                auto plain = newSession(m, 96, c.kv);
+                auto lp = plain->logprobs(contexts[i], cs[i]);
+                QVERIFY(lp.ok());
+                for (size_t k = 0; k < cs[i].size(); ++k) {
+                    const double d = std::fabs(double(got.tokenLogprobs[k]) - lp->tokenLogprobs[k]);
+                    worst = std::max(worst, d);
+                    QVERIFY2(d < 1e-4, qPrintable(QString("request %1 token %2: %3").arg(i).arg(k).arg(d)));
+                }
+            }
+        }
+        qDebug("logprobsBatch of %zu: max |batched - Session::logprobs| %.3g", n, worst);
+    }
+
+    void logprobsBatchSharesPrefixes_data() { decodeMatchesSolo_data(); }
+
+    // Requests whose contexts share a prefix (a few-shot header; one question with several
+    // choices) get it copied between the sessions' caches instead of computed again: the scores
+    // stay bit-identical to scoring each request alone on a fresh session, across batches (what
+    // the sessions hold from the previous batch is shared too) and with a session whose cache is
+    // of another type in the batch (it shares nothing).
+    void logprobsBatchSharesPrefixes() {
+        QFETCH(ModelCase, c);
+        VERDICT_NEED_FIXTURE(verdict::test::fixture(c.file));
+        auto m = openModel(c.file, c.threads);
+        QVERIFY(m);
+        const int64_t nVocab = m->shape().nVocab;
+        const std::vector<int32_t> header = prompt(30, 7);
+        auto request = [&](int item, int choice) {
+            std::vector<int32_t> ctx = header;
+            for (int k = 0; k < 5 + item % 4; ++k) ctx.push_back(static_cast<int32_t>((41 + 19 * item + 7 * k) % nVocab));
+            std::vector<int32_t> cont;
+            for (int k = 0; k <= choice % 3; ++k) cont.push_back(static_cast<int32_t>((3 + 11 * choice + 5 * k + item) % nVocab));
+            return std::make_pair(ctx, cont);
+        };
+        const KvType other = c.kv == KvType::F32 ? KvType::F16 : KvType::F32;
+        std::vector<std::unique_ptr<Session>> sessions;
+        for (int i = 0; i < 6; ++i) sessions.push_back(newSession(m, 64, i == 4 ? other : c.kv));
+        // Batch 1: items 0-2, two choices each (choices of one item share their whole context).
+        // Batch 2: items 3-5 on the same sessions (the header comes from what they hold).
+        for (int batch = 0; batch < 2; ++batch) {
+            std::vector<std::pair<std::vector<int32_t>, std::vector<int32_t>>> asked;
+            for (int i = 0; i < 6; ++i) asked.push_back(request(3 * batch + i / 2, i));
+            std::vector<LogprobsRequest> reqs;
+            for (const auto& [ctx, cont] : asked) reqs.push_back({ctx, cont});
+            auto got = logprobsBatch(pointers(sessions), reqs);
+            QVERIFY2(got.ok(), got ? "" : got.error().message.c_str());
+            for (size_t i = 0; i < reqs.size(); ++i) {
+                auto alone = newSession(m, 64, i == 4 ? other : c.kv);
+                const LogprobsRequest one[1] = {reqs[i]};
+                Session* s[1] = {alone.get()};
+                auto ref = logprobsBatch(s, one);
+                QVERIFY(ref.ok());
+                QVERIFY2((*got)[i].tokenLogprobs == (*ref)[0].tokenLogprobs,
+                         qPrintable(QString("batch %1 request %2").arg(batch).arg(i)));
+                QCOMPARE((*got)[i].sum, (*ref)[0].sum);
+                std::vector<int32_t> whole = asked[i].first;
+                whole.insert(whole.end(), asked[i].second.begin(), asked[i].second.end());
+                QCOMPARE(sessions[i]->tokens(), whole);
+            }
+        }
+    }
+
+    // Rejected requests leave every session as it was.
+    void logprobsBatchErrors() {
+        VERDICT_NEED_FIXTURE(verdict::test::fixture(kStories));
+        auto m = openModel(kStories);
+        QVERIFY(m);
+        auto a = newSession(m, 16), b = newSession(m, 16);
+        QVERIFY(a->evaluate(prompt(5, 1)).ok());
+        QVERIFY(b->evaluate(prompt(3, 2)).ok());
+        const auto before = std::vector<std::vector<int32_t>>{a->tokens(), b->tokens()};
+        const std::vector<int32_t> ctx = prompt(4, 1), cont = {7, 8}, empty, tooLong = prompt(15, 3), badId = {9999};
+        Session* ab[2] = {a.get(), b.get()};
+        struct Bad {
+            const char* name;
+            std::vector<LogprobsRequest> reqs;
+            const char* expect;
+        };
+        const std::vector<Bad> cases = {
+            {"count mismatch", {{ctx, cont}}, "1 requests for 2 sessions"},
+            {"empty context", {{ctx, cont}, {empty, cont}}, "context of request 1 is empty"},
+            {"empty continuation", {{ctx, empty}, {ctx, cont}}, "continuation of request 0 is empty"},
+            {"too long", {{ctx, cont}, {tooLong, cont}}, "request 1 of 17 tokens does not fit in the context of 16"},
+            {"bad id", {{ctx, badId}, {ctx, cont}}, "outside the vocabulary"},
+        };
+        for (const Bad& c : cases) {
+            auto r = logprobsBatch(ab, c.reqs);
+            QVERIFY2(!r.ok(), c.name);
+            QVERIFY2(r.error().message.find(c.expect) != std::string::npos,
+                     qPrintable(QString("%1: %2").arg(c.name, QString::fromStdString(r.error().message))));
+            QVERIFY2((std::vector<std::vector<int32_t>>{a->tokens(), b->tokens()}) == before, c.name);
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestBatchDecode)

@@ -23,6 +23,9 @@ struct EngineBackend::Impl {
     std::unique_ptr<PromptTokenizer> renderer;
     std::mutex sessionMu;                         // the session serves one call at a time
     std::unique_ptr<BatchScheduler> scheduler;    // parallel > 1: generate() runs here
+    // Log-likelihood scoring: `session` first, then up to parallel - 1 more made on first use.
+    std::vector<Session*> loglikSessions;
+    std::vector<std::unique_ptr<Session>> ownedLoglikSessions;
     int parallel = 1;
     // The cancel flag (Ctrl-C, a Cancel button) as the chat template's stop question.
     std::function<bool()> shouldStop() const {
@@ -162,33 +165,118 @@ Result<Generation> EngineBackend::generate(const Prompt& prompt, const Generatio
 }
 
 Result<ContinuationScore> EngineBackend::logprobs(const Prompt& context, const std::string& continuation) {
-    if (continuation.empty()) return Error{"logprobs: the continuation is empty"};
-    auto ctx = m_impl->renderer->render(context, m_impl->shouldStop());
-    if (!ctx) return ctx.error();
-    // Tokenize context + continuation as one text and take what follows the context's tokens,
-    // so a word that merges across the boundary is split the way the model would see it.
-    auto whole = m_impl->renderer->tokenize(ctx->rendered.text + continuation, ctx->templated);
-    if (!whole) return whole.error();
-    std::vector<int32_t> cont;
-    const auto& c = ctx->tokens;
-    if (whole->size() > c.size() && std::equal(c.begin(), c.end(), whole->begin())) {
-        cont.assign(whole->begin() + static_cast<std::ptrdiff_t>(c.size()), whole->end());
-    } else {
-        auto alone = m_impl->model->tokenize(continuation, false, false);
-        if (!alone) return alone.error();
-        cont = std::move(*alone);
-    }
-    if (cont.empty()) return Error{"logprobs: the continuation tokenizes to nothing"};
+    auto scores = logprobsMany({LoglikRequest{context, {continuation}}});
+    return std::move(scores.front().front());
+}
+
+std::vector<std::vector<Result<ContinuationScore>>> EngineBackend::logprobsMany(const std::vector<LoglikRequest>& requests) {
+    std::vector<std::vector<Result<ContinuationScore>>> out(requests.size());
     std::lock_guard lock(m_impl->sessionMu);
-    auto lp = m_impl->session->logprobs(c, cont);
-    if (!lp) return lp.error();
-    ContinuationScore s;
-    s.context = std::move(ctx->rendered);
-    s.logprob = lp->sum;
-    s.contextTokens = static_cast<int64_t>(c.size());
-    s.continuationTokens = static_cast<int64_t>(cont.size());
-    s.greedy = lp->isGreedy;
-    return s;
+    const int64_t nCtx = m_impl->session->nCtx();
+
+    // Each request: its context rendered and tokenized once, then each continuation's tokens:
+    // context + continuation tokenized as one text and what follows the context's tokens taken,
+    // so a word that merges across the boundary is split the way the model would see it.
+    struct Item {
+        RenderedPrompt rendered;
+        std::vector<int32_t> context;
+        std::vector<std::vector<int32_t>> continuations;
+        bool failed = false;
+    };
+    std::vector<Item> items(requests.size());
+    auto continuationTokens = [&](const PromptTokenizer::Tokenized& ctx, const std::string& continuation) -> Result<std::vector<int32_t>> {
+        if (continuation.empty()) return Error{"logprobs: the continuation is empty"};
+        auto whole = m_impl->renderer->tokenize(ctx.rendered.text + continuation, ctx.templated);
+        if (!whole) return whole.error();
+        const auto& c = ctx.tokens;
+        std::vector<int32_t> cont;
+        if (whole->size() > c.size() && std::equal(c.begin(), c.end(), whole->begin())) {
+            cont.assign(whole->begin() + static_cast<std::ptrdiff_t>(c.size()), whole->end());
+        } else {
+            auto alone = m_impl->model->tokenize(continuation, false, false);
+            if (!alone) return alone.error();
+            cont = std::move(*alone);
+        }
+        if (cont.empty()) return Error{"logprobs: the continuation tokenizes to nothing"};
+        if (c.empty()) return Error{"logprobs: the context is empty (it needs at least a BOS token)"};
+        if (static_cast<int64_t>(c.size() + cont.size()) > nCtx)
+            return Error{"context + continuation of " + std::to_string(c.size() + cont.size())
+                         + " tokens does not fit in the context of " + std::to_string(nCtx) + " tokens"};
+        return cont;
+    };
+    size_t rounds = 0;
+    for (size_t i = 0; i < requests.size(); ++i) {
+        rounds = std::max(rounds, requests[i].continuations.size());
+        auto ctx = m_impl->renderer->render(requests[i].context, m_impl->shouldStop());
+        if (!ctx) {
+            if (!requests[i].continuations.empty()) out[i].push_back(ctx.error());
+            items[i].failed = true;
+            continue;
+        }
+        for (const std::string& continuation : requests[i].continuations) {
+            auto cont = continuationTokens(*ctx, continuation);
+            if (!cont) {
+                out[i].push_back(cont.error());  // the continuations before it are scored, the rest not
+                break;
+            }
+            items[i].continuations.push_back(std::move(*cont));
+        }
+        items[i].rendered = std::move(ctx->rendered);
+        items[i].context = std::move(ctx->tokens);
+    }
+
+    // Requests in groups of one per session; in round k a group scores every request's k-th
+    // continuation in shared passes, so each session re-evaluates only its context's last token and
+    // the continuation after the first round.
+    auto& sessions = m_impl->loglikSessions;
+    if (sessions.empty()) sessions.push_back(m_impl->session.get());
+    while (sessions.size() < std::min(requests.size(), static_cast<size_t>(std::max(1, m_impl->parallel)))) {
+        SessionOptions so;
+        so.nCtx = nCtx;
+        auto extra = Session::create(m_impl->model, so);
+        if (!extra) break;  // fewer sessions: the requests share them in more calls
+        m_impl->ownedLoglikSessions.push_back(std::move(*extra));
+        sessions.push_back(m_impl->ownedLoglikSessions.back().get());
+    }
+    for (size_t from = 0; from < requests.size(); from += sessions.size()) {
+        for (size_t k = 0; k < rounds; ++k) {
+            std::vector<Session*> batch;
+            std::vector<LogprobsRequest> asks;
+            std::vector<size_t> who;
+            for (size_t i = from; i < std::min(requests.size(), from + sessions.size()); ++i) {
+                Item& it = items[i];
+                if (it.failed || k >= it.continuations.size()) continue;
+                batch.push_back(sessions[i - from]);
+                asks.push_back(LogprobsRequest{it.context, it.continuations[k]});
+                who.push_back(i);
+            }
+            if (batch.empty()) continue;
+            auto lp = logprobsBatch(batch, asks);
+            for (size_t j = 0; j < who.size(); ++j) {
+                Item& it = items[who[j]];
+                if (!lp) {
+                    out[who[j]].push_back(lp.error());
+                    it.failed = true;
+                    continue;
+                }
+                const LogprobsResult& r = (*lp)[j];
+                ContinuationScore s;
+                s.context = it.rendered;
+                s.logprob = r.sum;
+                s.contextTokens = static_cast<int64_t>(it.context.size());
+                s.continuationTokens = static_cast<int64_t>(it.continuations[k].size());
+                s.greedy = r.isGreedy;
+                out[who[j]].push_back(std::move(s));
+            }
+        }
+    }
+    // A continuation that failed to tokenize or fit came after the scored ones: move it last.
+    for (size_t i = 0; i < requests.size(); ++i) {
+        auto& o = out[i];
+        auto firstError = std::find_if(o.begin(), o.end(), [](const Result<ContinuationScore>& r) { return !r; });
+        if (firstError != o.end() && firstError + 1 != o.end()) std::rotate(firstError, firstError + 1, o.end());
+    }
+    return out;
 }
 
 }  // namespace verdict::core

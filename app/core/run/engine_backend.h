@@ -3,8 +3,11 @@
 //
 // With `parallel` > 1, generate() may be called from that many threads at once: the calls become
 // sequences of the engine's continuous batching (verdict/engine/batch_scheduler.h, the same as
-// `verdict serve`), whose greedy output equals Session::generate's token for token; logprobs()
-// stays on the one session, one call at a time. parallel 0 chooses: as many sequences as fit in
+// `verdict serve`), whose greedy output equals Session::generate's token for token.
+// logprobsMany() scores up to `parallel` log-likelihood items at once, each on a session of its
+// own (created on first use), their rows packed into shared forward passes (logprobsBatch in
+// verdict/engine/batch.h); logprobs() is the same path for one item, so a run's scores do not
+// depend on `parallel`. One scoring call at a time. parallel 0 chooses: as many sequences as fit in
 // half the device's free memory at one KV cache each, at most 4 on the CPU and 16 on a GPU.
 //
 // Prompts: when the model file has a chat template (tokenizer.chat_template) and the prompt asks
@@ -53,6 +56,7 @@ public:
     Result<Generation> generate(const Prompt& prompt, const GenerationParams& params,
                                 const TokenCallback& onToken) override;
     Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) override;
+    std::vector<std::vector<Result<ContinuationScore>>> logprobsMany(const std::vector<LoglikRequest>& requests) override;
     int maxConcurrentCalls() const override;
 
     // parallel 0's choice for a model whose session holds kvBytesPerSequence of KV cache.

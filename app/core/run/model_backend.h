@@ -80,6 +80,13 @@ struct ContinuationScore {
     bool greedy = false;              // greedy decoding would produce the continuation
 };
 
+// A log-likelihood item: one context and the continuations to score after it (a multiple-choice
+// question and its choices).
+struct LoglikRequest {
+    Prompt context;
+    std::vector<std::string> continuations;
+};
+
 // Identity of what runs, for the run record.
 struct BackendInfo {
     std::string backend = "engine";         // "engine" | "endpoint"
@@ -112,6 +119,13 @@ public:
     // Log-likelihood of `continuation` right after `context`. Fails like generate, and for an
     // empty continuation.
     virtual Result<ContinuationScore> logprobs(const Prompt& context, const std::string& continuation) = 0;
+
+    // Scores several log-likelihood items. Result i holds request i's scores in the order of its
+    // continuations, up to and including the first that failed (the rest are not scored). The
+    // default scores one continuation after the other through logprobs(); the engine overrides it
+    // to score up to maxConcurrentCalls() items in shared forward passes, with scores equal to
+    // scoring them one at a time.
+    virtual std::vector<std::vector<Result<ContinuationScore>>> logprobsMany(const std::vector<LoglikRequest>& requests);
 
     // How many generate() calls this backend serves at once, each from its own thread (the suite
     // runner keeps at most this many items in flight). 1: one call at a time, from one thread.

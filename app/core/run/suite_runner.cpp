@@ -336,12 +336,21 @@ Result<RunOutcome> SuiteRunner::execute(const PreparedRun& p, std::stop_token st
     if (workers <= 1) {
         runSequential(pending);
     } else {
-        // Log-likelihood items first, one at a time (the engine scores them on its one session),
-        // then the generated ones in parallel.
+        // Log-likelihood items first, `workers` of them scored together (the engine packs their
+        // rows into shared forward passes), then the generated ones in parallel.
         std::vector<int64_t> loglik, generated;
-        for (int64_t idx : pending)
-            (isLoglikItem(p.items[static_cast<size_t>(idx)], p.prompting) ? loglik : generated).push_back(idx);
-        runSequential(loglik);
+        for (int64_t idx : pending) {
+            const SuiteItem& item = p.items[static_cast<size_t>(idx)];
+            (!item.expectedCalls && isLoglikItem(item, p.prompting) ? loglik : generated).push_back(idx);
+        }
+        const bool finished = runLoglik(p, loglik, workers, stop, [&](RunItemRecord rec) {
+            if (auto r = store(std::move(rec)); !r) {
+                failure = r.error();
+                return false;
+            }
+            return true;
+        });
+        if (!finished) cancelled = true;
         if (!cancelled && !failure) {
             if (generated.size() > 1) runParallel(generated, static_cast<int>(std::min(workers, generated.size())));
             else runSequential(generated);
@@ -364,8 +373,129 @@ Result<RunOutcome> SuiteRunner::execute(const PreparedRun& p, std::stop_token st
     return out;
 }
 
+SuiteRunner::LoglikPlan SuiteRunner::planLoglik(const PreparedRun& p, size_t index) {
+    const SuiteItem& item = p.items[index];
+    LoglikPlan plan;
+    plan.start = Clock::now();
+    RunItemRecord& r = plan.record;
+    r.runId = p.run.id;
+    r.itemIdx = static_cast<int64_t>(index);
+    r.itemId = item.id;
+    r.category = item.category;
+    auto fail = [&](std::string message) {
+        r.error = std::move(message);
+        r.durationMs = msSince(plan.start);
+        return std::move(plan);
+    };
+    auto ip = m_renderer(item, index, p.items, p.prompting);
+    // A suite-side problem, not the model's: stored unscored.
+    if (!ip) return fail("prompt: " + ip.error().message);
+    std::vector<std::string> conts = ip->continuations;
+    if (conts.empty())
+        for (const std::string& c : item.choices) conts.push_back(" " + c);
+    if (conts.size() != item.choices.size())
+        return fail("prompt: " + std::to_string(conts.size()) + " continuations for " +
+                    std::to_string(item.choices.size()) + " choices");
+    const int gold = *item.gold;
+    if (gold < 0 || gold >= static_cast<int>(conts.size()))
+        return fail("gold index " + std::to_string(gold) + " is outside the " + std::to_string(conts.size()) + " choices");
+    plan.request = LoglikRequest{std::move(ip->prompt), std::move(conts)};
+    return plan;
+}
+
+RunItemRecord SuiteRunner::finishLoglik(const PreparedRun& p, size_t index, LoglikPlan plan,
+                                        const std::vector<Result<ContinuationScore>>& scores) {
+    const SuiteItem& item = p.items[index];
+    RunItemRecord& r = plan.record;
+    nlohmann::json lps = nlohmann::json::array(), ntoks = nlohmann::json::array(), greedy = nlohmann::json::array();
+    std::vector<ChoiceLoglik> scored;
+    auto failChoice = [&](size_t k, const std::string& message) {
+        r.error = "choice " + std::to_string(k) + ": " + message;
+        r.correct = false;
+        if (r.prompt.empty()) r.prompt = plan.request->context.text;
+        r.details["logprobs"] = lps;
+        r.durationMs = msSince(plan.start);
+        return std::move(r);
+    };
+    for (size_t k = 0; k < plan.request->continuations.size(); ++k) {
+        if (k >= scores.size()) return failChoice(k, "not scored");  // the backend stopped without saying why
+        const Result<ContinuationScore>& s = scores[k];
+        if (!s) return failChoice(k, s.error().message);
+        if (k == 0) {
+            r.prompt = s->context.text;
+            r.details["template"] = s->context.templateUsed;
+            if (!s->context.note.empty()) r.details["template_note"] = s->context.note;
+            r.tokensIn = s->contextTokens;
+        }
+        r.tokensOut += s->continuationTokens;
+        lps.push_back(s->logprob);
+        ntoks.push_back(s->continuationTokens);
+        greedy.push_back(s->greedy);
+        scored.push_back({s->logprob, choiceLength(item.choices[k])});
+    }
+    // lm-evaluation-harness acc (argmax of the summed logprob), or acc_norm (per character)
+    // when the item's mc_loglik scorer asks for {"norm": true}.
+    bool useNorm = false;
+    for (const ScorerSpec& spec : item.scorers)
+        if (isLoglikelihoodScorer(spec.name) && spec.params.is_object() && spec.params.value("norm", false)) useNorm = true;
+    const int gold = *item.gold;
+    const McLoglikResult m = scoreMcLoglik(scored, gold);
+    const int best = useNorm ? m.predNorm : m.pred;
+    const bool ok = best == gold;
+    r.output = item.choices[static_cast<size_t>(best)];
+    r.correct = ok;
+    r.scores = nlohmann::json::array({{{"name", "mc_loglik"},
+                                       {"score", ok ? 1.0 : 0.0},
+                                       {"pass", ok},
+                                       {"detail", {{"choice", best}, {"gold", gold}, {"pred", m.pred},
+                                                   {"pred_norm", m.predNorm}, {"norm", useNorm}}}}});
+    r.details["logprobs"] = lps;
+    r.details["continuation_tokens"] = ntoks;
+    r.details["greedy"] = greedy;
+    r.durationMs = msSince(plan.start);
+    return std::move(r);
+}
+
+bool SuiteRunner::runLoglik(const PreparedRun& p, const std::vector<int64_t>& indices, size_t group,
+                            std::stop_token stop, const std::function<bool(RunItemRecord)>& store) {
+    group = std::max<size_t>(group, 1);
+    for (size_t begin = 0; begin < indices.size(); begin += group) {
+        if (stop.stop_requested()) return false;
+        const size_t end = std::min(indices.size(), begin + group);
+        std::vector<LoglikPlan> plans;
+        std::vector<LoglikRequest> requests;
+        std::vector<size_t> asked;  // plans[asked[j]] made requests[j]
+        for (size_t k = begin; k < end; ++k) {
+            plans.push_back(planLoglik(p, static_cast<size_t>(indices[k])));
+            if (plans.back().request) {
+                requests.push_back(*plans.back().request);
+                asked.push_back(plans.size() - 1);
+            }
+        }
+        std::vector<std::vector<Result<ContinuationScore>>> scores;
+        if (!requests.empty()) scores = m_backend.logprobsMany(requests);
+        std::vector<std::vector<Result<ContinuationScore>>> byPlan(plans.size());
+        for (size_t j = 0; j < asked.size() && j < scores.size(); ++j) byPlan[asked[j]] = std::move(scores[j]);
+        for (size_t k = 0; k < plans.size(); ++k) {
+            const auto index = static_cast<size_t>(indices[begin + k]);
+            RunItemRecord rec = plans[k].request ? finishLoglik(p, index, std::move(plans[k]), byPlan[k])
+                                                 : std::move(plans[k].record);
+            if (!store(std::move(rec))) return true;
+        }
+    }
+    return true;
+}
+
 std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t index, std::stop_token stop) {
     const SuiteItem& item = p.items[index];
+    if (!item.expectedCalls && isLoglikItem(item, p.prompting)) {  // a group of one
+        std::optional<RunItemRecord> out;
+        runLoglik(p, {static_cast<int64_t>(index)}, 1, stop, [&out](RunItemRecord rec) {
+            out = std::move(rec);
+            return true;
+        });
+        return out;
+    }
     const auto t0 = Clock::now();
     RunItemRecord r;
     r.runId = p.run.id;
@@ -389,67 +519,6 @@ std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t 
     if (item.expectedCalls) {
         return evaluateToolItem(p, index, stop, std::move(r), std::move(*ip));
     }
-    if (isLoglikItem(item, p.prompting)) {
-        std::vector<std::string> conts = ip->continuations;
-        if (conts.empty())
-            for (const std::string& c : item.choices) conts.push_back(" " + c);
-        if (conts.size() != item.choices.size()) {
-            r.error = "prompt: " + std::to_string(conts.size()) + " continuations for " +
-                      std::to_string(item.choices.size()) + " choices";
-            r.durationMs = msSince(t0);
-            return r;
-        }
-        const int gold = *item.gold;
-        if (gold < 0 || gold >= static_cast<int>(conts.size())) {
-            r.error = "gold index " + std::to_string(gold) + " is outside the " + std::to_string(conts.size()) + " choices";
-            r.durationMs = msSince(t0);
-            return r;
-        }
-        nlohmann::json lps = nlohmann::json::array(), ntoks = nlohmann::json::array(), greedy = nlohmann::json::array();
-        std::vector<ChoiceLoglik> scored;
-        for (size_t k = 0; k < conts.size(); ++k) {
-            if (stop.stop_requested()) return std::nullopt;
-            auto s = m_backend.logprobs(ip->prompt, conts[k]);
-            if (!s) {
-                r.error = "choice " + std::to_string(k) + ": " + s.error().message;
-                r.correct = false;
-                if (r.prompt.empty()) r.prompt = ip->prompt.text;
-                r.details["logprobs"] = lps;
-                r.durationMs = msSince(t0);
-                return r;
-            }
-            if (k == 0) {
-                noteTemplate(s->context);
-                r.tokensIn = s->contextTokens;
-            }
-            r.tokensOut += s->continuationTokens;
-            lps.push_back(s->logprob);
-            ntoks.push_back(s->continuationTokens);
-            greedy.push_back(s->greedy);
-            scored.push_back({s->logprob, choiceLength(item.choices[k])});
-        }
-        // lm-evaluation-harness acc (argmax of the summed logprob), or acc_norm (per character)
-        // when the item's mc_loglik scorer asks for {"norm": true}.
-        bool useNorm = false;
-        for (const ScorerSpec& spec : item.scorers)
-            if (isLoglikelihoodScorer(spec.name) && spec.params.is_object() && spec.params.value("norm", false)) useNorm = true;
-        const McLoglikResult m = scoreMcLoglik(scored, gold);
-        const int best = useNorm ? m.predNorm : m.pred;
-        const bool ok = best == gold;
-        r.output = item.choices[static_cast<size_t>(best)];
-        r.correct = ok;
-        r.scores = nlohmann::json::array({{{"name", "mc_loglik"},
-                                           {"score", ok ? 1.0 : 0.0},
-                                           {"pass", ok},
-                                           {"detail", {{"choice", best}, {"gold", gold}, {"pred", m.pred},
-                                                       {"pred_norm", m.predNorm}, {"norm", useNorm}}}}});
-        r.details["logprobs"] = lps;
-        r.details["continuation_tokens"] = ntoks;
-        r.details["greedy"] = greedy;
-        r.durationMs = msSince(t0);
-        return r;
-    }
-
     GenerationParams gp = p.generation;
     gp.seed = p.generation.seed + index;  // per item, so a resumed run draws what a fresh one would
     const auto keepGoing = [&](std::string_view) { return !stop.stop_requested(); };

@@ -32,6 +32,7 @@
 #include "core/store/run_record.h"
 #include "core/store/suite_repository.h"
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <stop_token>
@@ -137,8 +138,9 @@ public:
 
     // Items in flight at once (default 1), capped by the backend's maxConcurrentCalls(). Results
     // equal a sequential run's (the engine's batched decode is exact; each item samples with its
-    // own seed); they are stored in the order they finish. Log-likelihood items run first, one
-    // at a time.
+    // own seed); they are stored in the order they finish. Log-likelihood items run first, in
+    // groups of n scored together (ModelBackend::logprobsMany: the engine packs their rows into
+    // shared forward passes; scores equal a sequential run's bit for bit).
     void setParallel(int n) { m_parallel = n; }
 
     // Identifies the model (hashing the file unless cached), then creates a run or picks the one
@@ -155,6 +157,20 @@ public:
 private:
     // Evaluates one item; returns nullopt when cancelled mid-way (nothing to store).
     std::optional<RunItemRecord> evaluate(const PreparedRun& p, size_t index, std::stop_token stop);
+    // A log-likelihood item before and after its scores: the record so far (its prompt rendered)
+    // and what to score, or no request when the record already holds the item's error.
+    struct LoglikPlan {
+        RunItemRecord record;
+        std::optional<LoglikRequest> request;
+        std::chrono::steady_clock::time_point start;
+    };
+    LoglikPlan planLoglik(const PreparedRun& p, size_t index);
+    RunItemRecord finishLoglik(const PreparedRun& p, size_t index, LoglikPlan plan,
+                               const std::vector<Result<ContinuationScore>>& scores);
+    // Log-likelihood items in groups of `group`, each group scored by one logprobsMany call;
+    // `store` keeps each record (false: stop). Returns false when `stop` ended it early.
+    bool runLoglik(const PreparedRun& p, const std::vector<int64_t>& indices, size_t group, std::stop_token stop,
+                   const std::function<bool(RunItemRecord)>& store);
     // A function-calling item (suite_runner_tools.cpp); `r` carries what evaluate() filled in.
     std::optional<RunItemRecord> evaluateToolItem(const PreparedRun& p, size_t index, std::stop_token stop,
                                                   RunItemRecord r, ItemPrompt ip);

@@ -35,6 +35,31 @@ inline constexpr int64_t kMaxBatchRows = 64;  // rows of one forward pass
 // vocabulary, or a session's context is full. Messages name the index of the offending entry.
 Result<std::vector<LogitsView>> decodeBatch(std::span<Session* const> sessions, std::span<const int32_t> tokens);
 
+// One continuation to score on one session (see logprobsBatch).
+struct LogprobsRequest {
+    std::span<const int32_t> context;       // non-empty (at least a BOS token)
+    std::span<const int32_t> continuation;  // non-empty
+};
+
+// Scores requests[i] on sessions[i] as Session::logprobs does (each session keeps the longest
+// cached prefix of context + continuation, re-evaluating at least the context's last token), but
+// with the rows of every session packed into shared forward passes of up to kMaxBatchRows rows,
+// so every weight matrix is read once per pass for all of them: loglikelihood multiple-choice
+// items of a suite run score several items at once.
+//
+// Every row is computed the same way whatever else shares its pass (the matmul kernels and the
+// per-row attention do not depend on the pass's other rows), so result i is bit-identical to
+// logprobsBatch over sessions[i] alone, for any batch and any split into passes; it equals
+// Session::logprobs (whose passes attend over a block of rows) up to float summation order
+// (tests/engine/test_batch_decode.cpp checks both). Afterwards sessions[i] caches context +
+// continuation. Fails before any pass, leaving every session as it was, on the conditions of
+// decodeBatch that apply (null / repeated sessions, mixed models), a size mismatch, an empty span,
+// a request longer than its session's context or an id outside the vocabulary (messages name the
+// index of the offending request); a pass that fails (out of memory) leaves each session holding
+// only the prefix it kept.
+Result<std::vector<LogprobsResult>> logprobsBatch(std::span<Session* const> sessions,
+                                                  std::span<const LogprobsRequest> requests);
+
 // What an on-token callback asks for.
 enum class BatchAction {
     Continue,      // go on
