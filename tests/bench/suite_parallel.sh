@@ -12,7 +12,7 @@
 # Environment: VERDICT_BINARY (./build/verdict), BENCH_MODELS_DIR (build/bench-models),
 # BENCH_MODEL (default: perf-llama-q4_0.gguf there, made with perf.sh's shape when missing),
 # BENCH_PARALLEL ("1 4 16"), BENCH_ITEMS (32), BENCH_MAX_TOKENS (64), BENCH_THREADS (2),
-# BENCH_KIND (gsm or mmlu), BENCH_SHOTS (mmlu: 5).
+# BENCH_KIND (gsm or mmlu), BENCH_SHOTS (mmlu: 5), BENCH_DEVICE (cpu; cuda:0 on a GPU: tests/gpu/run.sh).
 # Run it on a quiet machine: the load average is printed and stored.
 set -euo pipefail
 VERDICT=${VERDICT_BINARY:-./build/verdict}
@@ -24,6 +24,7 @@ MAXTOK=${BENCH_MAX_TOKENS:-64}
 THREADS=${BENCH_THREADS:-2}
 KIND=${BENCH_KIND:-gsm}
 SHOTS=${BENCH_SHOTS:-5}
+DEVICE=${BENCH_DEVICE:-cpu}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 die() { echo "suite_parallel.sh: $*" >&2; exit 1; }
 [ -x "$VERDICT" ] || die "no verdict binary at $VERDICT (cmake --build build --target verdict)"
@@ -45,13 +46,13 @@ case "$KIND" in
   *) die "BENCH_KIND must be gsm or mmlu" ;;
 esac
 # Warm-up: pages the weights in, so the first level does not pay for it.
-"$VERDICT" run "$MODEL" --suite bench --limit 2 --max-tokens 4 -t "$THREADS" --parallel 1 --new >/dev/null 2>&1
+"$VERDICT" run "$MODEL" --suite bench --limit 2 --max-tokens 4 -t "$THREADS" --device "$DEVICE" --parallel 1 --new >/dev/null 2>&1
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 rows=()
 for p in $LEVELS; do
     start=$(date +%s.%N)
-    "$VERDICT" run "$MODEL" --suite bench --limit "$ITEMS" "${RUNOPTS[@]}" -t "$THREADS" \
+    "$VERDICT" run "$MODEL" --suite bench --limit "$ITEMS" "${RUNOPTS[@]}" -t "$THREADS" --device "$DEVICE" \
         --parallel "$p" --new --json >"$WORK/run-$p.json" 2>"$WORK/run-$p.err" || { cat "$WORK/run-$p.err" >&2; die "run at --parallel $p failed"; }
     end=$(date +%s.%N)
     run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$WORK/run-$p.json")
@@ -60,12 +61,12 @@ for p in $LEVELS; do
     echo "parallel $p: $(python3 -c "print(round($end - $start, 1))") s" >&2
 done
 
-python3 - "$WORK" "$ITEMS" "$MAXTOK" "$THREADS" "$MODEL" "$KIND" "${rows[@]}" <<'EOF'
+python3 - "$WORK" "$ITEMS" "$MAXTOK" "$THREADS" "$MODEL" "$KIND" "$DEVICE" "${rows[@]}" <<'EOF'
 import json, os, platform, sys
-work, items, maxtok, threads, model, kind = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
-                                             sys.argv[5], sys.argv[6])
+work, items, maxtok, threads, model, kind, device = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]),
+                                                     sys.argv[5], sys.argv[6], sys.argv[7])
 levels = []
-for row in sys.argv[7:]:
+for row in sys.argv[8:]:
     p, run, start, end = row.split()
     data = json.load(open(os.path.join(work, f"items-{p}.json")))
     outputs = [(i["item_idx"], i["output"], json.dumps((i.get("details") or {}).get("logprobs"))) for i in data["items"]]
@@ -79,7 +80,7 @@ for l in levels:
     l["same_outputs_as_first"] = l["outputs"] == base["outputs"]
 for l in levels:
     del l["outputs"]
-print(json.dumps({"bench": "suite_parallel", "kind": kind, "model": os.path.basename(model), "items": items,
+print(json.dumps({"bench": "suite_parallel", "kind": kind, "device": device, "model": os.path.basename(model), "items": items,
                   "max_tokens": maxtok if kind == "gsm" else 0, "threads": threads, "machine": platform.machine(),
                   "cpus": os.cpu_count(), "load_average": open("/proc/loadavg").read().split()[:3],
                   "levels": levels}, indent=2))

@@ -7,7 +7,8 @@
 #      prefill 512 (llama-bench pp512) and decode 128 (tg128) at batch 1, then aggregate decode at
 #      batch 1, 8 and 32 (bench_batch: 32 sequences stepping together) — with the HBM roofline
 #      fraction of batch-1 decode, prefill as a fraction of the GPU's dense F16 tensor throughput,
-#      and the VRAM the engine accounted for.
+#      and the VRAM the engine accounted for; suite runs at --parallel 1 / 4 / 16 (GSM8K-shaped
+#      generation, MMLU-shaped log-likelihood) and logprobsBatch in groups.
 # Prints one markdown report and writes it to $VERDICT_GPU_REPORT when set (default
 # build-gpu/gpu-report.md). Knobs: GPU_BENCH_TYPES ("f16 q8_0 q4_0"), GPU_BENCH_REPS (3),
 # GPU_PEAK_F16_TFLOPS (dense F16 tensor peak of the GPU; default: 989 for H100/H200, else asked of
@@ -61,6 +62,18 @@ for t in $TYPES; do
     timeout 120 "$BUILD/tests/engine/bench_batch" "$f" --device cuda:0 --batches 1,8,32 --steps 32 --prompt 64 \
         >"$BUILD/batch-$t.json" 2>>"$LOG" || echo '{}' >"$BUILD/batch-$t.json"
 done
+
+# Suite runs against --parallel on the GPU (issue 23): GSM8K-shaped generation and MMLU-shaped
+# log-likelihood items on the Q4_0 perf model, and logprobsBatch in groups (bench_batch --loglik).
+if [ -f "$MODELS/perf-llama-q4_0.gguf" ]; then
+    say "suite runs at --parallel 1 / 4 / 16"
+    for kind in gsm mmlu; do
+        BENCH_KIND=$kind BENCH_DEVICE=cuda:0 BENCH_ITEMS=64 BENCH_MODELS_DIR="$MODELS" VERDICT_BINARY="$BUILD/verdict" \
+            timeout 240 tests/bench/suite_parallel.sh >"$BUILD/suite-$kind.json" 2>>"$LOG" || echo '{}' >"$BUILD/suite-$kind.json"
+    done
+    timeout 120 "$BUILD/tests/engine/bench_batch" "$MODELS/perf-llama-q4_0.gguf" --device cuda:0 --loglik 64 --prompt 256 \
+        --batches 1,4,16 >"$BUILD/loglik-q4_0.json" 2>>"$LOG" || echo '{}' >"$BUILD/loglik-q4_0.json"
+fi
 
 say "report"
 python3 - "$BUILD" "$TYPES" "$tests_rc" "${GPU_PEAK_F16_TFLOPS:-}" >"$REPORT" <<'PY'
@@ -135,6 +148,19 @@ for t in types:
           f"{mib(mem.get('vram_peak_bytes'))} |")
 print()
 print("Targets (issue 10): b1 decode >= 70 % of the roofline; b32 >= 15x b1; pp512 >= 40 % of the F16 peak.")
+print()
+print("## Suite runs on the GPU (Q4_0 perf model; tests/bench/suite_parallel.sh, bench_batch --loglik)")
+print()
+print("| what | --parallel / group | items/s | vs 1 | same results as 1 |")
+print("|---|---:|---:|---:|---|")
+for kind, label in (("gsm", "GSM8K-shaped, 64 tokens"), ("mmlu", "MMLU-shaped 5-shot loglik")):
+    for lv in load(f"suite-{kind}.json", {}).get("levels", []):
+        print(f"| {label} | {lv['parallel']} | {lv['items_per_s']} | {lv['ratio_to_first']}x | {lv['same_outputs_as_first']} |")
+ll = load("loglik-q4_0.json", {})
+if ll.get("session_logprobs"):
+    print(f"| logprobsBatch, 256-token prefix | one at a time | {ll['session_logprobs']['items_per_s']} | 1x | – |")
+    for g in ll.get("batched", []):
+        print(f"| logprobsBatch, 256-token prefix | {g['group']} | {g['items_per_s']} | {g['vs_session_logprobs']}x | {g['same_as_first_group']} |")
 print(f"Tests exit code: {tests_rc}. Logs: {build}/gpu-ctest.log, {build}/gpu-run.log.")
 PY
 cat "$REPORT"

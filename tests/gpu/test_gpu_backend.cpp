@@ -175,6 +175,44 @@ private slots:
         }
     }
 
+    // logprobsBatch on the GPU (suite runs' log-likelihood items): 6 requests sharing a header,
+    // 2 choices per question, in one call, against Session::logprobs of each alone on the CPU.
+    void logprobsBatch_data() { batchedDecode_data(); }
+    void logprobsBatch() {
+        QFETCH(Case, c);
+        VERDICT_NEED_FIXTURE(verdict::test::fixture(std::string("models/") + c.stem + ".gguf"));
+        auto gm = open(c.stem, "cuda:0");
+        auto cm = open(c.stem, "cpu");
+        QVERIFY(gm && cm);
+        const auto nVocab = static_cast<int32_t>(gm->shape().nVocab);
+        const auto header = prompt(20, 9, nVocab);
+        std::vector<std::vector<int32_t>> ctx, cont;
+        for (int i = 0; i < 6; ++i) {
+            ctx.push_back(header);
+            for (int k = 0; k < 4 + i / 2; ++k) ctx.back().push_back((41 + 19 * (i / 2) + 7 * k) % nVocab);
+            cont.push_back({(3 + 11 * i) % nVocab, (8 + 5 * i) % nVocab});
+        }
+        std::vector<std::unique_ptr<Session>> sessions;
+        std::vector<Session*> ptrs;
+        std::vector<LogprobsRequest> reqs;
+        for (int i = 0; i < 6; ++i) {
+            sessions.push_back(session(gm));
+            ptrs.push_back(sessions.back().get());
+            reqs.push_back({ctx[i], cont[i]});
+        }
+        auto got = verdict::logprobsBatch(ptrs, reqs);
+        QVERIFY2(got.ok(), got ? "" : got.error().message.c_str());
+        double worst = 0;
+        for (int i = 0; i < 6; ++i) {
+            auto ref = session(cm)->logprobs(ctx[i], cont[i]);
+            QVERIFY(ref.ok());
+            for (size_t k = 0; k < cont[i].size(); ++k)
+                worst = std::max(worst, std::fabs(double((*got)[i].tokenLogprobs[k]) - ref->tokenLogprobs[k]));
+        }
+        QVERIFY2(worst <= c.tol, qPrintable(QString("max |gpu - cpu| log-probability %1").arg(worst)));
+        qInfo("%s logprobsBatch: max |gpu - cpu| log-probability %.3g", c.stem, worst);
+    }
+
     // Partial offload: the first 2 blocks on the GPU, the rest and the head on the CPU.
     void partialOffload() {
         VERDICT_NEED_FIXTURE(verdict::test::fixture("models/stories260K.gguf"));

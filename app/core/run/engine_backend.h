@@ -6,8 +6,8 @@
 // `verdict serve`), whose greedy output equals Session::generate's token for token.
 // logprobsMany() scores up to `parallel` log-likelihood items at once, each on a session of its
 // own (created on first use), their rows packed into shared forward passes (logprobsBatch in
-// verdict/engine/batch.h); logprobs() is the same path for one item, so a run's scores do not
-// depend on `parallel`. One scoring call at a time. parallel 0 chooses: as many sequences as fit in
+// verdict/engine/batch.h); logprobs() is the same path for one item, so on the CPU a run's scores
+// do not depend on `parallel` (on a GPU, within its kernels' tolerance). One scoring call at a time. parallel 0 chooses: as many sequences as fit in
 // half the device's free memory at one KV cache each, at most 4 on the CPU and 16 on a GPU.
 //
 // Prompts: when the model file has a chat template (tokenizer.chat_template) and the prompt asks

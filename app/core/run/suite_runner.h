@@ -140,7 +140,7 @@ public:
     // equal a sequential run's (the engine's batched decode is exact; each item samples with its
     // own seed); they are stored in the order they finish. Log-likelihood items run first, in
     // groups of n scored together (ModelBackend::logprobsMany: the engine packs their rows into
-    // shared forward passes; scores equal a sequential run's bit for bit).
+    // shared forward passes; on the CPU scores equal a sequential run's bit for bit).
     void setParallel(int n) { m_parallel = n; }
 
     // Identifies the model (hashing the file unless cached), then creates a run or picks the one

@@ -47,11 +47,13 @@ struct LogprobsRequest {
 // so every weight matrix is read once per pass for all of them: loglikelihood multiple-choice
 // items of a suite run score several items at once.
 //
-// Every row is computed the same way whatever else shares its pass (the matmul kernels and the
-// per-row attention do not depend on the pass's other rows), so result i is bit-identical to
-// logprobsBatch over sessions[i] alone, for any batch and any split into passes; it equals
-// Session::logprobs (whose passes attend over a block of rows) up to float summation order
-// (tests/engine/test_batch_decode.cpp checks both). Afterwards sessions[i] caches context +
+// On the CPU every row is computed the same way whatever else shares its pass (the matmul kernels
+// and the per-row attention do not depend on the pass's other rows), so result i is bit-identical
+// to logprobsBatch over sessions[i] alone, for any batch and any split into passes, and equals
+// Session::logprobs up to float summation order (tests/engine/test_batch_decode.cpp checks both;
+// on the fixture models they are equal too). On a GPU the pass's row count picks the kernel
+// (matvec, tensor-core tiles, cuBLAS), so results agree within the GPU backend's tolerance
+// (tests/gpu/test_gpu_backend.cpp). Afterwards sessions[i] caches context +
 // continuation. Fails before any pass, leaving every session as it was, on the conditions of
 // decodeBatch that apply (null / repeated sessions, mixed models), a size mismatch, an empty span,
 // a request longer than its session's context or an id outside the vocabulary (messages name the
