@@ -82,13 +82,41 @@ const OptionTable<CompareSettings>& compareOptionTable() {
     return table;
 }
 
+// The whole command line of `verdict compare` but the models, the device and the endpoint access:
+// the prompt, the service's settings and the vote.
+struct CompareOptions {
+    std::string prompt;                 // required (checked apart: "missing -p/--prompt TEXT")
+    CompareSettings settings;
+    std::optional<core::VoteWinner> vote;  // unset: nothing stored
+};
+
+const OptionTable<CompareOptions>& compareOptions() {
+    using S = CompareOptions;
+    static const OptionTable<S> table = [] {
+        BoundOption<S> vote;
+        vote.spec = {"vote", true, "a|b|tie", "store which answer was better (verdict votes)"};
+        vote.apply = [](const Args& args, S& s) -> std::optional<std::string> {
+            const std::string v = args.value("vote").value_or("");
+            s.vote = core::parseVoteWinner(v);
+            if (!s.vote) return "--vote must be a, b or tie (got '" + v + "')";
+            return std::nullopt;
+        };
+        vote.shownDefault = [](const S&) { return std::string(); };
+        return concatOptions<S>({
+            {textOption<S>("prompt", "TEXT", "the prompt both models answer (required)", [](auto& s) -> auto& { return s.prompt; }, {},
+                           'p')},
+            nestedOptions<S>(compareOptionTable(), [](auto& s) -> auto& { return s.settings; }),
+            {std::move(vote)},
+        });
+    }();
+    return table;
+}
+
 }  // namespace
 
 int runCompare(const std::vector<std::string>& argv) {
-    std::vector<OptionSpec> specs = {{"prompt", true, "TEXT", "the prompt both models answer (required)", false, 'p'}};
-    for (const OptionSpec& o : specsOf(compareOptionTable(), CompareSettings{})) specs.push_back(o);
+    std::vector<OptionSpec> specs = specsOf(compareOptions(), CompareOptions{});
     specs.insert(specs.end(), {
-        {"vote", true, "a|b|tie", "store which answer was better (verdict votes)"},
         deviceOptionSpec(true),
         gpuLayersOptionSpec(),
         dbOption("for --vote"),
@@ -107,15 +135,12 @@ int runCompare(const std::vector<std::string>& argv) {
     }
     if (args->positionals().size() != 2) return fail("compare", "expected two models A and B (see --help)", kExitUsage);
     if (!args->has("prompt")) return fail("compare", "missing -p/--prompt TEXT", kExitUsage);
-    CompareSettings settings;
-    if (auto e = applyOptions(compareOptionTable(), *args, settings)) return fail("compare", *e, kExitUsage);
-    std::optional<core::VoteWinner> vote;
-    if (auto v = args->value("vote")) {
-        vote = core::parseVoteWinner(*v);
-        if (!vote) return fail("compare", "--vote must be a, b or tie (got '" + *v + "')", kExitUsage);
-    }
+    CompareOptions options;
+    if (auto e = applyOptions(compareOptions(), *args, options)) return fail("compare", *e, kExitUsage);
+    CompareSettings& settings = options.settings;
+    const std::optional<core::VoteWinner>& vote = options.vote;
     const bool json = args->has("json");
-    const std::string prompt = *args->value("prompt");
+    const std::string& prompt = options.prompt;
     EndpointAccess access;
     if (int rc = readEndpointOptions("compare", *args, &access); rc != kExitOk) return rc;
     std::string refs[2];

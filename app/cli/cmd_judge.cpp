@@ -165,18 +165,42 @@ const OptionTable<core::JudgeRequest>& judgeNumberOptions() {
     return table;
 }
 
+// Who judges, and the request. --judge and --human are kept as given (a judge model is resolved
+// against --provider once the endpoint options are read); unset: only the summary is printed.
+struct JudgeOptions {
+    std::optional<std::string> judge;  // a GGUF file or an endpoint ("URL MODEL"), or a --provider model name
+    std::optional<std::string> human;  // the person who votes in the terminal
+    core::JudgeRequest request;
+};
+
+// --judge, --mode, --prompt, --rubric, --human: their place in --help, before the common options.
+const OptionTable<JudgeOptions>& judgeWhoOptions() {
+    using S = JudgeOptions;
+    static const OptionTable<S> table = concatOptions<S>({
+        {optionalTextOption<S>("judge", "MODEL|URL", "the judge: a GGUF file or an OpenAI-compatible endpoint (\"URL MODEL\")",
+                               [](auto& s) -> auto& { return s.judge; })},
+        nestedOptions<S>(judgeChoiceOptions(), [](auto& s) -> auto& { return s.request; }),
+        {optionalTextOption<S>("human", "NAME", "vote yourself in the terminal, blind (your NAME is stored with each vote)",
+                               [](auto& s) -> auto& { return s.human; })},
+    });
+    return table;
+}
+
+// The numbers, after the common options.
+const OptionTable<JudgeOptions>& judgeLimitOptions() {
+    static const OptionTable<JudgeOptions> table =
+        nestedOptions<JudgeOptions>(judgeNumberOptions(), [](auto& s) -> auto& { return s.request; });
+    return table;
+}
+
 }  // namespace
 
 int runJudge(const std::vector<std::string>& argv) {
-    using Request = core::JudgeRequest;
-    std::vector<OptionSpec> specs = {
-        {"judge", true, "MODEL|URL", "the judge: a GGUF file or an OpenAI-compatible endpoint (\"URL MODEL\")"},
-    };
-    for (const OptionSpec& o : specsOf(judgeChoiceOptions(), Request{})) specs.push_back(o);
-    for (OptionSpec o : {OptionSpec{"human", true, "NAME", "vote yourself in the terminal, blind (your NAME is stored with each vote)"},
-                         deviceOptionSpec(true), gpuLayersOptionSpec(), dbOption(), jsonOption(), helpOption()})
+    const JudgeOptions defaults;
+    std::vector<OptionSpec> specs = specsOf(judgeWhoOptions(), defaults);
+    for (OptionSpec o : {deviceOptionSpec(true), gpuLayersOptionSpec(), dbOption(), jsonOption(), helpOption()})
         specs.push_back(std::move(o));
-    for (const OptionSpec& o : specsOf(judgeNumberOptions(), Request{})) specs.push_back(o);
+    for (const OptionSpec& o : specsOf(judgeLimitOptions(), defaults)) specs.push_back(o);
     for (const OptionSpec& o : endpointOptionSpecs("endpoint judge")) specs.push_back(o);
     auto args = Args::parse(argv, specs);
     if (!args) return fail("judge", args.error().message, kExitUsage);
@@ -201,36 +225,37 @@ int runJudge(const std::vector<std::string>& argv) {
     if (args->has("judge") && args->has("human")) return fail("judge", "use either --judge or --human", kExitUsage);
     const bool json = args->has("json");
     if (json && args->has("human")) return fail("judge", "--human is interactive; --json prints only summaries", kExitUsage);
-    Request request;
-    if (auto e = applyOptions(judgeNumberOptions(), *args, request)) return fail("judge", *e, kExitUsage);
-    if (auto e = applyOptions(judgeChoiceOptions(), *args, request)) return fail("judge", *e, kExitUsage);
-    if (args->has("mode") && !args->has("judge")) return fail("judge", "--mode needs --judge", kExitUsage);
+    JudgeOptions options;
+    for (const auto* table : {&judgeLimitOptions(), &judgeWhoOptions()})
+        if (auto e = applyOptions(*table, *args, options)) return fail("judge", *e, kExitUsage);
+    core::JudgeRequest& request = options.request;
+    if (args->has("mode") && !options.judge) return fail("judge", "--mode needs --judge", kExitUsage);
     if (args->has("rubric") && request.mode == core::JudgeMode::Pairwise)
         return fail("judge", "--rubric goes with --mode rubric or reference", kExitUsage);
     // The prompt and rubric files are read now (with --human too), before the runs are looked at.
     if (auto prepared = core::prepareJudgeRun(request); !prepared) return fail("judge", prepared.error().message, kExitBadInput);
 
-    const bool localJudge = args->has("judge") && !core::isEndpointRef(*args->value("judge"));
+    const bool localJudge = options.judge && !core::isEndpointRef(*options.judge);
     std::string& device = request.backend.device;
     if (int rc = readDeviceOption("judge", *args, &device, localJudge); rc != kExitOk) return rc;
     if (int rc = readGpuLayersOption("judge", *args, device, &request.backend.gpuLayers); rc != kExitOk) return rc;
 
     SignalStop signals("judge");  // before any thread starts
-    auto db = args->has("judge") || args->has("human") ? core::openStore(args->value("db"))
-                                                       : core::openStoreForReading(args->value("db"));
+    auto db = options.judge || options.human ? core::openStore(args->value("db")) : core::openStoreForReading(args->value("db"));
     if (!db) return fail("judge", db.error().message, kExitBadInput);
     // Check the runs before a judge model is loaded.
     if (auto items = core::judgeableItems(*db, runs[0], runs[1]); !items) return fail("judge", items.error().message, kExitBadInput);
 
     std::optional<core::JudgeDone> done;
-    if (args->has("human")) {
-        const std::string person = *args->value("human");
+    if (options.human) {
+        const std::string& person = *options.human;
+        // Checked here, after the runs (a bad run is bad input whatever the name), as always.
         if (!core::validJudgeName(person)) return fail("judge", "--human needs a name (up to 200 bytes)", kExitUsage);
         if (int rc = humanWalkthrough(*db, runs[0], runs[1], person); rc != kExitOk) return rc;
-    } else if (args->has("judge")) {
+    } else if (options.judge) {
         EndpointAccess access;
         if (int rc = readEndpointOptions("judge", *args, &access); rc != kExitOk) return rc;
-        auto judgeRef = providerModelRef(access, *args->value("judge"));  // --provider: a bare name is its model
+        auto judgeRef = providerModelRef(access, *options.judge);  // --provider: a bare name is its model
         if (!judgeRef) return fail("judge", judgeRef.error().message, kExitUsage);
         request.judge = *judgeRef;
         request.backend.apiKey = access.apiKey;

@@ -28,9 +28,8 @@ namespace verdict::cli {
 namespace {
 
 // The options bound to the service's settings (core/services/load.h): the defaults shown are
-// LoadSpec's (core/perf/load_runner.h), the level limits validateLoadSpec's. What needs a file or
-// the endpoint (--trace, --slo, --tokenizer, --header, --timeout …) is read below.
-const OptionTable<core::LoadSettings>& loadOptions() {
+// LoadSpec's (core/perf/load_runner.h), the level limits validateLoadSpec's.
+const OptionTable<core::LoadSettings>& loadSettingsOptions() {
     using S = core::LoadSettings;
     constexpr long long kInt = std::numeric_limits<int32_t>::max();
     static const OptionTable<S> table = {
@@ -57,23 +56,75 @@ const OptionTable<core::LoadSettings>& loadOptions() {
     return table;
 }
 
+// The whole command line of `verdict load` but the URL and the endpoint access (cli/endpoint_options.h):
+// the request side of the endpoint (the defaults shown are EndpointConfig's), the files read once
+// the options are (a trace, a tokenizer), the service's settings.
+struct LoadOptions {
+    core::EndpointConfig endpoint;        // model, headers, API, streaming, timeout; the URL and key: below
+    std::optional<std::string> trace;     // JSONL trace replayed as one more level
+    std::optional<std::string> tokenizer; // GGUF whose tokenizer counts the tokens too
+    bool store = true;
+    core::LoadSettings settings;
+};
+
+// --header K:V (repeatable): an extra request header; spaces after the colon are dropped.
+BoundOption<LoadOptions> headerOption() {
+    BoundOption<LoadOptions> o;
+    o.spec = {"header", true, "K:V", "extra request header (repeatable)", true};
+    o.apply = [](const Args& args, LoadOptions& s) -> std::optional<std::string> {
+        for (const std::string& h : args.values("header")) {
+            const size_t colon = h.find(':');
+            if (colon == std::string::npos || colon == 0) return "--header '" + h + "' is not K:V";
+            std::string v = h.substr(colon + 1);
+            while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+            s.endpoint.headers[h.substr(0, colon)] = v;
+        }
+        return std::nullopt;
+    };
+    o.shownDefault = [](const LoadOptions&) { return std::string(); };
+    return o;
+}
+
+// --slo ttft=500ms,tpot=50ms: goodput bounds (core::parseSlo); none by default.
+BoundOption<LoadOptions> sloOption() {
+    BoundOption<LoadOptions> o;
+    o.spec = {"slo", true, "SPEC", "goodput bounds, e.g. ttft=500ms,tpot=50ms"};
+    o.apply = [](const Args& args, LoadOptions& s) -> std::optional<std::string> {
+        if (auto r = core::parseSlo(args.value("slo").value_or(""), s.settings.spec); !r) return r.error().message;
+        return std::nullopt;
+    };
+    o.shownDefault = [](const LoadOptions&) { return std::string(); };
+    return o;
+}
+
+const OptionTable<LoadOptions>& loadOptions() {
+    using S = LoadOptions;
+    static const OptionTable<S> table = concatOptions<S>({
+        {
+            textOption<S>("model", "NAME", "model name (default: the first of GET /v1/models)",
+                          [](auto& s) -> auto& { return s.endpoint.model; }, {}, 'm'),
+            headerOption(),
+            optionalTextOption<S>("trace", "FILE", "one more level replaying a JSONL trace of {timestamp (ms), input_length, output_length}",
+                                  [](auto& s) -> auto& { return s.trace; }),
+            flagOption<S>("completions", "use /v1/completions instead of /v1/chat/completions", [](S& s) { s.endpoint.chat = false; }),
+            flagOption<S>("no-stream", "non-streaming requests (TTFT = E2E)", [](S& s) { s.endpoint.stream = false; }),
+            sloOption(),
+            millisecondsOption<S>("timeout", "per request read timeout", [](auto& s) -> auto& { return s.endpoint.timeoutMs; }),
+            optionalTextOption<S>("tokenizer", "GGUF", "count prompts and outputs with this model's tokenizer too (a model or a vocab-only GGUF): "
+                                                       "the server's usage against it, and max_tokens ignored",
+                                  [](auto& s) -> auto& { return s.tokenizer; }),
+            flagOption<S>("no-store", "do not store the results", [](S& s) { s.store = false; }),
+        },
+        nestedOptions<S>(loadSettingsOptions(), [](auto& s) -> auto& { return s.settings; }),
+    });
+    return table;
+}
+
 }  // namespace
 
 int runLoad(const std::vector<std::string>& argv) {
     std::vector<OptionSpec> specs = endpointOptionSpecs("the endpoint");
-    specs.insert(specs.end(), {
-        {"model", true, "NAME", "model name (default: the first of GET /v1/models)", false, 'm'},
-        {"header", true, "K:V", "extra request header (repeatable)", true},
-        {"trace", true, "FILE", "one more level replaying a JSONL trace of {timestamp (ms), input_length, output_length}"},
-        {"completions", false, "", "use /v1/completions instead of /v1/chat/completions"},
-        {"no-stream", false, "", "non-streaming requests (TTFT = E2E)"},
-        {"slo", true, "SPEC", "goodput bounds, e.g. ttft=500ms,tpot=50ms"},
-        {"timeout", true, "T", "per request read timeout (default " + formatDurationSeconds(core::EndpointConfig{}.timeoutMs / 1000.0) + ")"},
-        {"tokenizer", true, "GGUF", "count prompts and outputs with this model's tokenizer too (a model or a vocab-only GGUF): "
-                                    "the server's usage against it, and max_tokens ignored"},
-        {"no-store", false, "", "do not store the results"},
-    });
-    for (OptionSpec spec : specsOf(loadOptions(), core::LoadSettings{})) specs.push_back(std::move(spec));
+    for (OptionSpec spec : specsOf(loadOptions(), LoadOptions{})) specs.push_back(std::move(spec));
     specs.insert(specs.end(), {
         dbOption(),
         jsonOption(),
@@ -93,50 +144,39 @@ int runLoad(const std::vector<std::string>& argv) {
     if (args->positionals().size() != 1 && !noUrl)
         return fail("load", "expected one endpoint URL (http://host:port), or --provider ID", kExitUsage);
 
-    core::EndpointConfig ep;
-    ep.model = args->value("model").value_or("");
+    std::string baseUrl;
+    std::optional<std::string> urlSlotModel;  // with --provider: a model name given in the URL's place
     if (noUrl || !core::isEndpointRef(args->positionals()[0])) {
         // With --provider: no URL, or a model name in its place.
         if (!noUrl && access.provider.empty())
             return fail("load", "'" + args->positionals()[0] + "' is not an http:// or https:// URL", kExitUsage);
-        if (!noUrl) ep.model = args->positionals()[0];
+        if (!noUrl) urlSlotModel = args->positionals()[0];
         if (access.providerBaseUrl.empty()) return fail("load", access.providerBaseUrlError, kExitUsage);
-        ep.baseUrl = access.providerBaseUrl;
+        baseUrl = access.providerBaseUrl;
     } else {
-        ep.baseUrl = args->positionals()[0];
+        baseUrl = args->positionals()[0];
     }
+
+    LoadOptions options;
+    if (auto e = applyOptions(loadOptions(), *args, options)) return fail("load", *e, kExitUsage);
+    core::EndpointConfig& ep = options.endpoint;
+    ep.baseUrl = baseUrl;
+    if (urlSlotModel) ep.model = *urlSlotModel;  // over --model
     ep.apiKey = access.apiKey;
     ep.caFile = access.caFile;
     ep.insecure = access.insecure;
     ep.api = access.api;
-    for (const std::string& h : args->values("header")) {
-        const size_t colon = h.find(':');
-        if (colon == std::string::npos || colon == 0) return fail("load", "--header '" + h + "' is not K:V", kExitUsage);
-        std::string v = h.substr(colon + 1);
-        while (!v.empty() && v.front() == ' ') v.erase(0, 1);
-        ep.headers[h.substr(0, colon)] = v;
-    }
-    ep.chat = !args->has("completions");
-    ep.stream = !args->has("no-stream");
 
-    core::LoadSettings settings;
-    if (auto e = applyOptions(loadOptions(), *args, settings)) return fail("load", *e, kExitUsage);
+    core::LoadSettings& settings = options.settings;
     core::LoadSpec& spec = settings.spec;
-    if (auto t = args->value("trace")) {
-        auto rows = core::loadTrace(*t);
+    if (options.trace) {
+        auto rows = core::loadTrace(*options.trace);
         if (!rows) return fail("load", rows.error().message, kExitBadInput);
         spec.trace = std::move(*rows);
     }
     if (spec.concurrency.empty() && spec.rates.empty() && spec.trace.empty()) spec.concurrency = {1, 8};
-    if (auto t = args->value("timeout")) {
-        auto timeout = parseDuration(*t, "timeout");
-        if (!timeout) return fail("load", timeout.error().message, kExitUsage);
-        ep.timeoutMs = static_cast<int>(std::min(*timeout * 1000, 1e9));
-    }
-    if (auto slo = args->value("slo"))
-        if (auto r = core::parseSlo(*slo, spec); !r) return fail("load", r.error().message, kExitUsage);
-    if (auto t = args->value("tokenizer")) {
-        auto counter = core::TokenCounter::open(*t);
+    if (options.tokenizer) {
+        auto counter = core::TokenCounter::open(*options.tokenizer);
         if (!counter) return fail("load", counter.error().message, kExitBadInput);
         spec.tokenCounter = std::move(*counter);
     }
@@ -144,7 +184,7 @@ int runLoad(const std::vector<std::string>& argv) {
     if (auto r = core::validateLoadSpec(ep, spec); !r) return fail("load", r.error().message, kExitUsage);
 
     std::optional<core::Database> db;
-    if (!args->has("no-store")) {
+    if (options.store) {
         auto opened = core::openStore(args->value("db"));
         if (!opened) return fail("load", opened.error().message, kExitBadInput);
         db.emplace(std::move(*opened));

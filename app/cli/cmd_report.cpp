@@ -59,7 +59,8 @@ std::unique_ptr<QApplication> ensureApplication() {
 }
 
 // The report's request (core/report/report_types.h ReportRequest, the defaults shown in --help are
-// its own) and where the file goes. The cost inputs (--hardware ...) are read apart, below.
+// its own) and where the file goes. The cost inputs (--hardware ...) are bound apart
+// (reportCostOptions), read only when --hardware is given.
 struct ReportOptions {
     core::ReportRequest request;
     std::vector<int64_t> runs;                          // --run A --run B: request.runA, request.runB
@@ -91,17 +92,7 @@ BoundOption<ReportOptions> idOption(std::string name, std::string help, const ch
 // An SLA bound in milliseconds (> 0), unset by default.
 template <class Field>
 BoundOption<ReportOptions> slaOption(std::string name, std::string help, Field field) {
-    BoundOption<ReportOptions> o;
-    o.spec = {name, true, "MS", std::move(help)};
-    o.apply = [name, field](const Args& args, ReportOptions& s) -> std::optional<std::string> {
-        auto v = args.number(name, 0);
-        if (!v) return v.error().message;
-        if (!(*v > 0)) return "--" + name + " must be a positive number of milliseconds";
-        field(s) = *v;
-        return std::nullopt;
-    };
-    o.shownDefault = [field](const ReportOptions& s) { return field(s) ? formatOptionNumber(*field(s)) : std::string(); };
-    return o;
+    return positiveNumberOption<ReportOptions>(std::move(name), "MS", std::move(help), field, " of milliseconds");
 }
 
 // An option whose text a core parser reads into the settings; "" when it returns no error.
@@ -197,27 +188,39 @@ const OptionTable<ReportOptions>& reportDecisionOptions() {
     return table;
 }
 
+// The cost section's inputs (core/report/report_types.h ReportTcoInputs), the cost assumptions
+// among them (cli/cost_options.h, shared with verdict tco): all of them need --hardware.
+const OptionTable<core::ReportTcoInputs>& reportCostOptions() {
+    using S = core::ReportTcoInputs;
+    static const OptionTable<S> table = concatOptions<S>({
+        {
+            textOption<S>("hardware", "ID", "catalog device to cost (see verdict hardware list); without it: no cost section",
+                          [](auto& s) -> auto& { return s.hardwareId; }),
+            optionalTextOption<S>("measured-on", "ID", "catalog device the sweeps/runs were measured on (default for CPU runs: this-machine)",
+                                  [](auto& s) -> auto& { return s.measuredOnId; }),
+            positiveNumberOption<S>("tokens-per-day", "N", "daily output volume: fleet size, monthly and 3-year TCO curve",
+                                    [](auto& s) -> auto& { return s.tokensPerDay; }),
+            positiveNumberOption<S>("baseline-usd-per-mtok", "X", "hosted API price per 1M tokens: payback and NPV (needs --tokens-per-day)",
+                                    [](auto& s) -> auto& { return s.baselineUsdPerMtok; }),
+        },
+        nestedOptions<S>(costAssumptionOptions(), [](auto& s) -> auto& { return s.assumptions; }),
+        {
+            optionalTextOption<S>("hardware-file", "PATH", "user hardware catalog", [](auto& s) -> auto& { return s.hardwareFile; }),
+        },
+    });
+    return table;
+}
+
 }  // namespace
 
 int runReport(const std::vector<std::string>& argv) {
     const ReportOptions defaults;
     std::vector<OptionSpec> specs = specsOf(reportSourceOptions(), defaults);
-    for (OptionSpec spec : std::vector<OptionSpec>{
-        {"hardware", true, "ID", "catalog device to cost (see verdict hardware list); without it: no cost section"},
-        {"measured-on", true, "ID", "catalog device the sweeps/runs were measured on (default for CPU runs: this-machine)"},
-        {"tokens-per-day", true, "N", "daily output volume: fleet size, monthly and 3-year TCO curve"},
-        {"baseline-usd-per-mtok", true, "X", "hosted API price per 1M tokens: payback and NPV (needs --tokens-per-day)"},
-        {"hardware-file", true, "PATH", "user hardware catalog"}})
-        specs.push_back(std::move(spec));
+    for (OptionSpec spec : specsOf(reportCostOptions(), core::ReportTcoInputs{})) specs.push_back(std::move(spec));
     for (OptionSpec spec : specsOf(reportDecisionOptions(), defaults)) specs.push_back(std::move(spec));
     for (OptionSpec spec : {dbOption(), jsonOption("print where the files are and the summary as one JSON object (docs/cli.md)"),
                             helpOption()})
         specs.push_back(std::move(spec));
-    {
-        const auto cost = specsOf(costAssumptionOptions(), core::CostAssumptions{});
-        auto at = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& o) { return o.name == "baseline-usd-per-mtok"; });
-        specs.insert(at == specs.end() ? at : at + 1, cost.begin(), cost.end());
-    }
     const std::string usage =
         "verdict report --run A --run B [--sweep ID ...] [--hardware ID --tokens-per-day N ...] [--weights LIST] -o FILE "
         "[--format pdf|html|md] [--json]";
@@ -243,22 +246,12 @@ int runReport(const std::vector<std::string>& argv) {
         return fail("report", "--layout-json is for PDF output only", kExitUsage);
 
     const bool costAsked = args->has("hardware");
-    for (const char* o : {"measured-on", "tokens-per-day", "baseline-usd-per-mtok", "utilisation", "years", "electricity-usd-per-kwh",
-                          "pue", "load-factor", "ops-usd-per-month", "fixed-usd-per-year", "discount-rate", "rent", "hardware-file"})
-        if (args->has(o) && !costAsked) return fail("report", std::string("--") + o + " needs --hardware ID", kExitUsage);
+    for (const auto& o : reportCostOptions())
+        if (o.spec.name != "hardware" && args->has(o.spec.name) && !costAsked)
+            return fail("report", "--" + o.spec.name + " needs --hardware ID", kExitUsage);
     if (costAsked) {
         core::ReportTcoInputs t;
-        t.hardwareId = *args->value("hardware");
-        if (auto m = args->value("measured-on")) t.measuredOnId = *m;
-        if (auto h = args->value("hardware-file")) t.hardwareFile = *h;
-        if (auto e = applyOptions(costAssumptionOptions(), *args, t.assumptions)) return fail("report", *e, kExitUsage);
-        for (auto [name, target] : {std::pair{"tokens-per-day", &t.tokensPerDay}, std::pair{"baseline-usd-per-mtok", &t.baselineUsdPerMtok}}) {
-            if (!args->has(name)) continue;
-            auto v = args->number(name, 0);
-            if (!v) return fail("report", v.error().message, kExitUsage);
-            if (!(*v > 0)) return fail("report", std::string("--") + name + " must be a positive number", kExitUsage);
-            *target = *v;
-        }
+        if (auto e = applyOptions(reportCostOptions(), *args, t)) return fail("report", *e, kExitUsage);
         if (t.baselineUsdPerMtok && !t.tokensPerDay)
             return fail("report", "--baseline-usd-per-mtok needs --tokens-per-day", kExitUsage);
         req.tco = t;

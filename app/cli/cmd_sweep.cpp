@@ -132,14 +132,27 @@ std::string exportCsv(const core::SweepRecord& s, const std::vector<core::SweepP
     return out.str();
 }
 
-const std::vector<OptionSpec>& storedSpecs() {
-    static const std::vector<OptionSpec> specs = {
-        {"format", true, "F", "export: csv or json"},
-        {"output", true, "FILE", "export: write to FILE instead of stdout", false, 'o'},
-        dbOption(),
-        jsonOption("print JSON (shape: docs/cli.md)"),
-        helpOption(),
+// The options of `verdict sweep export` (list and show take them and leave them unread).
+struct SweepExportOptions {
+    std::string format;                 // csv or json; required
+    std::optional<std::string> output;  // unset: stdout
+};
+
+const OptionTable<SweepExportOptions>& exportOptions() {
+    using S = SweepExportOptions;
+    static const OptionTable<S> table = {
+        textOption<S>("format", "F", "export: csv or json", [](auto& s) -> auto& { return s.format; }, {"csv", "json"}),
+        optionalTextOption<S>("output", "FILE", "export: write to FILE instead of stdout", [](auto& s) -> auto& { return s.output; }, 'o'),
     };
+    return table;
+}
+
+const std::vector<OptionSpec>& storedSpecs() {
+    static const std::vector<OptionSpec> specs = [] {
+        std::vector<OptionSpec> out = specsOf(exportOptions(), SweepExportOptions{});
+        for (OptionSpec spec : {dbOption(), jsonOption("print JSON (shape: docs/cli.md)"), helpOption()}) out.push_back(std::move(spec));
+        return out;
+    }();
     return specs;
 }
 
@@ -186,10 +199,12 @@ int runStored(const std::string& sub, const std::vector<std::string>& argv) {
         else printTable(**s, *pts);
         return kExitOk;
     }
-    const std::string format = args->value("format").value_or("");
-    if (format != "csv" && format != "json") return fail("sweep", "export needs --format csv or json", kExitUsage);
-    const std::string text = format == "json" ? dump(sweepJson(**s, *pts, true)) + "\n" : exportCsv(**s, *pts);
-    if (auto file = args->value("output")) {
+    SweepExportOptions o;
+    // A --format that is neither (textOption's choices) and none at all read the same.
+    if (applyOptions(exportOptions(), *args, o) || o.format.empty())
+        return fail("sweep", "export needs --format csv or json", kExitUsage);
+    const std::string text = o.format == "json" ? dump(sweepJson(**s, *pts, true)) + "\n" : exportCsv(**s, *pts);
+    if (const auto& file = o.output) {
         std::ofstream f(*file, std::ios::binary);
         f << text;
         if (!f) return fail("sweep", *file + ": cannot write", kExitRuntime);

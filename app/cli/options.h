@@ -13,6 +13,7 @@
 
 #include "cli/args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -191,6 +192,41 @@ BoundOption<S> durationOption(std::string name, std::string help, Field field, c
     return o;
 }
 
+// A duration kept as whole milliseconds in an integer field (a request timeout), written as
+// durationOption's (> 0; "90s", "2m", "500ms" or bare seconds) and capped at 1e9 ms.
+template <class S, class Field>
+BoundOption<S> millisecondsOption(std::string name, std::string help, Field field, char shortName = 0) {
+    BoundOption<S> o;
+    o.spec = {name, true, "T", std::move(help), false, shortName};
+    o.apply = [name, field](const Args& args, S& s) -> std::optional<std::string> {
+        auto v = parseDuration(args.value(name).value_or(""), name.c_str());
+        if (!v) return v.error().message;
+        auto& f = field(s);
+        f = static_cast<std::remove_reference_t<decltype(f)>>(std::min(*v * 1000, 1e9));
+        return std::nullopt;
+    };
+    o.shownDefault = [field](const S& s) { return formatDurationSeconds(static_cast<double>(field(s)) / 1000.0); };
+    return o;
+}
+
+// A std::optional<double> field, unset by default, > 0 when given: "--NAME must be a positive
+// number" + `unit` (" of milliseconds") otherwise.
+template <class S, class Field>
+BoundOption<S> positiveNumberOption(std::string name, std::string valueName, std::string help, Field field,
+                                    std::string unit = "") {
+    BoundOption<S> o;
+    o.spec = {name, true, valueName, std::move(help)};
+    o.apply = [name, field, unit](const Args& args, S& s) -> std::optional<std::string> {
+        auto v = args.number(name, 0);
+        if (!v) return v.error().message;
+        if (!(*v > 0)) return "--" + name + " must be a positive number" + unit;
+        field(s) = *v;
+        return std::nullopt;
+    };
+    o.shownDefault = [field](const S& s) { return field(s) ? formatOptionNumber(*field(s)) : std::string(); };
+    return o;
+}
+
 // A string field; `choices` non-empty: one of them.
 template <class S, class Field>
 BoundOption<S> textOption(std::string name, std::string valueName, std::string help, Field field,
@@ -292,6 +328,23 @@ OptionTable<S> concatOptions(std::vector<OptionTable<S>> parts) {
     OptionTable<S> out;
     for (auto& p : parts)
         for (auto& o : p) out.push_back(std::move(o));
+    return out;
+}
+
+// The rows of `inner` bound to the part of a bigger struct that `part` picks (a generic lambda
+// [](auto& s) -> auto& { return s.assumptions; }): a shared table (the cost assumptions, a
+// service's settings) inside a command's own, so that one table declares all its options and
+// applyOptions reads them in declaration order.
+template <class Outer, class Inner, class Part>
+OptionTable<Outer> nestedOptions(const OptionTable<Inner>& inner, Part part) {
+    OptionTable<Outer> out;
+    for (const auto& o : inner) {
+        BoundOption<Outer> b;
+        b.spec = o.spec;
+        b.apply = [apply = o.apply, part](const Args& args, Outer& s) { return apply(args, part(s)); };
+        b.shownDefault = [shown = o.shownDefault, part](const Outer& s) { return shown(part(s)); };
+        out.push_back(std::move(b));
+    }
     return out;
 }
 
