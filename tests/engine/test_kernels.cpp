@@ -34,16 +34,18 @@ const TensorType kComputable[] = {TensorType::F32,  TensorType::F16,  TensorType
 const TensorType kAvx2Types[] = {TensorType::F32,    TensorType::F16,     TensorType::BF16,   TensorType::Q4_0,
                                  TensorType::Q4_1,   TensorType::Q5_0,    TensorType::Q5_1,   TensorType::Q8_0,
                                  TensorType::Q2_K,   TensorType::Q3_K,    TensorType::Q4_K,   TensorType::Q5_K,
-                                 TensorType::Q6_K,   TensorType::IQ4_XS,  TensorType::IQ2_XXS, TensorType::IQ2_XS,
-                                 TensorType::IQ2_S,  TensorType::IQ3_XXS, TensorType::IQ3_S};
+                                 TensorType::Q6_K,   TensorType::IQ4_NL,  TensorType::IQ4_XS, TensorType::MXFP4,
+                                 TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS,
+                                 TensorType::IQ3_S};
 
 // Types with an AVX-512 kernel (kernels_avx512_*.cpp): where the CPU has AVX-512, availableKernels
 // must list it, so simdMatchesReference compares it against the reference too.
 const TensorType kAvx512Types[] = {TensorType::F32,     TensorType::F16,     TensorType::BF16, TensorType::Q4_0,
                                    TensorType::Q4_1,    TensorType::Q5_0,    TensorType::Q5_1, TensorType::Q8_0,
                                    TensorType::Q2_K,    TensorType::Q3_K,    TensorType::Q4_K, TensorType::Q5_K,
-                                   TensorType::Q6_K,    TensorType::IQ2_XXS, TensorType::IQ2_XS,  TensorType::IQ2_S,
-                                   TensorType::IQ3_XXS, TensorType::IQ3_S};
+                                   TensorType::Q6_K,    TensorType::IQ4_NL,  TensorType::IQ4_XS,  TensorType::MXFP4,
+                                   TensorType::IQ2_XXS, TensorType::IQ2_XS,  TensorType::IQ2_S,   TensorType::IQ3_XXS,
+                                   TensorType::IQ3_S};
 
 std::vector<int64_t> kSizes(TensorType t) {
     switch (tensor::traits(t).blockElems) {
@@ -231,30 +233,40 @@ private slots:
         }
     }
 
-    // The lattice i-quants at their extremes: every index, sign and scale bit set (largest scales,
-    // all signs negative; IQ2_XXS / IQ3_XXS sign indices 127 -> 8 negatives), all clear, and
-    // alternating bytes; activations at full scale with both signs (quants +-127).
-    void gridQuantsExtremeBlocks_data() {
+    // The lattice i-quants and the level-table formats (IQ4_NL, IQ4_XS, MXFP4) at their extremes:
+    // every index, sign and scale bit set (largest scales, all signs negative; IQ2_XXS / IQ3_XXS
+    // sign indices 127 -> 8 negatives; nibble 15: IQ4 level 113, MXFP4 -12; IQ4_XS ls 63), all
+    // clear (IQ4 level -127, IQ4_XS ls 0 -> scale -32), alternating bytes, and nibbles 7 / 8 (the
+    // sign boundary of the level tables); activations at full scale with both signs (quants
+    // +-127). 32-element formats also get a last, partial group of blocks (K = 480: 15 blocks).
+    void extremeBlocks_data() {
         QTest::addColumn<int>("type");
-        for (TensorType t : {TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS, TensorType::IQ3_S})
+        for (TensorType t : {TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS, TensorType::IQ3_S,
+                             TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4})
             QTest::addRow("%s", std::string(tensor::typeName(t)).c_str()) << static_cast<int>(t);
     }
 
-    void gridQuantsExtremeBlocks() {
+    void extremeBlocks() {
         QFETCH(int, type);
         const auto t = static_cast<TensorType>(type);
         const auto kernels = availableKernels(t);
         if (kernels.size() == 1) QSKIP("no SIMD kernel for this type on this CPU");
         ThreadPool pool(2);
         const uint64_t blockBytes = tensor::traits(t).blockBytes;
-        for (int pattern = 0; pattern < 3; ++pattern) {
-            Problem p(t, 6, 512, 5, 11);
+        const int64_t K = tensor::traits(t).blockElems == 32 ? 480 : 512;
+        const bool mxfp4 = t == TensorType::MXFP4;
+        for (int pattern = 0; pattern < 4; ++pattern) {
+            Problem p(t, 6, K, 5, 11);
             uint8_t* w = p.wBuf.data() + 4;
             const uint16_t d = tensor::fp32ToFp16(0.03f);
             for (uint64_t b = 0; b + blockBytes <= p.wBuf.size() - 4; b += blockBytes) {
-                for (uint64_t i = 2; i < blockBytes; ++i)
-                    w[b + i] = pattern == 0 ? 0xFF : pattern == 1 ? 0x00 : static_cast<uint8_t>((i % 2) ? 0xAA : 0x55);
-                std::memcpy(w + b, &d, 2);
+                for (uint64_t i = mxfp4 ? 1 : 2; i < blockBytes; ++i)
+                    w[b + i] = pattern == 0   ? 0xFF
+                               : pattern == 1 ? 0x00
+                               : pattern == 2 ? static_cast<uint8_t>((i % 2) ? 0xAA : 0x55)
+                                              : static_cast<uint8_t>((i % 2) ? 0x78 : 0x87);
+                if (mxfp4) w[b] = 124;  // 2^-4
+                else std::memcpy(w + b, &d, 2);
             }
             for (size_t i = 1; i < p.xBuf.size(); ++i) p.xBuf[i] = (i % 3 == 0 ? -4.0f : 4.0f) + 0.001f * float(i % 7);
             const auto ref = p.run(*kernels[0], pool);
@@ -320,7 +332,7 @@ private slots:
     void deterministicAcrossThreadCounts() {
         ThreadPool one(1), two(2), three(3);
         for (TensorType t : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K, TensorType::F16,
-                             TensorType::BF16, TensorType::IQ2_XXS, TensorType::IQ3_S}) {
+                             TensorType::BF16, TensorType::IQ2_XXS, TensorType::IQ3_S, TensorType::IQ4_XS, TensorType::MXFP4}) {
             const int64_t K = tensor::traits(t).blockElems == 1 ? 512 : 1024;
             for (int64_t nTok : {1, 40}) {
                 const Problem p(t, 301, K, nTok, 5);

@@ -70,7 +70,7 @@ void packGroupAct(const float* x, int64_t K, void* out) {
 }
 
 // Orders of the quants inside an ActSuper: position p holds element order[p] (per 256).
-enum class KOrder { Natural, P64, P32x };
+enum class KOrder { Natural, P64, P32x, Q4x };
 
 inline int kOrderElement(KOrder o, int p) {
     switch (o) {
@@ -83,6 +83,11 @@ inline int kOrderElement(KOrder o, int p) {
         case KOrder::P32x: {  // [0..31, 128..159, 32..63, 160..191, ...] (Q2_K / Q3_K 2-bit planes)
             const int pair = p / 64, q = p % 64;
             return (q < 32 ? 32 * pair : 128 + 32 * pair) + (q % 32);
+        }
+        case KOrder::Q4x: {  // per 128: [0..15, 32..47, 64..79, 96..111, 16..31, 48..63, ...] (IQ4_XS:
+                             // the low nibbles of 4 sub-blocks of 32, then their high nibbles)
+            const int base = p & ~127, q = p & 127, half = q / 64, sub = (q % 64) / 16;
+            return base + 32 * sub + 16 * half + q % 16;
         }
     }
     return p;

@@ -1,5 +1,5 @@
-// AVX-512 (VNNI) kernels for the K-quants Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and the lattice i-quants
-// IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S x Q8_K activations.
+// AVX-512 (VNNI) kernels for the K-quants Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS and the lattice
+// i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S x Q8_K activations.
 //
 // Per super-block (256 weights) a row unpacks into 4 zmm of unsigned quants q[z] (64 each) and 4
 // zmm of 16-bit sub-block scales sc[z] (one scale per 32-bit lane), in the order the activation
@@ -7,7 +7,8 @@
 // pairs of words and vpdpwssd multiplies those by the sub-block scales into 32-bit lanes. The
 // weights' offset (Q3_K q - 4, Q6_K q - 32) is removed in the same integer sum via the
 // activation's 16-element sums (bsums); the mins of Q2_K / Q4_K / Q5_K (scaled by dmin, not d)
-// get their own FMA. The lattice i-quants are all integer as well (see GridCtx below).
+// get their own FMA. The lattice i-quants are all integer as well (see GridCtx below), and IQ4_XS
+// takes their inner step too, its signs coming from the level table (see DecIQ4_XS).
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
@@ -15,6 +16,7 @@
 
 #include <immintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -435,6 +437,102 @@ static inline void accumulateGridDirect(const uint8_t* p, const ActSuper& A, __m
     acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(c.d * A.d), acc);
 }
 
+// ---- IQ4_XS ----------------------------------------------------------------------------------
+// Levels kIQ4NLValues (|level| <= 127) with a 6-bit scale ls - 32 per sub-block of 32, Q8_K
+// activations in KOrder::Q4x: per 128 elements, the low-nibble halves of 4 sub-blocks, then their
+// high-nibble halves. So 64 bytes of qs (sub-blocks 4j..4j+3) give two zmm by and / shift, lo for
+// activation bytes 128j.. and hi for 128j + 64.., and both take the same scale words (16-byte
+// lane l: sub-block 4j + l). vpshufb turns the nibbles into |level|, and since the table's first 8
+// levels are exactly the negative ones, "nibble < 8" (vptestnmb with 8) is the sign mask. Then the
+// lattice step: activation negated under the mask, vpmaddubsw (|level| x a: pairs <= 2 x 127 x
+// 127, no saturation), vpdpwssd by ls - 32 (gridDot); every sum an exact int32, as in the reference.
+constexpr bool negativeLevelsFirst(const int8_t (&v)[16]) {
+    for (int i = 0; i < 16; ++i)
+        if ((v[i] < 0) != (i < 8)) return false;
+    return true;
+}
+static_assert(negativeLevelsFirst(tensor::kIQ4NLValues));
+
+constexpr std::array<uint8_t, 16> absLevels(const int8_t (&v)[16]) {
+    std::array<uint8_t, 16> a{};
+    for (int i = 0; i < 16; ++i) a[i] = static_cast<uint8_t>(v[i] < 0 ? -v[i] : v[i]);
+    return a;
+}
+alignas(16) constexpr std::array<uint8_t, 16> kIQ4NLAbs = absLevels(tensor::kIQ4NLValues);
+
+// vpermw controls: words 8l..8l+7 = the ls of sub-block 4j + l (low word of its dword).
+alignas(64) constexpr uint16_t kIdxQ4x[2][32] = {
+#define H8(a) a, a, a, a, a, a, a, a
+    {H8(0), H8(2), H8(4), H8(6)},
+    {H8(8), H8(10), H8(12), H8(14)},
+#undef H8
+};
+
+struct DecIQ4_XS {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ4_XS);
+    static constexpr bool kLevels = true;
+    static constexpr KOrder kOrder = KOrder::Q4x;
+    // d, and dwords 0-7 of ls = the sub-blocks' ls - 32.
+    static inline float context(const uint8_t* p, __m512i& ls) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ4_XS*>(p);
+        const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(loadU32(b.scales_l))),
+                                                              _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                                            _mm256_set1_epi32(0xF));
+        const __m256i hi = _mm256_and_si256(
+            _mm256_srlv_epi32(_mm256_set1_epi32(b.scales_h), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)), _mm256_set1_epi32(3));
+        ls = _mm512_zextsi256_si512(_mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32)));
+        return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(b.d)));
+    }
+    // Sub-blocks 4j..4j+3: |level| bytes and sign masks of the low (q[0]) and high (q[1]) nibbles,
+    // and their scale words.
+    static inline void quad(const uint8_t* p, const __m512i& ls, int j, __m512i q[2], __mmask64 neg[2], __m512i& sc) {
+        const __m512i table = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(kIQ4NLAbs.data())));
+        const __m512i m4 = _mm512_set1_epi8(0x0F), eight = _mm512_set1_epi8(8);
+        const __m512i z = _mm512_loadu_si512(p + 8 + 64 * j);
+        const __m512i lo = _mm512_and_si512(z, m4), hi = _mm512_and_si512(_mm512_srli_epi16(z, 4), m4);
+        q[0] = _mm512_shuffle_epi8(table, lo);
+        q[1] = _mm512_shuffle_epi8(table, hi);
+        neg[0] = _mm512_testn_epi8_mask(lo, eight);
+        neg[1] = _mm512_testn_epi8_mask(hi, eight);
+        sc = _mm512_permutexvar_epi16(loadIdx(kIdxQ4x[j]), ls);
+    }
+};
+
+template <class Dec>
+constexpr bool levelQuants() {
+    if constexpr (requires { Dec::kLevels; }) return Dec::kLevels;
+    return false;
+}
+
+template <class Dec>
+static inline void decodeLevelBlock(const uint8_t* p, GridUnpacked& u) {
+    __m512i ls;
+    u.d = Dec::context(p, ls);
+#pragma GCC unroll 2
+    for (int j = 0; j < 2; ++j) {
+        Dec::quad(p, ls, j, u.q + 2 * j, u.neg + 2 * j, u.sc[2 * j]);
+        u.sc[2 * j + 1] = u.sc[2 * j];
+    }
+}
+
+// One row's super-block against one token, four sub-blocks at a time.
+template <class Dec>
+static inline void accumulateLevelsDirect(const uint8_t* p, const ActSuper& A, __m512& acc) {
+    __m512i ls;
+    const float d = Dec::context(p, ls);
+    __m512i isum = _mm512_setzero_si512();
+    const auto* a = reinterpret_cast<const int8_t*>(A.qs);
+#pragma GCC unroll 2
+    for (int j = 0; j < 2; ++j) {
+        __m512i q[2], sc;
+        __mmask64 neg[2];
+        Dec::quad(p, ls, j, q, neg, sc);
+        isum = gridDot(isum, q[0], sc, neg[0], a + 128 * j);
+        isum = gridDot(isum, q[1], sc, neg[1], a + 128 * j + 64);
+    }
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(d * A.d), acc);
+}
+
 template <class Dec>
 static inline void accumulate(const Unpacked& u, const ActSuper& A, __m512& acc) {
     __m512i isum = _mm512_setzero_si512();
@@ -459,7 +557,14 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
         for (int i = 0; i < R; ++i) {
             const uint8_t* wp = a.W + (r + i) * a.rowBytes + sb * Dec::kBlock;
             if constexpr (T == 1) prefetchSpan(wp + R * a.rowBytes, Dec::kBlock);
-            if constexpr (gridQuants<Dec>() && T == 1) {
+            if constexpr (levelQuants<Dec>() && T == 1) {
+                accumulateLevelsDirect<Dec>(wp, reinterpret_cast<const ActSuper*>(a.act + t * a.actStride)[sb], acc[i][0]);
+            } else if constexpr (levelQuants<Dec>()) {
+                GridUnpacked u;
+                decodeLevelBlock<Dec>(wp, u);
+                for (int j = 0; j < T; ++j)
+                    accumulateGrid(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
+            } else if constexpr (gridQuants<Dec>() && T == 1) {
                 accumulateGridDirect<Dec>(wp, reinterpret_cast<const ActSuper*>(a.act + t * a.actStride)[sb], acc[i][0]);
             } else if constexpr (gridQuants<Dec>()) {
                 GridUnpacked u;
@@ -494,14 +599,16 @@ void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1
     }
 }
 
-// Destination (position) of 32-element chunk c of a super-block in the given order.
-constexpr int chunkPos(KOrder o, int c) {
+// Destination (position) of elements 32c + 16h .. 32c + 16h + 15 of a super-block in the given
+// order (h = 0, 1: the halves of 32-element chunk c).
+constexpr int halfPos(KOrder o, int c, int h) {
     switch (o) {
-        case KOrder::Natural: return 32 * c;
-        case KOrder::P64: return 128 * (c / 4) + 32 * ((c % 4 == 1) ? 2 : (c % 4 == 2) ? 1 : c % 4);
-        case KOrder::P32x: return c < 4 ? 64 * c : 64 * (c - 4) + 32;
+        case KOrder::Natural: return 32 * c + 16 * h;
+        case KOrder::P64: return 128 * (c / 4) + 32 * ((c % 4 == 1) ? 2 : (c % 4 == 2) ? 1 : c % 4) + 16 * h;
+        case KOrder::P32x: return (c < 4 ? 64 * c : 64 * (c - 4) + 32) + 16 * h;
+        case KOrder::Q4x: return 128 * (c / 4) + 64 * h + 16 * (c % 4);
     }
-    return 32 * c;
+    return 32 * c + 16 * h;
 }
 
 // Q8_K quantization (ggml's quantize_row_q8_K_ref values) stored in the kernel's order.
@@ -538,9 +645,8 @@ void prepare(const float* x, int64_t K, void* out) {
             const __m512i q1 = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(vs, _mm512_loadu_ps(x + 32 * c + 16))), lim);
             A.bsums[2 * c] = static_cast<int16_t>(_mm512_reduce_add_epi32(q0));
             A.bsums[2 * c + 1] = static_cast<int16_t>(_mm512_reduce_add_epi32(q1));
-            const int pos = chunkPos(Order, c);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(A.qs + pos), _mm512_cvtepi32_epi8(q0));
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(A.qs + pos + 16), _mm512_cvtepi32_epi8(q1));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(A.qs + halfPos(Order, c, 0)), _mm512_cvtepi32_epi8(q0));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(A.qs + halfPos(Order, c, 1)), _mm512_cvtepi32_epi8(q1));
         }
         A.d = 1 / iscale;
     }
@@ -556,6 +662,7 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::Q4_K, SimdLevel::Avx512, superActBytes, prepare<DecQ4_K::kOrder>, compute<DecQ4_K>},
         {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>},
         {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>},
+        {TensorType::IQ4_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>},
         {TensorType::IQ2_XXS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XXS::kOrder>, compute<DecIQ2_XXS>},
         {TensorType::IQ2_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XS::kOrder>, compute<DecIQ2_XS>},
         {TensorType::IQ2_S, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_S::kOrder>, compute<DecIQ2_S>},
