@@ -8,7 +8,8 @@
 // weights' offset (Q3_K q - 4, Q6_K q - 32) is removed in the same integer sum via the
 // activation's 16-element sums (bsums); the mins of Q2_K / Q4_K / Q5_K (scaled by dmin, not d)
 // get their own FMA. The lattice i-quants are all integer as well (see GridCtx below), and IQ4_XS
-// takes their inner step too, its signs coming from the level table (see DecIQ4_XS).
+// takes their inner step too, its signs coming from the level table (see DecIQ4_XS). Prefill
+// unpacks a tile's rows once per block of tokens (see compute).
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
@@ -16,9 +17,13 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 
 // GCC 12 reports -W(maybe-)uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_*).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -583,10 +588,87 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
         for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
 }
 
+// Prefill (many tokens): a 4-row tile unpacks its rows' super-blocks once per block of tokens into
+// a per-thread buffer, and every 4 x 4 tile of that block reads them back; the products per (row,
+// token) are tile()'s, in the same order, so the results are bit-identical to it.
+template <class Dec>
+using UnpackedOf = std::conditional_t<levelQuants<Dec>() || gridQuants<Dec>(), GridUnpacked, Unpacked>;
+
+template <class Dec>
+static inline void unpackSuper(const uint8_t* wp, UnpackedOf<Dec>& u) {
+    if constexpr (levelQuants<Dec>()) decodeLevelBlock<Dec>(wp, u);
+    else if constexpr (gridQuants<Dec>()) decodeGrid<Dec>(wp, u);
+    else Dec::decode(wp, u);
+}
+
+template <class Dec, int R, int T>
+void tileUnpacked(const MatmulArgs& a, const UnpackedOf<Dec>* rows, int64_t r, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    __m512 acc[R][T];
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < T; ++j) acc[i][j] = _mm512_setzero_ps();
+    for (int64_t sb = 0; sb < nSuper; ++sb)
+        for (int i = 0; i < R; ++i) {
+            const UnpackedOf<Dec>& u = rows[sb * R + i];
+            for (int j = 0; j < T; ++j) {
+                const ActSuper& A = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb];
+                if constexpr (levelQuants<Dec>() || gridQuants<Dec>()) accumulateGrid(u, A, acc[i][j]);
+                else accumulate<Dec>(u, A, acc[i][j]);
+            }
+        }
+    for (int j = 0; j < T; ++j)
+        for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
+}
+
+// The per-thread buffer of unpacked super-blocks, grown on demand.
+template <class U>
+U* unpackBuffer(size_t count) {
+    struct Free {
+        void operator()(U* p) const { std::free(p); }
+    };
+    thread_local std::unique_ptr<U, Free> buf;
+    thread_local size_t cap = 0;
+    if (count > cap) {
+        cap = count;
+        buf.reset(static_cast<U*>(std::aligned_alloc(64, cap * sizeof(U))));
+    }
+    return buf.get();
+}
+
+// Q2_K unpacks cheaply (2-bit planes, one scale byte per sub-block): reading its 576-byte unpacked
+// super-blocks back costs more than unpacking its 84 bytes again (0.97x in tests/bench/README.md).
+template <class Dec>
+constexpr bool unpackOnce() {
+    return !std::is_same_v<Dec, DecQ2_K>;
+}
+
 template <class Dec>
 void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
     constexpr int kR = 4, kT = 4, kRDecode = 4;
+    constexpr int64_t kTokBlock = 48;  // tokens whose activations (384 bytes per 256 elements) stay in L2
     int64_t t = t0;
+    const int64_t tiled = (t1 - t0) / kT * kT;
+    // Only while a tile's unpacked rows fit in L1 beside the activations (K <= 2048): wider rows
+    // (a down projection) read back from L2 cost more than unpacking them again.
+    constexpr size_t kUnpackedBytes = 24 * 1024;
+    const size_t unpackedBytes = static_cast<size_t>(a.K / 256 * kR) * sizeof(UnpackedOf<Dec>);
+    if (unpackOnce<Dec>() && tiled >= 2 * kT && r1 - r0 >= kR && unpackedBytes <= kUnpackedBytes) {
+        const int64_t nSuper = a.K / 256;
+        auto* rows = unpackBuffer<UnpackedOf<Dec>>(static_cast<size_t>(nSuper * kR));
+        for (int64_t tb = t0; tb < t0 + tiled; tb += kTokBlock) {
+            const int64_t te = std::min(tb + kTokBlock, t0 + tiled);
+            int64_t r = r0;
+            for (; r + kR <= r1; r += kR) {
+                for (int64_t sb = 0; sb < nSuper; ++sb)
+                    for (int i = 0; i < kR; ++i)
+                        unpackSuper<Dec>(a.W + (r + i) * a.rowBytes + sb * Dec::kBlock, rows[sb * kR + i]);
+                for (int64_t u = tb; u < te; u += kT) tileUnpacked<Dec, kR, kT>(a, rows, r, u);
+            }
+            for (; r < r1; ++r)
+                for (int64_t u = tb; u < te; u += kT) tile<Dec, 1, kT>(a, r, u);
+        }
+        t = t0 + tiled;
+    }
     for (; t + kT <= t1; t += kT) {
         int64_t r = r0;
         for (; r + kR <= r1; r += kR) tile<Dec, kR, kT>(a, r, t);

@@ -270,36 +270,49 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
         for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
 }
 
-// What Dec::decode gives for one group of one row, stored for the pre-decoded tiles.
-struct alignas(64) DecodedGroup {
+// What Dec::decode gives for one group of one row, stored for the pre-decoded tiles (192 bytes;
+// 256 with the mins of Q4_1 / Q5_1), so a 4-row tile of a 2048-wide matrix stays in L1.
+template <bool Min>
+struct alignas(64) DecodedGroupT {
+    __m512i lo, hi;
+    __m512 d;
+    void decode(const auto& dec, const uint8_t* g) {
+        __m512 unused;
+        dec(g, lo, hi, d, unused);
+    }
+    __m512 mins() const { return _mm512_setzero_ps(); }
+};
+template <>
+struct alignas(64) DecodedGroupT<true> {
     __m512i lo, hi;
     __m512 d, m;
+    void decode(const auto& dec, const uint8_t* g) { dec(g, lo, hi, d, m); }
+    __m512 mins() const { return m; }
 };
+template <class Dec>
+using DecodedGroup = DecodedGroupT<Dec::kMin>;
 
 // Rows [r, r + R) unpacked into out[gi * R + i] for every group gi (the last, partial one
 // zero-padded as tile() pads it).
 template <class Dec, int R>
-void unpackRows(const MatmulArgs& a, int64_t r, DecodedGroup* out) {
+void unpackRows(const MatmulArgs& a, int64_t r, DecodedGroup<Dec>* out) {
     const int64_t nBlocks = a.K / 32, nFull = nBlocks / 4, tail = nBlocks % 4;
+    const auto dec = [](const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512& m) { Dec::decode(g, lo, hi, d, m); };
     for (int i = 0; i < R; ++i) {
         const uint8_t* w = a.W + (r + i) * a.rowBytes;
-        for (int64_t gi = 0; gi < nFull; ++gi) {
-            DecodedGroup& g = out[gi * R + i];
-            Dec::decode(w + gi * 4 * Dec::kBlock, g.lo, g.hi, g.d, g.m);
-        }
+        for (int64_t gi = 0; gi < nFull; ++gi) out[gi * R + i].decode(dec, w + gi * 4 * Dec::kBlock);
         if (tail) {
             alignas(64) uint8_t buf[4 * Dec::kBlock];
             std::memset(buf, 0, sizeof buf);
             std::memcpy(buf, w + nFull * 4 * Dec::kBlock, static_cast<size_t>(tail) * Dec::kBlock);
-            DecodedGroup& g = out[nFull * R + i];
-            Dec::decode(buf, g.lo, g.hi, g.d, g.m);
+            out[nFull * R + i].decode(dec, buf);
         }
     }
 }
 
 // tile() over rows already unpacked by unpackRows: the same products in the same order.
 template <class Dec, int R, int T>
-void tileUnpacked(const MatmulArgs& a, const DecodedGroup* rows, int64_t r, int64_t t) {
+void tileUnpacked(const MatmulArgs& a, const DecodedGroup<Dec>* rows, int64_t r, int64_t t) {
     using G = typename Dec::Group;
     const int64_t nGroups = groupCount(a.K);
     const G* x[T];
@@ -308,7 +321,7 @@ void tileUnpacked(const MatmulArgs& a, const DecodedGroup* rows, int64_t r, int6
     for (int i = 0; i < R; ++i)
         for (int j = 0; j < T; ++j) acc[i][j] = _mm512_setzero_ps();
     for (int64_t gi = 0; gi < nGroups; ++gi) {
-        const DecodedGroup* g = rows + gi * R;
+        const DecodedGroup<Dec>* g = rows + gi * R;
         for (int j = 0; j < T; ++j) {
             const G& A = x[j][gi];
             const __m512i alo = _mm512_load_si512(A.lo), ahi = _mm512_load_si512(A.hi);
@@ -320,7 +333,7 @@ void tileUnpacked(const MatmulArgs& a, const DecodedGroup* rows, int64_t r, int6
                 acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(g[i].d, ad), acc[i][j]);
                 if constexpr (Dec::kMin) {
                     if constexpr (sizeof(G) == sizeof(ActGroupS))
-                        acc[i][j] = _mm512_fmadd_ps(g[i].m, _mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s),
+                        acc[i][j] = _mm512_fmadd_ps(g[i].mins(), _mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s),
                                                     acc[i][j]);
                 }
             }
@@ -331,15 +344,16 @@ void tileUnpacked(const MatmulArgs& a, const DecodedGroup* rows, int64_t r, int6
 }
 
 // The per-thread buffer of unpacked rows, grown on demand.
-DecodedGroup* unpackBuffer(size_t groups) {
+template <class G>
+G* unpackBuffer(size_t groups) {
     struct Free {
-        void operator()(DecodedGroup* p) const { std::free(p); }
+        void operator()(G* p) const { std::free(p); }
     };
-    thread_local std::unique_ptr<DecodedGroup, Free> buf;
+    thread_local std::unique_ptr<G, Free> buf;
     thread_local size_t cap = 0;
     if (groups > cap) {
         cap = groups;
-        buf.reset(static_cast<DecodedGroup*>(std::aligned_alloc(64, cap * sizeof(DecodedGroup))));
+        buf.reset(static_cast<G*>(std::aligned_alloc(64, cap * sizeof(G))));
     }
     return buf.get();
 }
@@ -352,8 +366,12 @@ void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1
     constexpr int64_t kTokBlock = 48;
     int64_t t = t0;
     const int64_t tiled = (t1 - t0) / kT * kT;
-    if (tiled >= 2 * kT && r1 - r0 >= kR) {
-        DecodedGroup* rows = unpackBuffer(static_cast<size_t>(groupCount(a.K) * kR));
+    // Only while a tile's unpacked rows fit in L1 beside the activations they meet (K <= 2048 for
+    // the 192-byte groups): wider rows (a down projection) read from L2 cost more than unpacking.
+    constexpr size_t kUnpackedBytes = 24 * 1024;
+    const size_t unpackedBytes = static_cast<size_t>(groupCount(a.K) * kR) * sizeof(DecodedGroup<Dec>);
+    if (tiled >= 2 * kT && r1 - r0 >= kR && unpackedBytes <= kUnpackedBytes) {
+        auto* rows = unpackBuffer<DecodedGroup<Dec>>(static_cast<size_t>(groupCount(a.K) * kR));
         for (int64_t tb = t0; tb < t0 + tiled; tb += kTokBlock) {
             const int64_t te = std::min(tb + kTokBlock, t0 + tiled);
             int64_t r = r0;
