@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/device_option.h"
 #include "cli/options.h"
+#include "core/run/device_check.h"
 #include "verdict/engine/devices.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/model_card.h"
@@ -259,11 +260,7 @@ int runBench(const std::vector<std::string>& argv) {
 
     auto card = describeModelFile(path);
     if (!card) return fail(kCmd, card.error().message, kExitBadInput);
-    ModelOptions mo;
-    mo.threads = settings.threads;
-    mo.device = device;
-    mo.gpuLayers = gpuLayers;
-    auto model = Model::open(path, mo);
+    auto model = core::openLocalModel(path, settings.threads, device, gpuLayers, nullptr);
     if (!model) return fail(kCmd, model.error().message, openFailureExitCode(device));
     // llama-bench's gpu_info and backends: the GPU's name and "CUDA" when the model runs there.
     const bool onGpu = (*model)->device() != "cpu";

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/device_option.h"
 #include "cli/options.h"
+#include "core/run/device_check.h"
 #include "core/run/engine_backend.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
@@ -91,11 +92,7 @@ int runGenerate(const std::vector<std::string>& argv) {
     int gpuLayers = -1;
     if (int rc = readGpuLayersOption("generate", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
-    ModelOptions mo;
-    mo.threads = settings.threads;
-    mo.device = device;
-    mo.gpuLayers = gpuLayers;
-    auto model = Model::open(args->positionals()[0], mo);
+    auto model = core::openLocalModel(args->positionals()[0], settings.threads, device, gpuLayers, nullptr);
     if (!model) return fail("generate", model.error().message, openFailureExitCode(device));
     auto prompt = (*model)->tokenize(settings.prompt, true, false);
     if (!prompt) return fail("generate", prompt.error().message, kExitBadInput);

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/device_option.h"
 #include "cli/options.h"
+#include "core/run/device_check.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/session.h"
 
@@ -72,11 +73,7 @@ int runLogits(const std::vector<std::string>& argv) {
     int gpuLayers = -1;
     if (int rc = readGpuLayersOption("logits", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
-    ModelOptions mo;
-    mo.threads = settings.threads;
-    mo.device = device;
-    mo.gpuLayers = gpuLayers;
-    auto model = Model::open(args->positionals()[0], mo);
+    auto model = core::openLocalModel(args->positionals()[0], settings.threads, device, gpuLayers, nullptr);
     if (!model) return fail("logits", model.error().message, openFailureExitCode(device));
     SessionOptions so;
     so.nCtx = static_cast<int64_t>(tokens.size());

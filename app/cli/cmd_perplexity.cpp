@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/device_option.h"
 #include "cli/options.h"
+#include "core/run/device_check.h"
 #include "verdict/engine/model.h"
 #include "verdict/engine/perplexity.h"
 
@@ -148,11 +149,8 @@ int runPerplexity(const std::vector<std::string>& argv) {
 
     auto text = readText(file);
     if (!text) return fail(kCmd, text.error().message, kExitBadInput);
-    ModelOptions mo;
-    mo.threads = settings.threads;
-    mo.device = device;  // the base model of --kld-base runs there too, with the same offload
-    mo.gpuLayers = gpuLayers;
-    auto model = Model::open(modelPath, mo);
+    // The base model of --kld-base runs on the same device, with the same offload.
+    auto model = core::openLocalModel(modelPath, settings.threads, device, gpuLayers, nullptr);
     if (!model) return fail(kCmd, model.error().message, openFailureExitCode(device));
     if (!(*model)->hasTokenizer()) return fail(kCmd, modelPath + " has no usable tokenizer", kExitBadInput);
     auto ids = (*model)->tokenize(*text, true, false);
@@ -168,7 +166,7 @@ int runPerplexity(const std::vector<std::string>& argv) {
     std::shared_ptr<const Model> base;
     if (!settings.kldBase.empty()) {
         const std::string& basePath = settings.kldBase;
-        auto b = Model::open(basePath, mo);
+        auto b = core::openLocalModel(basePath, settings.threads, device, gpuLayers, nullptr);
         if (!b) return fail(kCmd, b.error().message, openFailureExitCode(device));
         base = *b;
         if (base->shape().nVocab != (*model)->shape().nVocab)

@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "cli/signal_stop.h"
 #include "core/net/http.h"
+#include "core/run/device_check.h"
 #include "core/serve/openai_server.h"
 #include "verdict/engine/model.h"
 
@@ -112,12 +113,7 @@ int runServe(const std::vector<std::string>& argv) {
     if (int rc = readGpuLayersOption("serve", *args, device, &gpuLayers); rc != kExitOk) return rc;
 
     SignalStop signals("serve");  // before any thread starts
-    ModelOptions mo;
-    mo.threads = settings.threads;
-    mo.cancel = signals.cancelFlag();
-    mo.device = device;
-    mo.gpuLayers = gpuLayers;
-    auto model = Model::open(args->positionals()[0], mo);
+    auto model = core::openLocalModel(args->positionals()[0], settings.threads, device, gpuLayers, signals.cancelFlag());
     if (!model) return fail("serve", model.error().message, openFailureExitCode(device));
     core::ServeOptions so = settings.serve;
     so.apiKey = apiKey;

@@ -1,6 +1,7 @@
 #include "core/services/quant_compare.h"
 
 #include "core/perf/engine_sweep_target.h"
+#include "core/run/device_check.h"
 #include "core/services/suite_run.h"
 #include "core/stats/run_summary.h"
 #include "core/store/model_repository.h"
@@ -226,16 +227,12 @@ ServiceResult<QuantCompareDone> runQuantCompare(Database& db, const QuantCompare
     std::atomic<bool> cancelFlag{false};
     std::stop_callback onStop(stop, [&] { cancelFlag = true; });
 
-    ModelOptions mo;
-    mo.threads = r.threads;
-    mo.device = r.device;
-    mo.gpuLayers = r.gpuLayers;
-    mo.cancel = &cancelFlag;
+    auto open = [&](const std::string& path) { return openLocalModel(path, r.threads, r.device, r.gpuLayers, &cancelFlag); };
 
     // Fidelity: the base's PPL, then each file's KLD against it (the base stays loaded).
     if (!text.empty()) {
         progress(0, "fidelity", "loading");
-        auto base = Model::open(r.basePath, mo);
+        auto base = open(r.basePath);
         if (stop.stop_requested()) return finish("cancelled");
         if (!base) return failed({ServiceFailure::ModelOpen, base.error().message});
         if (!(*base)->hasTokenizer()) return failed(bad(r.basePath + " has no usable tokenizer: KLD needs one"));
@@ -265,7 +262,7 @@ ServiceResult<QuantCompareDone> runQuantCompare(Database& db, const QuantCompare
             current = k;
             json& row = c["rows"][static_cast<size_t>(k)];
             progress(k, "fidelity", "loading");
-            auto m = Model::open(paths[static_cast<size_t>(k)], mo);
+            auto m = open(paths[static_cast<size_t>(k)]);
             if (stop.stop_requested()) return finish("cancelled");
             if (!m) {
                 row["errors"]["fidelity"] = m.error().message;

@@ -3,6 +3,7 @@
 #include "core/net/http.h"
 #include "core/perf/load_runner.h"
 #include "core/run/backend_factory.h"
+#include "core/run/device_check.h"
 #include "core/serve/openai_server.h"
 #include "core/stats/drift.h"
 #include "core/store/study_repository.h"
@@ -187,12 +188,7 @@ ServiceResult<SoakDone> runSoak(Database& db, const SoakRequest& r, const SoakEv
     EndpointConfig endpoint;
     if (local) {
         if (!std::filesystem::is_regular_file(r.target)) return bad(util::quoteFileText(r.target) + ": no such file");
-        ModelOptions mo;
-        mo.threads = r.threads;
-        mo.device = r.device;
-        mo.gpuLayers = r.gpuLayers;
-        mo.cancel = &cancelFlag;
-        auto model = Model::open(r.target, mo);
+        auto model = openLocalModel(r.target, r.threads, r.device, r.gpuLayers, &cancelFlag);
         if (stop.stop_requested()) return ServiceError{ServiceFailure::Cancelled, "cancelled while loading"};
         if (!model) return ServiceError{ServiceFailure::ModelOpen, model.error().message};
         served.model = *model;
