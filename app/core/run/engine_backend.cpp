@@ -181,7 +181,8 @@ std::vector<std::vector<Result<ContinuationScore>>> EngineBackend::logprobsMany(
         RenderedPrompt rendered;
         std::vector<int32_t> context;
         std::vector<std::vector<int32_t>> continuations;
-        bool failed = false;
+        bool failed = false;                 // a batch call failed: nothing more is scored
+        std::optional<Error> unscorable;     // why continuations[size] cannot be scored (tokenizing, fit)
     };
     std::vector<Item> items(requests.size());
     auto continuationTokens = [&](const PromptTokenizer::Tokenized& ctx, const std::string& continuation) -> Result<std::vector<int32_t>> {
@@ -209,14 +210,13 @@ std::vector<std::vector<Result<ContinuationScore>>> EngineBackend::logprobsMany(
         rounds = std::max(rounds, requests[i].continuations.size());
         auto ctx = m_impl->renderer->render(requests[i].context, m_impl->shouldStop());
         if (!ctx) {
-            if (!requests[i].continuations.empty()) out[i].push_back(ctx.error());
-            items[i].failed = true;
+            if (!requests[i].continuations.empty()) items[i].unscorable = ctx.error();
             continue;
         }
         for (const std::string& continuation : requests[i].continuations) {
             auto cont = continuationTokens(*ctx, continuation);
             if (!cont) {
-                out[i].push_back(cont.error());  // the continuations before it are scored, the rest not
+                items[i].unscorable = cont.error();  // the continuations before it are scored, the rest not
                 break;
             }
             items[i].continuations.push_back(std::move(*cont));
@@ -270,12 +270,9 @@ std::vector<std::vector<Result<ContinuationScore>>> EngineBackend::logprobsMany(
             }
         }
     }
-    // A continuation that failed to tokenize or fit came after the scored ones: move it last.
-    for (size_t i = 0; i < requests.size(); ++i) {
-        auto& o = out[i];
-        auto firstError = std::find_if(o.begin(), o.end(), [](const Result<ContinuationScore>& r) { return !r; });
-        if (firstError != o.end() && firstError + 1 != o.end()) std::rotate(firstError, firstError + 1, o.end());
-    }
+    // A continuation that cannot be scored ends its request's list, after the ones before it.
+    for (size_t i = 0; i < requests.size(); ++i)
+        if (items[i].unscorable && !items[i].failed) out[i].push_back(std::move(*items[i].unscorable));
     return out;
 }
 

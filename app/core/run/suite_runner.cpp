@@ -59,6 +59,11 @@ double msSince(Clock::time_point t0) {
 // "cpu" of "cpu (AMD EPYC ..., 8 threads)", "cuda:0" of "cuda:0 (NVIDIA H200)" (core/run/device_check.h).
 std::string deviceIdOf(const std::string& device) { return device.substr(0, device.find(' ')); }
 
+// Scored by log-likelihood over its choices (a function-calling item never is, whatever its shape).
+bool scoredByLoglik(const SuiteItem& item, const PromptingOptions& options) {
+    return !item.expectedCalls && isLoglikItem(item, options);
+}
+
 // A run continues only on the device its items were measured on (threads may differ).
 bool sameDevice(const RunRecord& run, const BackendInfo& info) {
     return deviceIdOf(run.device) == deviceIdOf(info.device);
@@ -341,7 +346,7 @@ Result<RunOutcome> SuiteRunner::execute(const PreparedRun& p, std::stop_token st
         std::vector<int64_t> loglik, generated;
         for (int64_t idx : pending) {
             const SuiteItem& item = p.items[static_cast<size_t>(idx)];
-            (!item.expectedCalls && isLoglikItem(item, p.prompting) ? loglik : generated).push_back(idx);
+            (scoredByLoglik(item, p.prompting) ? loglik : generated).push_back(idx);
         }
         const bool finished = runLoglik(p, loglik, workers, stop, [&](RunItemRecord rec) {
             if (auto r = store(std::move(rec)); !r) {
@@ -488,7 +493,7 @@ bool SuiteRunner::runLoglik(const PreparedRun& p, const std::vector<int64_t>& in
 
 std::optional<RunItemRecord> SuiteRunner::evaluate(const PreparedRun& p, size_t index, std::stop_token stop) {
     const SuiteItem& item = p.items[index];
-    if (!item.expectedCalls && isLoglikItem(item, p.prompting)) {  // a group of one
+    if (scoredByLoglik(item, p.prompting)) {  // a group of one
         std::optional<RunItemRecord> out;
         runLoglik(p, {static_cast<int64_t>(index)}, 1, stop, [&out](RunItemRecord rec) {
             out = std::move(rec);
