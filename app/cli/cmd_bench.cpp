@@ -268,7 +268,8 @@ int runBench(const std::vector<std::string>& argv) {
     const std::string backend = onGpu ? "CUDA" : "CPU";
 
     const DeviceList devices = listDevices();
-    const std::string cpuName = devices.devices.empty() ? "unknown" : devices.devices.front().name;
+    const DeviceInfo cpuDevice = devices.devices.empty() ? DeviceInfo{} : devices.devices.front();
+    const std::string cpuName = devices.devices.empty() ? "unknown" : cpuDevice.name;
     const std::string simd = cpuSimdLevel();
     const int physicalCores = physicalCpuCores();
     const auto logicalCpus = static_cast<int>(std::thread::hardware_concurrency());
@@ -322,6 +323,8 @@ int runBench(const std::vector<std::string>& argv) {
                 {"cpu_physical_cores", physicalCores},
                 {"cpu_logical_cores", logicalCpus},
                 {"simd", simd},
+                {"cpu_features", cpuDevice.cpuFeatures},
+                {"amx", cpuDevice.amx},
                 {"engine_version", core::versionNumber()},
                 {"memory", memoryUseJson(t.memory, (*model)->gpuLayers())},
             });
@@ -343,8 +346,8 @@ int runBench(const std::vector<std::string>& argv) {
         std::printf("| %-30s | %10s | %10s | %-10s | %7d | %15s | %21s |\n", type.c_str(), formatBytes(modelSize).c_str(),
                     formatParams(card->nParams).c_str(), backend.c_str(), (*model)->threads(), t.name().c_str(), rate);
     }
-    std::printf("\nbuild: %s (verdict %s, %s, %s)\n", core::buildCommit(), core::versionNumber(),
-                std::filesystem::path(path).filename().string().c_str(), simd.c_str());
+    std::printf("\nbuild: %s (verdict %s, %s, %s, AMX %s)\n", core::buildCommit(), core::versionNumber(),
+                std::filesystem::path(path).filename().string().c_str(), simd.c_str(), cpuDevice.amx.c_str());
     return kExitOk;
 }
 

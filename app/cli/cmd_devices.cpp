@@ -27,10 +27,18 @@ int runDevices(const std::vector<std::string>& argv) {
         j["cuda_built"] = list.cudaBuilt;
         j["cuda_status"] = list.cudaStatus;
         j["devices"] = nlohmann::ordered_json::array();
-        for (const auto& d : list.devices)
-            j["devices"].push_back({{"id", d.id}, {"kind", d.kind}, {"name", d.name},
-                                    {"compute_capability", d.kind == "cuda" ? std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor) : ""},
-                                    {"total_bytes", d.totalBytes}, {"free_bytes", d.freeBytes}, {"threads", d.threads}});
+        for (const auto& d : list.devices) {
+            nlohmann::ordered_json dj = {
+                {"id", d.id}, {"kind", d.kind}, {"name", d.name},
+                {"compute_capability", d.kind == "cuda" ? std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor) : ""},
+                {"total_bytes", d.totalBytes}, {"free_bytes", d.freeBytes}, {"threads", d.threads}};
+            if (d.kind == "cpu") {
+                dj["simd"] = d.simd;
+                dj["cpu_features"] = d.cpuFeatures;
+                dj["amx"] = {{"state", d.amx}, {"detail", d.amxDetail}};
+            }
+            j["devices"].push_back(std::move(dj));
+        }
         std::cout << j.dump(2) << "\n";
         return kExitOk;
     }
@@ -39,6 +47,11 @@ int runDevices(const std::vector<std::string>& argv) {
         if (d.kind == "cuda") std::cout << "  (sm_" << d.computeMajor << d.computeMinor << ", " << d.threads << " SMs)";
         else std::cout << "  (" << d.threads << " threads)";
         std::cout << "  " << core::formatBytes(d.freeBytes) << " free of " << core::formatBytes(d.totalBytes) << "\n";
+        if (d.kind == "cpu") {
+            std::cout << "     kernels " << d.simd << ";";
+            for (const auto& f : d.cpuFeatures) std::cout << " " << f;
+            std::cout << "\n     AMX " << d.amx << ": " << d.amxDetail << "\n";
+        }
     }
     std::cout << "CUDA: " << list.cudaStatus << "\n";
     return kExitOk;

@@ -1,5 +1,6 @@
 #include "verdict/engine/devices.h"
 
+#include "backend/cpu/cpu_amx.h"
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/thread_pool.h"
 
@@ -36,6 +37,19 @@ std::string cpuModelName() {
     return "CPU";
 }
 
+std::vector<std::string> cpuFeatureNames() {
+    const auto& f = cpu::cpuFeatures();
+    std::vector<std::string> out;
+    const std::pair<bool, const char*> named[] = {
+        {f.avx2, "avx2"},         {f.fma, "fma"},           {f.f16c, "f16c"},
+        {f.avx512f, "avx512f"},   {f.avx512bw, "avx512bw"}, {f.avx512vl, "avx512vl"},
+        {f.avx512dq, "avx512dq"}, {f.avx512vnni, "avx512vnni"}, {f.avx512bf16, "avx512bf16"},
+    };
+    for (const auto& [has, name] : named)
+        if (has) out.emplace_back(name);
+    return out;
+}
+
 }  // namespace
 
 DeviceList listDevices() {
@@ -47,6 +61,11 @@ DeviceList listDevices() {
     cpu.totalBytes = meminfoBytes("MemTotal");
     cpu.freeBytes = meminfoBytes("MemAvailable");
     cpu.threads = static_cast<int>(std::thread::hardware_concurrency());
+    cpu.simd = cpuSimdLevel();
+    cpu.cpuFeatures = cpuFeatureNames();
+    const auto& amx = cpu::amxStatus();
+    cpu.amx = std::string(cpu::amxStateName(amx.state));
+    cpu.amxDetail = amx.detail;
     list.devices.push_back(cpu);
 #ifdef VERDICT_HAVE_CUDA
     list.cudaBuilt = true;

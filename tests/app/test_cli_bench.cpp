@@ -44,6 +44,35 @@ class TestCliBench : public QObject {
     Q_OBJECT
 
 private slots:
+    // The CPU's kernels, extensions and AMX state; VERDICT_CPU_AMX=deny (the kernel refusing the
+    // tile state) still runs a model, on the AVX-512 / AVX2 kernels.
+    void devicesReportCpu() {
+        CliRun r = runVerdict({"devices", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto cpu = r.json()["devices"][0];
+        QCOMPARE(cpu["id"].get<std::string>(), std::string("cpu"));
+        QVERIFY(cpu["simd"].is_string() && cpu["cpu_features"].is_array());
+        const std::string state = cpu["amx"]["state"].get<std::string>();
+        const QStringList states = {"absent", "not_enabled_by_os", "not_permitted", "faults", "off", "usable"};
+        QVERIFY2(states.contains(QString::fromStdString(state)), state.c_str());
+        QVERIFY(!cpu["amx"]["detail"].get<std::string>().empty());
+        CliRun text = runVerdict({"devices"});
+        QVERIFY2(text.exitCode == 0 && text.out.contains("AMX " + QByteArray::fromStdString(state)), text.out.constData());
+
+        CliRun denied = runVerdict({"devices", "--json"}, {}, 60000, {{"VERDICT_CPU_AMX", "deny"}});
+        QVERIFY2(denied.exitCode == 0, denied.err.constData());
+        const std::string deniedState = denied.json()["devices"][0]["amx"]["state"].get<std::string>();
+        QVERIFY2(deniedState == "absent" || deniedState == "not_enabled_by_os" || deniedState == "not_permitted",
+                 deniedState.c_str());
+        const QString model = fixtureModel("models/stories260K.gguf");
+        VERDICT_NEED_FIXTURE(model.toStdString());
+        CliRun bench = runVerdict({"bench", model, "-p", "16", "-n", "4", "-r", "1", "--threads", "1", "--json"}, {}, 60000,
+                                  {{"VERDICT_CPU_AMX", "deny"}});
+        QVERIFY2(bench.exitCode == 0, bench.err.constData());
+        QCOMPARE(bench.json()[0]["amx"].get<std::string>(), deniedState);
+        QVERIFY(bench.json()[0]["avg_ts"].get<double>() > 0);
+    }
+
     void benchJsonShape() {
         const QString model = fixtureModel("models/stories260K.gguf");
         VERDICT_NEED_FIXTURE(model.toStdString());
@@ -52,7 +81,7 @@ private slots:
         const auto j = r.json();
         QVERIFY2(j.is_array() && j.size() == 2, r.out.constData());
         const char* strings[] = {"build_commit", "cpu_info", "gpu_info", "backends", "model_filename", "model_type",
-                                 "type_k", "type_v", "test_time", "test", "simd", "engine_version"};
+                                 "type_k", "type_v", "test_time", "test", "simd", "amx", "engine_version"};
         const char* numbers[] = {"model_size", "model_n_params", "n_batch", "n_threads", "n_prompt", "n_gen", "avg_ns",
                                  "stddev_ns", "avg_ts", "stddev_ts", "cpu_physical_cores"};
         for (const auto& t : j) {

@@ -20,6 +20,13 @@ struct DeviceInfo {
     uint64_t totalBytes = 0;   // device memory (system RAM for the CPU)
     uint64_t freeBytes = 0;    // free now (MemAvailable for the CPU)
     int threads = 0;           // CPU: hardware threads; CUDA: multiprocessors
+    // CPU only: the kernels' SIMD level, the instruction-set extensions the kernels look for, and
+    // whether AMX tiles may be used ("absent", "not_enabled_by_os", "not_permitted", "faults",
+    // "off", "usable") with the reason in words.
+    std::string simd;
+    std::vector<std::string> cpuFeatures;
+    std::string amx;
+    std::string amxDetail;
 };
 
 struct DeviceList {
