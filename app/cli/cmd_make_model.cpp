@@ -42,7 +42,8 @@ const OptionTable<SyntheticModelSpec>& makeModelOptions() {
             [](auto& s) -> auto& { return s.nFfExp; }),
         dim("n-expert-shared", "deepseek2: shared experts", [](auto& s) -> auto& { return s.nExpertShared; }),
         dim("n-dense-lead", "deepseek2: leading dense layers", [](auto& s) -> auto& { return s.nLayerDenseLead; }),
-        textOption<S>("type", "T", "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k",
+        textOption<S>("type", "T", "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k iq4_nl "
+                                   "iq4_xs mxfp4, or llama.cpp's mix q4_k_m / q5_k_m (dense models)",
                       [](auto& s) -> auto& { return s.type; }),
         intOption<S>("seed", "S", "random seed; same seed and shape give the same file", [](auto& s) -> auto& { return s.seed; }, 0,
                      std::numeric_limits<int64_t>::max()),

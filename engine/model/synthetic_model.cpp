@@ -4,8 +4,12 @@
 #include "gguf/gguf_writer.h"
 #include "tensor/quantize.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace verdict {
@@ -13,6 +17,15 @@ namespace {
 
 using gguf::Value;
 using tensor::TensorType;
+
+enum class Init { Matrix, Norm, Bias };
+
+struct Plan {
+    std::string name;
+    TensorType type;
+    std::vector<uint64_t> ne;
+    Init init;
+};
 
 // llama_ftype values (llama.h) for general.file_type, so llama.cpp labels the file correctly.
 uint32_t fileTypeOf(TensorType t) {
@@ -29,9 +42,68 @@ uint32_t fileTypeOf(TensorType t) {
         case TensorType::Q4_K: return 15;   // Q4_K_M
         case TensorType::Q5_K: return 17;   // Q5_K_M
         case TensorType::Q6_K: return 18;
+        case TensorType::IQ4_NL: return 25;
+        case TensorType::IQ4_XS: return 30;
         case TensorType::BF16: return 32;
+        case TensorType::MXFP4: return 38;  // MXFP4_MOE, what llama-quantize writes for MXFP4
         default: return 0;
     }
+}
+
+constexpr const char* kWritableTypes =
+    "f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, q4_k_m, q5_k_m";
+
+// What --type asks for: one type for every weight matrix, or one of llama.cpp's K-quant mixes.
+struct WeightTypes {
+    TensorType base;        // the matrices' type (a mix's base type)
+    uint32_t fileType;      // llama_ftype for general.file_type
+    bool kQuantMix = false; // q4_k_m / q5_k_m: some tensors get more bits (applyKQuantMix)
+};
+
+std::optional<WeightTypes> weightTypesOf(std::string name) {
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name == "q4_k_m") return WeightTypes{TensorType::Q4_K, 15, true};  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+    if (name == "q5_k_m") return WeightTypes{TensorType::Q5_K, 17, true};  // LLAMA_FTYPE_MOSTLY_Q5_K_M
+    const auto t = tensor::typeFromName(name);
+    if (!t || !tensor::canQuantize(*t)) return std::nullopt;
+    return WeightTypes{*t, fileTypeOf(*t)};
+}
+
+// llama-quant.cpp's use_more_bits: the first and last eighth of the layers and every third between.
+bool useMoreBits(uint32_t i, uint32_t n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+
+// llama.cpp's Q4_K_M / Q5_K_M choices for a dense model (llama-quant.cpp, llama_tensor_get_type,
+// without an importance matrix): Q6_K for the output projection (token_embd when it is tied) and for
+// attn_v and ffn_down on use_more_bits layers; on the shape llama.cpp calls 70B (80 layers, with GQA
+// for llama) attn_v gets Q5_K where it would get Q4_K. Every other matrix keeps the base type.
+void applyKQuantMix(const SyntheticModelSpec& s, std::vector<Plan>& plans) {
+    const bool is70B = s.nLayer == 80 && (s.arch != "llama" || s.nHead != s.nHeadKv);
+    for (auto& plan : plans) {
+        if (plan.type == TensorType::F32) continue;
+        unsigned layer = 0;
+        const bool inBlock = std::sscanf(plan.name.c_str(), "blk.%u.", &layer) == 1;
+        if (plan.name == "output.weight" || (s.tiedOutput && plan.name == "token_embd.weight")) {
+            plan.type = TensorType::Q6_K;
+        } else if (inBlock && plan.name.ends_with(".attn_v.weight")) {
+            if (useMoreBits(layer, s.nLayer)) plan.type = TensorType::Q6_K;
+            else if (is70B && plan.type == TensorType::Q4_K) plan.type = TensorType::Q5_K;
+        } else if (inBlock && plan.name.ends_with(".ffn_down.weight") && useMoreBits(layer, s.nLayer)) {
+            plan.type = TensorType::Q6_K;
+        }
+    }
+}
+
+// Every row must be whole blocks of its tensor's type; names the first tensor that is not.
+Result<void> checkRowBlocks(const SyntheticModelSpec& s, const std::vector<Plan>& plans) {
+    for (const auto& plan : plans) {
+        const uint32_t block = tensor::traits(plan.type).blockElems;
+        if (plan.ne[0] % block != 0)
+            return Error{"make-model: tensor " + plan.name + " has rows of " + std::to_string(plan.ne[0]) +
+                         " elements, not a multiple of " + std::to_string(block) + " as " +
+                         std::string(tensor::typeName(plan.type)) + " needs (--n-embd, --n-ff and the other widths "
+                         "must be multiples of " + std::to_string(block) + " for --type " + s.type + ")"};
+    }
+    return okResult();
 }
 
 // splitmix64: a seed per tensor name, so a tensor's values do not depend on the others.
@@ -75,14 +147,6 @@ private:
     bool m_have = false;
 };
 
-enum class Init { Matrix, Norm, Bias };
-
-struct Plan {
-    std::string name;
-    TensorType type;
-    std::vector<uint64_t> ne;
-    Init init;
-};
 
 // A small SentencePiece-style vocabulary of the project's own: <unk>, <s>, </s>, the 256 byte
 // tokens, then letters, digits, punctuation and letter bigrams/trigrams with and without the
@@ -211,10 +275,12 @@ Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string&
                                  const std::function<void(size_t, size_t)>& progress) {
     if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "deepseek2")
         return Error{"make-model: --arch '" + s.arch + "' is not supported (supported: llama, qwen2, deepseek2)"};
-    auto type = tensor::typeFromName(s.type);
-    if (!type || !tensor::canQuantize(*type))
-        return Error{"make-model: --type '" + s.type + "' cannot be written (supported: f32, f16, bf16, q8_0, q4_0, q4_1, "
-                     "q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k)"};
+    const auto types = weightTypesOf(s.type);
+    if (!types)
+        return Error{"make-model: --type '" + s.type + "' cannot be written (supported: " + kWritableTypes + ")"};
+    if (types->kQuantMix && (s.arch == "deepseek2" || s.nExpert > 0))
+        return Error{"make-model: --type " + s.type + " reproduces llama.cpp's mix for dense models only (use a single "
+                     "type such as q4_k with --n-expert or deepseek2)"};
     if (s.nEmbd == 0 || s.nLayer == 0 || s.nHead == 0 || s.nHeadKv == 0 || s.nFf == 0 || s.nVocab == 0 || s.nCtx == 0)
         return Error{"make-model: every size must be positive"};
     if (s.nEmbd % s.nHead != 0) return Error{"make-model: --n-head " + std::to_string(s.nHead) + " does not divide --n-embd " + std::to_string(s.nEmbd)};
@@ -222,9 +288,6 @@ Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string&
     if (s.nExpertUsed > s.nExpert) return Error{"make-model: --n-expert-used exceeds --n-expert"};
     if (s.nExpert > 0 && s.nExpertUsed == 0) return Error{"make-model: --n-expert-used must be at least 1 with experts"};
     if (s.vocabFrom.empty() && s.nVocab < 259) return Error{"make-model: --n-vocab must be at least 259 (3 special + 256 byte tokens)"};
-    const uint32_t block = tensor::traits(*type).blockElems;
-    if (s.nEmbd % block || s.nFf % block)
-        return Error{"make-model: --n-embd and --n-ff must be multiples of " + std::to_string(block) + " for type " + s.type};
 
     const uint32_t headDim = s.nEmbd / s.nHead;
     const uint32_t kvDim = headDim * s.nHeadKv;
@@ -232,8 +295,8 @@ Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string&
     const std::string a = s.arch;
     w.set("general.architecture", Value::str(a));
     w.set("general.name", Value::str(s.name.empty() ? "synthetic-" + a : s.name));
-    w.set("general.file_type", Value::u32(fileTypeOf(*type)));
-    if (tensor::traits(*type).quantized) w.set("general.quantization_version", Value::u32(2));
+    w.set("general.file_type", Value::u32(types->fileType));
+    if (tensor::traits(types->base).quantized) w.set("general.quantization_version", Value::u32(2));
     w.set(a + ".vocab_size", Value::u32(s.nVocab));
     w.set(a + ".context_length", Value::u32(s.nCtx));
     w.set(a + ".embedding_length", Value::u32(s.nEmbd));
@@ -265,7 +328,7 @@ Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string&
         addGeneratedVocab(w, nVocab);
     }
 
-    const TensorType t = *type, f32 = TensorType::F32;
+    const TensorType t = types->base, f32 = TensorType::F32;
     std::vector<Plan> plans;
     plans.push_back({"token_embd.weight", t, {s.nEmbd, nVocab}, Init::Matrix});
     if (s.arch == "deepseek2") {
@@ -297,6 +360,8 @@ Result<void> writeSyntheticModel(const SyntheticModelSpec& s, const std::string&
     }
     plans.push_back({"output_norm.weight", f32, {s.nEmbd}, Init::Norm});
     if (!s.tiedOutput) plans.push_back({"output.weight", t, {s.nEmbd, nVocab}, Init::Matrix});
+    if (types->kQuantMix) applyKQuantMix(s, plans);
+    if (auto r = checkRowBlocks(s, plans); !r) return r;
 
     auto written = std::make_shared<size_t>(0);
     const size_t total = plans.size();

@@ -33,7 +33,10 @@ void dequantizeQ4_K(const BlockQ4_K* x, float* y, int64_t k);
 void dequantizeQ5_K(const BlockQ5_K* x, float* y, int64_t k);
 void dequantizeQ6_K(const BlockQ6_K* x, float* y, int64_t k);
 void dequantizeQ8_K(const BlockQ8_K* x, float* y, int64_t k);
-// quant_iq.cpp: dequantization only (no quantizer: files come from llama-quantize)
+// quant_iq.cpp: Verdict's own quantizers (least-squared-error scale search) and ggml's dequantizers
+void quantizeIQ4_NL(const float* x, BlockIQ4_NL* y, int64_t k);
+void quantizeIQ4_XS(const float* x, BlockIQ4_XS* y, int64_t k);
+void quantizeMXFP4(const float* x, BlockMXFP4* y, int64_t k);
 void dequantizeIQ4_NL(const BlockIQ4_NL* x, float* y, int64_t k);
 void dequantizeIQ4_XS(const BlockIQ4_XS* x, float* y, int64_t k);
 void dequantizeMXFP4(const BlockMXFP4* x, float* y, int64_t k);

@@ -35,11 +35,11 @@ bool canDequantize(TensorType t) {
 }
 
 bool canQuantize(TensorType t) {
-    // The i-quants, MXFP4 and the ternary formats are read, not written (files come from llama-quantize).
+    // The lattice i-quants and the ternary formats are read, not written (files come from llama-quantize).
     switch (t) {
-        case TensorType::IQ4_NL: case TensorType::IQ4_XS: case TensorType::MXFP4: case TensorType::IQ2_XXS:
-        case TensorType::IQ2_XS: case TensorType::IQ2_S: case TensorType::IQ3_XXS: case TensorType::IQ3_S:
-        case TensorType::IQ1_S: case TensorType::IQ1_M: case TensorType::TQ1_0: case TensorType::TQ2_0:
+        case TensorType::IQ2_XXS: case TensorType::IQ2_XS: case TensorType::IQ2_S: case TensorType::IQ3_XXS:
+        case TensorType::IQ3_S: case TensorType::IQ1_S: case TensorType::IQ1_M: case TensorType::TQ1_0:
+        case TensorType::TQ2_0:
             return false;
         default:
             return canDequantize(t);
@@ -100,6 +100,9 @@ void quantizeRow(TensorType t, const float* src, void* dst, int64_t n) {
         case TensorType::Q5_K: quantizeQ5_K(src, as<BlockQ5_K>(dst), n); break;
         case TensorType::Q6_K: quantizeQ6_K(src, as<BlockQ6_K>(dst), n); break;
         case TensorType::Q8_K: quantizeQ8_K(src, as<BlockQ8_K>(dst), n); break;
+        case TensorType::IQ4_NL: quantizeIQ4_NL(src, as<BlockIQ4_NL>(dst), n); break;
+        case TensorType::IQ4_XS: quantizeIQ4_XS(src, as<BlockIQ4_XS>(dst), n); break;
+        case TensorType::MXFP4: quantizeMXFP4(src, as<BlockMXFP4>(dst), n); break;
         default: break;
     }
 }

@@ -4,7 +4,9 @@
 // The quantizers reproduce ggml's reference quantizers (ggml-quants.c quantize_row_*_ref, which
 // llama-quantize uses when no importance matrix is given), operation for operation, so that a
 // file Verdict writes is byte-identical to what llama-quantize writes from the same f32 data.
-// F16 and BF16 use the conversions of half.h.
+// Exception: IQ4_NL, IQ4_XS and MXFP4 have quantizers of Verdict's own (quant_iq.cpp: a
+// least-squared-error scale search), so those files decode correctly but differ from
+// llama-quantize's bytes. F16 and BF16 use the conversions of half.h.
 #pragma once
 
 #include "tensor/tensor_type.h"
@@ -19,7 +21,8 @@ namespace verdict::tensor {
 // Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_NL, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S,
 // IQ1_S, IQ1_M, TQ1_0, TQ2_0.
 bool canDequantize(TensorType t);
-// Types with a reference quantizer: the same set but the i-quants, MXFP4, TQ1_0 and TQ2_0 (read only).
+// Types with a reference quantizer: the same set but the lattice i-quants (IQ2_*, IQ3_*, IQ1_*),
+// TQ1_0 and TQ2_0 (read only).
 bool canQuantize(TensorType t);
 
 // n elements (a multiple of the block size) starting at a block boundary. Block data must have
