@@ -1,15 +1,18 @@
 // The scalar ops of the forward pass (backend/cpu/ops_*) against straightforward double-precision
 // references: RMSNorm, RoPE (norm / neox, linear scaling, frequency factors, YaRN), softmax and
-// attention over f32 / f16 caches with GQA, serial and threaded.
+// attention over f32 / f16 caches with GQA, serial and threaded; attention's many-row inner loops
+// (ops_vec.h) bit for bit equal to their one-row functions.
 #include "backend/cpu/ops_attention.h"
 #include "backend/cpu/ops_norm.h"
 #include "backend/cpu/ops_rope.h"
+#include "backend/cpu/ops_vec.h"
 #include "backend/cpu/thread_pool.h"
 #include "tensor/half.h"
 
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <random>
 
@@ -48,6 +51,54 @@ double refAngle(const RopeParams& p, int pos, int i, double& mscale) {
 class TestSessionOps : public QObject {
     Q_OBJECT
 private slots:
+    // dotRows* / accumulateRows* give exactly the bits of the one-row functions, for every tile
+    // shape and remainder (1-9 rows, odd key counts, widths with and without whole 8/16 chunks).
+    void rowFunctionsMatchOneRow() {
+        uint32_t seed = 100;
+        int checked = 0;
+        for (int64_t d : {8, 16, 24, 64, 72, 128, 7, 13})
+            for (int64_t nq : {1, 2, 3, 4, 5, 7, 8, 9})
+                for (int64_t nKeys : {1, 2, 3, 4, 5, 17}) {
+                    const auto q = randomVec(size_t(nq * d), seed++);
+                    const auto kf = randomVec(size_t(nKeys * d), seed++);
+                    std::vector<uint16_t> kh(kf.size());
+                    for (size_t i = 0; i < kf.size(); ++i) kh[i] = tensor::fp32ToFp16(kf[i]);
+                    const int64_t ld = nKeys + 3;  // a row stride wider than the row
+                    std::vector<float> got(size_t(nq * ld), -7.0f), want(size_t(nq * ld), -7.0f);
+                    dotRowsF32(q.data(), nq, kf.data(), nKeys, d, got.data(), ld);
+                    for (int64_t i = 0; i < nq; ++i)
+                        for (int64_t j = 0; j < nKeys; ++j) want[size_t(i * ld + j)] = dotF32(q.data() + i * d, kf.data() + j * d, d);
+                    QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * 4) == 0, qPrintable(QString("dotRowsF32 d=%1 nq=%2 keys=%3").arg(d).arg(nq).arg(nKeys)));
+                    dotRowsF16(q.data(), nq, kh.data(), nKeys, d, got.data(), ld);
+                    for (int64_t i = 0; i < nq; ++i)
+                        for (int64_t j = 0; j < nKeys; ++j) want[size_t(i * ld + j)] = dotF32F16(q.data() + i * d, kh.data() + j * d, d);
+                    QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * 4) == 0, qPrintable(QString("dotRowsF16 d=%1 nq=%2 keys=%3").arg(d).arg(nq).arg(nKeys)));
+
+                    const auto p = randomVec(size_t(nq * ld), seed++);
+                    const auto start = randomVec(size_t(nq * d), seed++);
+                    auto outGot = start, outWant = start;
+                    accumulateRowsF32(p.data(), nq, ld, kf.data(), nKeys, d, outGot.data());
+                    for (int64_t j = 0; j < nKeys; ++j)
+                        for (int64_t i = 0; i < nq; ++i) axpyF32(p[size_t(i * ld + j)], kf.data() + j * d, outWant.data() + i * d, d);
+                    QVERIFY2(std::memcmp(outGot.data(), outWant.data(), outGot.size() * 4) == 0, qPrintable(QString("accumulateRowsF32 d=%1 nq=%2 keys=%3").arg(d).arg(nq).arg(nKeys)));
+                    outGot = start, outWant = start;
+                    accumulateRowsF16(p.data(), nq, ld, kh.data(), nKeys, d, outGot.data());
+                    for (int64_t j = 0; j < nKeys; ++j)
+                        for (int64_t i = 0; i < nq; ++i) axpyF16(p[size_t(i * ld + j)], kh.data() + j * d, outWant.data() + i * d, d);
+                    QVERIFY2(std::memcmp(outGot.data(), outWant.data(), outGot.size() * 4) == 0, qPrintable(QString("accumulateRowsF16 d=%1 nq=%2 keys=%3").arg(d).arg(nq).arg(nKeys)));
+                    ++checked;
+                }
+        QCOMPARE(checked, 8 * 8 * 6);
+
+        // roundToF16: the scalar conversion's bits, subnormal halves, ties and overflow included.
+        std::vector<float> x = randomVec(1003, 7, 3.0f);
+        for (float v : {6.0e-8f, 3.0e-5f, 1.0f + 1.0f / 2048, 65504.0f, 65520.0f, 1.0e6f, -0.0f, 2.0e-8f}) x.push_back(v);
+        auto want = x;
+        for (auto& v : want) v = tensor::fp16ToFp32(tensor::fp32ToFp16(v));
+        roundToF16(x.data(), int64_t(x.size()));
+        QVERIFY(std::memcmp(x.data(), want.data(), x.size() * 4) == 0);
+    }
+
     void rmsNorm() {
         for (int64_t n : {1, 7, 64, 1000, 4096}) {
             const auto x = randomVec(size_t(n), 1, 3.0f), w = randomVec(size_t(n), 2);
@@ -68,6 +119,41 @@ private slots:
         for (float v : orig) mx = std::max(mx, 0.5 * v);
         for (float v : orig) z += std::exp(0.5 * v - mx);
         for (size_t i = 0; i < x.size(); ++i) QVERIFY(std::fabs(x[i] - std::exp(0.5 * orig[i] - mx) / z) < 1e-6);
+    }
+
+    // Attention's softmax (polynomial exp): within 2.5 ulp (3e-7) of the double-precision softmax, with
+    // and without a sink, any length (SIMD body and scalar tail), tiny probabilities to 0 or exact.
+    void softmaxFast() {
+        double worst = 0;
+        uint32_t seed = 40;
+        for (int64_t n : {1, 2, 7, 8, 9, 31, 257, 1000})
+            for (float spread : {0.1f, 5.0f, 40.0f})
+                for (bool withSink : {false, true}) {
+                    auto x = randomVec(size_t(n), seed++, spread);
+                    const auto orig = x;
+                    const float sink = 0.7f;
+                    softmaxRowFast(x.data(), n, 0.5f, withSink ? &sink : nullptr);
+                    double mx = withSink ? sink : -1e30;
+                    for (float v : orig) mx = std::max(mx, double(0.5f * v));
+                    // the argument as the softmax forms it, in float (x * scale - max): exp's own error is measured
+                    auto arg = [&](float v) { return double(0.5f * v - float(mx)); };
+                    double z = withSink ? std::exp(double(sink - float(mx))) : 0.0;
+                    for (float v : orig) z += std::exp(arg(v));
+                    double total = 0;
+                    for (int64_t i = 0; i < n; ++i) {
+                        const double want = std::exp(arg(orig[size_t(i)])) / z;
+                        total += x[size_t(i)];
+                        if (want < 1e-37) {  // the result would be subnormal: 0 or close to it
+                            QVERIFY(x[size_t(i)] >= 0 && x[size_t(i)] < 1e-36);
+                            continue;
+                        }
+                        const double rel = std::fabs(x[size_t(i)] - want) / want;
+                        worst = std::max(worst, rel);
+                        QVERIFY2(rel < 3e-7, qPrintable(QString("n=%1 spread=%2 sink=%3 i=%4: %5 vs %6").arg(n).arg(spread).arg(withSink).arg(i).arg(x[size_t(i)]).arg(want)));
+                    }
+                    if (!withSink) QVERIFY(std::fabs(total - 1.0) < 2e-6);
+                }
+        qInfo("softmaxRowFast: max relative error %.3g", worst);
     }
 
     void rope_data() {

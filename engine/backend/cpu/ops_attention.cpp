@@ -2,12 +2,15 @@
 
 #include "backend/cpu/ops_vec.h"
 #include "backend/cpu/thread_pool.h"
-#include "tensor/half.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace verdict::cpu {
 
@@ -27,6 +30,78 @@ void softmaxRowWithSink(float* x, int64_t n, float scale, const float* sink) {
     }
     const float inv = static_cast<float>(1.0 / sum);
     for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+#if defined(__x86_64__)
+namespace {
+
+// exp(x) for x <= 0 (scores minus their maximum), 8 lanes: x = n ln2 + r with |r| <= ln2/2
+// (Cody-Waite: ln2 split in a part with a short mantissa, exact in n * hi, and the rest), e^r by
+// its Taylor series to r^7 (truncation < 6e-9 relative), 2^n put in the exponent field. Below
+// -87.3 (the result would be subnormal, under 1.2e-38) the lane is 0.
+__attribute__((target("avx2,fma"))) __m256 expNonPositive(__m256 x) {
+    const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_LT_OQ);
+    x = _mm256_max_ps(x, _mm256_set1_ps(-87.3f));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860682030941723212e-6f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 5040);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+}
+
+__attribute__((target("avx2,fma"))) float expNonPositive(float x) {
+    alignas(32) float v[8];
+    _mm256_store_ps(v, expNonPositive(_mm256_set1_ps(x)));
+    return v[0];
+}
+
+__attribute__((target("avx2,fma"))) void softmaxRowFastAvx2(float* x, int64_t n, float scale, const float* sink) {
+    float maxv = sink ? *sink : -std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < n; ++i) {
+        x[i] *= scale;
+        maxv = std::max(maxv, x[i]);
+    }
+    const __m256 vmax = _mm256_set1_ps(maxv);
+    __m256d sum0 = _mm256_setzero_pd(), sum1 = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 e = expNonPositive(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmax));
+        _mm256_storeu_ps(x + i, e);
+        sum0 = _mm256_add_pd(sum0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        sum1 = _mm256_add_pd(sum1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    alignas(32) double lanes[4];
+    _mm256_store_pd(lanes, _mm256_add_pd(sum0, sum1));
+    double sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    for (; i < n; ++i) {
+        x[i] = expNonPositive(x[i] - maxv);
+        sum += static_cast<double>(x[i]);
+    }
+    if (sink) sum += static_cast<double>(expNonPositive(*sink - maxv));
+    const __m256 inv = _mm256_set1_ps(static_cast<float>(1.0 / sum));
+    i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), inv));
+    for (; i < n; ++i) x[i] *= _mm256_cvtss_f32(inv);
+}
+
+}  // namespace
+#endif
+
+void softmaxRowFast(float* x, int64_t n, float scale, const float* sink) {
+#if defined(__x86_64__)
+    static const bool kAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (kAvx2) return softmaxRowFastAvx2(x, n, scale, sink);
+#endif
+    softmaxRowWithSink(x, n, scale, sink);
 }
 
 int64_t attentionScratchFloats(const AttentionShape& s) {
@@ -59,16 +134,17 @@ struct AttentionJob {
 void normaliseScores(float* sc, int64_t n, const AttentionShape& s, int64_t head) {
     const float* sink = s.sinks ? s.sinks + head : nullptr;
     if (s.softCap <= 0.0f) {
-        softmaxRowWithSink(sc, n, s.scale, sink);
+        softmaxRowFast(sc, n, s.scale, sink);
         return;
     }
     const float inv = 1.0f / s.softCap;
     for (int64_t j = 0; j < n; ++j) sc[j] = std::tanh(sc[j] * s.scale * inv) * s.softCap;
-    softmaxRowWithSink(sc, n, 1.0f, sink);
+    softmaxRowFast(sc, n, 1.0f, sink);
 }
 
 // Query heads h0 .. h0+nh-1 (all in KV group g) of token t. Each key and value row is loaded once
-// for all nh heads, which cuts cache traffic by the GQA group size.
+// for all nh heads, which cuts cache traffic by the GQA group size, and their dot products and
+// sums run interleaved (ops_vec.h's row functions: the same bits as one head at a time).
 void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int64_t t, int thread) {
     const AttentionShape& s = *job.s;
     const int64_t nKv = job.pos0 + t + 1;  // causal: keys 0 .. pos of this query
@@ -80,37 +156,27 @@ void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int
     float* o0 = job.out + (t * s.nHead + h0) * s.headDimV;
     std::memset(o0, 0, sizeof(float) * static_cast<size_t>(nh * s.headDimV));
 
+    const int64_t n = nKv - j0;
     if (!s.f16) {
-        const float* kh = static_cast<const float*>(job.k) + g * cap * s.headDimK;
-        const float* vh = static_cast<const float*>(job.v) + g * cap * s.headDimV;
-        for (int64_t j = j0; j < nKv; ++j) {
-            const float* krow = kh + j * s.headDimK;
-            for (int64_t i = 0; i < nh; ++i) scores[i * cap + j] = dotF32(q0 + i * s.headDimK, krow, s.headDimK);
-        }
-        for (int64_t i = 0; i < nh; ++i) normaliseScores(scores + i * cap + j0, nKv - j0, s, h0 + i);
-        for (int64_t j = j0; j < nKv; ++j) {
-            const float* vrow = vh + j * s.headDimV;
-            for (int64_t i = 0; i < nh; ++i) axpyF32(scores[i * cap + j], vrow, o0 + i * s.headDimV, s.headDimV);
-        }
+        const float* kh = static_cast<const float*>(job.k) + (g * cap + j0) * s.headDimK;
+        const float* vh = static_cast<const float*>(job.v) + (g * cap + j0) * s.headDimV;
+        dotRowsF32(q0, nh, kh, n, s.headDimK, scores + j0, cap);
+        for (int64_t i = 0; i < nh; ++i) normaliseScores(scores + i * cap + j0, n, s, h0 + i);
+        accumulateRowsF32(scores + j0, nh, cap, vh, n, s.headDimV, o0);
         return;
     }
     // f16 cache: q and the probabilities are rounded to f16 as ggml's f16 vec_dot path does.
-    for (int64_t i = 0; i < nh * s.headDimK; ++i) qr[i] = tensor::fp16ToFp32(tensor::fp32ToFp16(q0[i]));
-    const uint16_t* kh = static_cast<const uint16_t*>(job.k) + g * cap * s.headDimK;
-    const uint16_t* vh = static_cast<const uint16_t*>(job.v) + g * cap * s.headDimV;
-    for (int64_t j = j0; j < nKv; ++j) {
-        const uint16_t* krow = kh + j * s.headDimK;
-        for (int64_t i = 0; i < nh; ++i) scores[i * cap + j] = dotF32F16(qr + i * s.headDimK, krow, s.headDimK);
-    }
+    std::memcpy(qr, q0, sizeof(float) * static_cast<size_t>(nh * s.headDimK));
+    roundToF16(qr, nh * s.headDimK);
+    const uint16_t* kh = static_cast<const uint16_t*>(job.k) + (g * cap + j0) * s.headDimK;
+    const uint16_t* vh = static_cast<const uint16_t*>(job.v) + (g * cap + j0) * s.headDimV;
+    dotRowsF16(qr, nh, kh, n, s.headDimK, scores + j0, cap);
     for (int64_t i = 0; i < nh; ++i) {
         float* sc = scores + i * cap;
-        normaliseScores(sc + j0, nKv - j0, s, h0 + i);
-        for (int64_t j = j0; j < nKv; ++j) sc[j] = tensor::fp16ToFp32(tensor::fp32ToFp16(sc[j]));
+        normaliseScores(sc + j0, n, s, h0 + i);
+        roundToF16(sc + j0, n);
     }
-    for (int64_t j = j0; j < nKv; ++j) {
-        const uint16_t* vrow = vh + j * s.headDimV;
-        for (int64_t i = 0; i < nh; ++i) axpyF16(scores[i * cap + j], vrow, o0 + i * s.headDimV, s.headDimV);
-    }
+    accumulateRowsF16(scores + j0, nh, cap, vh, n, s.headDimV, o0);
 }
 
 void runItem(const AttentionJob& job, int64_t item, int thread) {

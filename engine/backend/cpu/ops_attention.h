@@ -5,7 +5,8 @@
 // elements f32 or f16. Head-major so that one head's keys are contiguous for the dot products.
 //
 // Arithmetic follows llama.cpp without flash attention (llm_build_kqv): scores = (k . q) * scale,
-// causal mask, softmax (max subtracted, exp summed in double, rows multiplied by 1/sum), then the
+// causal mask, softmax (max subtracted, exp summed in double, rows multiplied by 1/sum; exp by
+// softmaxRowFast's polynomial, as ggml's softmax uses a SIMD exp of its own), then the
 // probability-weighted sum of V rows. With an f16 cache ggml converts q and the probabilities to
 // f16 before the products (the vec_dot type of f16 is f16); we round them the same way.
 #pragma once
@@ -22,6 +23,11 @@ void softmaxRow(float* x, int64_t n, float scale);
 // The same with one more logit, *sink (unscaled), in the maximum and the sum but not in x: the
 // probabilities then sum to 1 - p(sink). sink null: softmaxRow.
 void softmaxRowWithSink(float* x, int64_t n, float scale, const float* sink);
+// Attention's softmax: softmaxRowWithSink with exp computed 8 lanes at a time by a polynomial
+// (within 2 ulp of std::exp; llama.cpp's softmax uses a SIMD exp of its own too) and the sum in
+// double lanes. Same result on every path that calls it (single, batched, any thread count); the
+// MoE routers keep softmaxRow's std::exp, so their expert choice is unchanged.
+void softmaxRowFast(float* x, int64_t n, float scale, const float* sink);
 
 struct AttentionShape {
     int64_t nHead = 0;       // query heads
