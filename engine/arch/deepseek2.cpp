@@ -237,7 +237,7 @@ Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t 
         s->ffnGate.allocate(B * ff);
         s->ffnUp.allocate(B * ff);
         s->ropeTable.allocate(B * dr);
-        s->workStride = (std::max<int64_t>(nCtx, c.kvLoraRank) + 15) / 16 * 16;
+        s->workStride = (std::max<int64_t>(2 * kMlaHeadsPerTask * nCtx, c.kvLoraRank) + 15) / 16 * 16;
         s->work.allocate(static_cast<size_t>(nThreads * s->workStride));
         s->headBlockStride = (std::max(c.headDimK - c.nRot, c.headDimV) * c.kvLoraRank + 15) / 16 * 16;
         s->headBlock.allocate(static_cast<size_t>(nThreads * s->headBlockStride));

@@ -16,6 +16,9 @@
 
 namespace verdict::arch {
 
+// Query heads per task of MLA's latent attention (they share one cache, read once per group).
+constexpr int64_t kMlaHeadsPerTask = 4;
+
 struct Deepseek2LayerWeights {
     VecWeight attnNorm;    // [E]                       blk.N.attn_norm.weight
     // queries: q-LoRA (V2, V3, Kimi-K2) ...
@@ -64,7 +67,7 @@ struct Deepseek2Scratch : ArchScratch {
     ScratchBuffer<float> attnOut, ffnInp, ffnOut, shexpOut, outNorm;  // [B][E]
     ScratchBuffer<float> ffnGate, ffnUp; // [B][max(n_ff, U*F + F*shared)]
     ScratchBuffer<float> ropeTable;      // [B][dr]
-    ScratchBuffer<float> work;           // [nThreads][workStride]: scores over the context, or a weight row
+    ScratchBuffer<float> work;           // [nThreads][workStride]: 2 x kMlaHeadsPerTask rows of scores over the context, or a weight row
     int64_t workStride = 0;
     ScratchBuffer<float> headBlock;      // [nThreads][headBlockStride]: one head's max(dn, dv) x L rows of attn_kv_b, dequantized
     int64_t headBlockStride = 0;

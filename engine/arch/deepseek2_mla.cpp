@@ -147,33 +147,38 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
         }
     });
 
-    // Attention in latent space, one (row, head) per task: scores over positions 0..pos.
+    // Attention in latent space, one (row, group of up to kMlaHeadsPerTask heads) per task: scores
+    // over positions 0..pos. Every head reads the same latent cache, so a group meets each position
+    // once (ops_vec.h's row functions: the same dot products and sums as head by head).
     const float scale = c.kqScale();
-    ctx.pool.parallelFor(rows * H, 1, [&](int64_t i0, int64_t i1, int thread) {
-        float* scores = s.work.data() + thread * s.workStride;
+    const int64_t groups = (H + kMlaHeadsPerTask - 1) / kMlaHeadsPerTask;
+    ctx.pool.parallelFor(rows * groups, 1, [&](int64_t i0, int64_t i1, int thread) {
+        float* work = s.work.data() + thread * s.workStride;
         for (int64_t item = i0; item < i1; ++item) {
-            const int64_t t = rowBegin + item / H, h = item % H;
+            const int64_t t = rowBegin + item / groups, h0 = (item % groups) * kMlaHeadsPerTask;
+            const int64_t nh = std::min(kMlaHeadsPerTask, H - h0);
             const session::KvCache& kv = cacheOf(ctx, b, t);
             const int64_t nKv = positionOf(b, t) + 1;
-            const float* ql = s.qLat.data() + (t * H + h) * Lr;
-            const float* qp = s.q.data() + t * H * dk + h * dk + dn;
-            float* ol = s.oLat.data() + (t * H + h) * Lr;
-            std::fill_n(ol, Lr, 0.0f);
-            if (!kv.f16()) {
-                const auto* lat = static_cast<const float*>(kv.k(layer));
-                const auto* kpe = static_cast<const float*>(kv.v(layer));
-                for (int64_t j = 0; j < nKv; ++j)
-                    scores[j] = cpu::dotF32(ql, lat + j * Lr, Lr) + cpu::dotF32(qp, kpe + j * dr, dr);
-                cpu::softmaxRow(scores, nKv, scale);
-                for (int64_t j = 0; j < nKv; ++j) cpu::axpyF32(scores[j], lat + j * Lr, ol, Lr);
+            float* scores = work;                       // [nh][nKv]: the latent part, then the sum
+            float* pe = work + kMlaHeadsPerTask * nKv;  // [nh][nKv]: the RoPE part
+            const float* ql = s.qLat.data() + (t * H + h0) * Lr;
+            const float* qp = s.q.data() + t * H * dk + h0 * dk + dn;
+            float* ol = s.oLat.data() + (t * H + h0) * Lr;
+            std::fill_n(ol, nh * Lr, 0.0f);
+            const bool f16 = kv.f16();
+            if (!f16) {
+                cpu::dotRowsF32(ql, Lr, nh, static_cast<const float*>(kv.k(layer)), nKv, Lr, scores, nKv);
+                cpu::dotRowsF32(qp, dk, nh, static_cast<const float*>(kv.v(layer)), nKv, dr, pe, nKv);
             } else {
-                const auto* lat = static_cast<const uint16_t*>(kv.k(layer));
-                const auto* kpe = static_cast<const uint16_t*>(kv.v(layer));
-                for (int64_t j = 0; j < nKv; ++j)
-                    scores[j] = cpu::dotF32F16(ql, lat + j * Lr, Lr) + cpu::dotF32F16(qp, kpe + j * dr, dr);
-                cpu::softmaxRow(scores, nKv, scale);
-                for (int64_t j = 0; j < nKv; ++j) cpu::axpyF16(scores[j], lat + j * Lr, ol, Lr);
+                cpu::dotRowsF16(ql, Lr, nh, static_cast<const uint16_t*>(kv.k(layer)), nKv, Lr, scores, nKv);
+                cpu::dotRowsF16(qp, dk, nh, static_cast<const uint16_t*>(kv.v(layer)), nKv, dr, pe, nKv);
             }
+            for (int64_t i = 0; i < nh * nKv; ++i) scores[i] += pe[i];
+            for (int64_t i = 0; i < nh; ++i) cpu::softmaxRowFast(scores + i * nKv, nKv, scale, nullptr);
+            if (!f16)
+                cpu::accumulateRowsF32(scores, nh, nKv, static_cast<const float*>(kv.k(layer)), nKv, Lr, ol);
+            else
+                cpu::accumulateRowsF16(scores, nh, nKv, static_cast<const uint16_t*>(kv.k(layer)), nKv, Lr, ol);
         }
     });
 

@@ -59,19 +59,20 @@ private slots:
         for (int64_t d : {8, 16, 24, 64, 72, 128, 7, 13})
             for (int64_t nq : {1, 2, 3, 4, 5, 7, 8, 9})
                 for (int64_t nKeys : {1, 2, 3, 4, 5, 17}) {
-                    const auto q = randomVec(size_t(nq * d), seed++);
+                    const int64_t ldq = d + 5;  // query rows further apart than their width
+                    const auto q = randomVec(size_t(nq * ldq), seed++);
                     const auto kf = randomVec(size_t(nKeys * d), seed++);
                     std::vector<uint16_t> kh(kf.size());
                     for (size_t i = 0; i < kf.size(); ++i) kh[i] = tensor::fp32ToFp16(kf[i]);
                     const int64_t ld = nKeys + 3;  // a row stride wider than the row
                     std::vector<float> got(size_t(nq * ld), -7.0f), want(size_t(nq * ld), -7.0f);
-                    dotRowsF32(q.data(), nq, kf.data(), nKeys, d, got.data(), ld);
+                    dotRowsF32(q.data(), ldq, nq, kf.data(), nKeys, d, got.data(), ld);
                     for (int64_t i = 0; i < nq; ++i)
-                        for (int64_t j = 0; j < nKeys; ++j) want[size_t(i * ld + j)] = dotF32(q.data() + i * d, kf.data() + j * d, d);
+                        for (int64_t j = 0; j < nKeys; ++j) want[size_t(i * ld + j)] = dotF32(q.data() + i * ldq, kf.data() + j * d, d);
                     QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * 4) == 0, qPrintable(QString("dotRowsF32 d=%1 nq=%2 keys=%3").arg(d).arg(nq).arg(nKeys)));
-                    dotRowsF16(q.data(), nq, kh.data(), nKeys, d, got.data(), ld);
+                    dotRowsF16(q.data(), ldq, nq, kh.data(), nKeys, d, got.data(), ld);
                     for (int64_t i = 0; i < nq; ++i)
-                        for (int64_t j = 0; j < nKeys; ++j) want[size_t(i * ld + j)] = dotF32F16(q.data() + i * d, kh.data() + j * d, d);
+                        for (int64_t j = 0; j < nKeys; ++j) want[size_t(i * ld + j)] = dotF32F16(q.data() + i * ldq, kh.data() + j * d, d);
                     QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * 4) == 0, qPrintable(QString("dotRowsF16 d=%1 nq=%2 keys=%3").arg(d).arg(nq).arg(nKeys)));
 
                     const auto p = randomVec(size_t(nq * ld), seed++);

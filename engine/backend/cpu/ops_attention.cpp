@@ -160,7 +160,7 @@ void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int
     if (!s.f16) {
         const float* kh = static_cast<const float*>(job.k) + (g * cap + j0) * s.headDimK;
         const float* vh = static_cast<const float*>(job.v) + (g * cap + j0) * s.headDimV;
-        dotRowsF32(q0, nh, kh, n, s.headDimK, scores + j0, cap);
+        dotRowsF32(q0, s.headDimK, nh, kh, n, s.headDimK, scores + j0, cap);
         for (int64_t i = 0; i < nh; ++i) normaliseScores(scores + i * cap + j0, n, s, h0 + i);
         accumulateRowsF32(scores + j0, nh, cap, vh, n, s.headDimV, o0);
         return;
@@ -170,7 +170,7 @@ void attendHeads(const AttentionJob& job, int64_t g, int64_t h0, int64_t nh, int
     roundToF16(qr, nh * s.headDimK);
     const uint16_t* kh = static_cast<const uint16_t*>(job.k) + (g * cap + j0) * s.headDimK;
     const uint16_t* vh = static_cast<const uint16_t*>(job.v) + (g * cap + j0) * s.headDimV;
-    dotRowsF16(qr, nh, kh, n, s.headDimK, scores + j0, cap);
+    dotRowsF16(qr, s.headDimK, nh, kh, n, s.headDimK, scores + j0, cap);
     for (int64_t i = 0; i < nh; ++i) {
         float* sc = scores + i * cap;
         normaliseScores(sc + j0, n, s, h0 + i);

@@ -12,8 +12,8 @@ namespace {
 
 #if VERDICT_OPS_X86
 bool haveAvx2Fma() {
-    static const bool kHave = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-        && __builtin_cpu_supports("f16c");
+    static const bool kHave =
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
     return kHave;
 }
 
@@ -83,8 +83,8 @@ __attribute__((target("avx2,f16c"))) void roundToF16Avx2(float* x, int64_t n) {
 // H x J dots as dotAvx2 computes each: two partial sums over alternate 8-element chunks while 16
 // remain, a last chunk into the first, then hsum256 of their sum. d % 8 == 0.
 template <int H, int J>
-__attribute__((target("avx2,fma"))) inline void dotTileF32(const float* q, const float* k, int64_t d, float* out,
-                                                           int64_t ldo) {
+__attribute__((target("avx2,fma"))) inline void dotTileF32(const float* q, int64_t ldq, const float* k, int64_t d,
+                                                           float* out, int64_t ldo) {
     __m256 acc0[H][J], acc1[H][J];
     for (int i = 0; i < H; ++i)
         for (int j = 0; j < J; ++j) acc0[i][j] = acc1[i][j] = _mm256_setzero_ps();
@@ -96,7 +96,7 @@ __attribute__((target("avx2,fma"))) inline void dotTileF32(const float* q, const
             k1[j] = _mm256_loadu_ps(k + j * d + e + 8);
         }
         for (int i = 0; i < H; ++i) {
-            const __m256 q0 = _mm256_loadu_ps(q + i * d + e), q1 = _mm256_loadu_ps(q + i * d + e + 8);
+            const __m256 q0 = _mm256_loadu_ps(q + i * ldq + e), q1 = _mm256_loadu_ps(q + i * ldq + e + 8);
             for (int j = 0; j < J; ++j) {
                 acc0[i][j] = _mm256_fmadd_ps(q0, k0[j], acc0[i][j]);
                 acc1[i][j] = _mm256_fmadd_ps(q1, k1[j], acc1[i][j]);
@@ -106,23 +106,25 @@ __attribute__((target("avx2,fma"))) inline void dotTileF32(const float* q, const
     if (e < d)
         for (int i = 0; i < H; ++i)
             for (int j = 0; j < J; ++j)
-                acc0[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(q + i * d + e), _mm256_loadu_ps(k + j * d + e), acc0[i][j]);
+                acc0[i][j] =
+                    _mm256_fmadd_ps(_mm256_loadu_ps(q + i * ldq + e), _mm256_loadu_ps(k + j * d + e), acc0[i][j]);
     for (int i = 0; i < H; ++i)
         for (int j = 0; j < J; ++j) out[i * ldo + j] = hsum256(_mm256_add_ps(acc0[i][j], acc1[i][j]));
 }
 
 // H x J dots as dotF16Avx2 computes each: one partial sum over 8-element chunks, hsum256. d % 8 == 0.
 template <int H, int J>
-__attribute__((target("avx2,fma,f16c"))) inline void dotTileF16(const float* q, const uint16_t* k, int64_t d,
-                                                                float* out, int64_t ldo) {
+__attribute__((target("avx2,fma,f16c"))) inline void dotTileF16(const float* q, int64_t ldq, const uint16_t* k,
+                                                                int64_t d, float* out, int64_t ldo) {
     __m256 acc[H][J];
     for (int i = 0; i < H; ++i)
         for (int j = 0; j < J; ++j) acc[i][j] = _mm256_setzero_ps();
     for (int64_t e = 0; e < d; e += 8) {
         __m256 kv[J];
-        for (int j = 0; j < J; ++j) kv[j] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + j * d + e)));
+        for (int j = 0; j < J; ++j)
+            kv[j] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + j * d + e)));
         for (int i = 0; i < H; ++i) {
-            const __m256 qv = _mm256_loadu_ps(q + i * d + e);
+            const __m256 qv = _mm256_loadu_ps(q + i * ldq + e);
             for (int j = 0; j < J; ++j) acc[i][j] = _mm256_fmadd_ps(qv, kv[j], acc[i][j]);
         }
     }
@@ -133,33 +135,48 @@ __attribute__((target("avx2,fma,f16c"))) inline void dotTileF16(const float* q, 
 struct F32Dots {
     using Key = float;
     template <int H, int J>
-    __attribute__((target("avx2,fma,f16c"))) static void tile(const float* q, const float* k, int64_t d, float* out, int64_t ldo) { dotTileF32<H, J>(q, k, d, out, ldo); }
+    __attribute__((target("avx2,fma,f16c"))) static void tile(const float* q, int64_t ldq, const float* k, int64_t d,
+                                                              float* out, int64_t ldo) {
+        dotTileF32<H, J>(q, ldq, k, d, out, ldo);
+    }
 };
 struct F16Dots {
     using Key = uint16_t;
     template <int H, int J>
-    __attribute__((target("avx2,fma,f16c"))) static void tile(const float* q, const uint16_t* k, int64_t d, float* out, int64_t ldo) { dotTileF16<H, J>(q, k, d, out, ldo); }
+    __attribute__((target("avx2,fma,f16c"))) static void tile(const float* q, int64_t ldq, const uint16_t* k, int64_t d,
+                                                              float* out, int64_t ldo) {
+        dotTileF16<H, J>(q, ldq, k, d, out, ldo);
+    }
 };
 
 // H query rows against every key: J keys per tile, then the last ones one by one.
 template <class Dots, int H, int J>
-__attribute__((target("avx2,fma,f16c"))) void dotHeads(const float* q, const typename Dots::Key* keys, int64_t nKeys, int64_t d, float* out, int64_t ldo) {
+__attribute__((target("avx2,fma,f16c"))) void dotHeads(const float* q, int64_t ldq, const typename Dots::Key* keys,
+                                                       int64_t nKeys, int64_t d, float* out, int64_t ldo) {
     int64_t j = 0;
-    for (; j + J <= nKeys; j += J) Dots::template tile<H, J>(q, keys + j * d, d, out + j, ldo);
-    for (; j < nKeys; ++j) Dots::template tile<H, 1>(q, keys + j * d, d, out + j, ldo);
+    for (; j + J <= nKeys; j += J) Dots::template tile<H, J>(q, ldq, keys + j * d, d, out + j, ldo);
+    for (; j < nKeys; ++j) Dots::template tile<H, 1>(q, ldq, keys + j * d, d, out + j, ldo);
 }
 
 // Query rows 4 at a time, then the 1-3 left; J4..J1: keys per tile for 4..1 rows.
 template <class Dots, int J4, int J3, int J2, int J1>
-__attribute__((target("avx2,fma,f16c"))) void dotRowsTiled(const float* q, int64_t nq, const typename Dots::Key* keys, int64_t nKeys, int64_t d, float* out,
-                  int64_t ldo) {
+__attribute__((target("avx2,fma,f16c"))) void dotRowsTiled(const float* q, int64_t ldq, int64_t nq,
+                                                           const typename Dots::Key* keys, int64_t nKeys, int64_t d,
+                                                           float* out, int64_t ldo) {
     int64_t i = 0;
-    for (; i + 4 <= nq; i += 4) dotHeads<Dots, 4, J4>(q + i * d, keys, nKeys, d, out + i * ldo, ldo);
+    for (; i + 4 <= nq; i += 4) dotHeads<Dots, 4, J4>(q + i * ldq, ldq, keys, nKeys, d, out + i * ldo, ldo);
     switch (nq - i) {
-        case 3: dotHeads<Dots, 3, J3>(q + i * d, keys, nKeys, d, out + i * ldo, ldo); break;
-        case 2: dotHeads<Dots, 2, J2>(q + i * d, keys, nKeys, d, out + i * ldo, ldo); break;
-        case 1: dotHeads<Dots, 1, J1>(q + i * d, keys, nKeys, d, out + i * ldo, ldo); break;
-        default: break;
+        case 3:
+            dotHeads<Dots, 3, J3>(q + i * ldq, ldq, keys, nKeys, d, out + i * ldo, ldo);
+            break;
+        case 2:
+            dotHeads<Dots, 2, J2>(q + i * ldq, ldq, keys, nKeys, d, out + i * ldo, ldo);
+            break;
+        case 1:
+            dotHeads<Dots, 1, J1>(q + i * ldq, ldq, keys, nKeys, d, out + i * ldo, ldo);
+            break;
+        default:
+            break;
     }
 }
 
@@ -191,22 +208,31 @@ __attribute__((target("avx2,fma,f16c"))) inline void accumulateTile(const float*
 }
 
 template <int H, int C, bool F16>
-__attribute__((target("avx2,fma,f16c"))) void accumulateHeads(const float* p, int64_t ldp, const void* values, int64_t nKeys, int64_t d, float* out) {
+__attribute__((target("avx2,fma,f16c"))) void accumulateHeads(const float* p, int64_t ldp, const void* values,
+                                                              int64_t nKeys, int64_t d, float* out) {
     int64_t e = 0;
     for (; e + 8 * C <= d; e += 8 * C) accumulateTile<H, C, F16>(p, ldp, values, nKeys, d, out, e);
     for (; e < d; e += 8) accumulateTile<H, 1, F16>(p, ldp, values, nKeys, d, out, e);
 }
 
 template <bool F16>
-__attribute__((target("avx2,fma,f16c"))) void accumulateRowsAvx2(const float* p, int64_t np, int64_t ldp, const void* values, int64_t nKeys, int64_t d,
-                        float* out) {
+__attribute__((target("avx2,fma,f16c"))) void accumulateRowsAvx2(const float* p, int64_t np, int64_t ldp,
+                                                                 const void* values, int64_t nKeys, int64_t d,
+                                                                 float* out) {
     int64_t i = 0;
     for (; i + 4 <= np; i += 4) accumulateHeads<4, 2, F16>(p + i * ldp, ldp, values, nKeys, d, out + i * d);
     switch (np - i) {
-        case 3: accumulateHeads<3, 2, F16>(p + i * ldp, ldp, values, nKeys, d, out + i * d); break;
-        case 2: accumulateHeads<2, 4, F16>(p + i * ldp, ldp, values, nKeys, d, out + i * d); break;
-        case 1: accumulateHeads<1, 4, F16>(p + i * ldp, ldp, values, nKeys, d, out + i * d); break;
-        default: break;
+        case 3:
+            accumulateHeads<3, 2, F16>(p + i * ldp, ldp, values, nKeys, d, out + i * d);
+            break;
+        case 2:
+            accumulateHeads<2, 4, F16>(p + i * ldp, ldp, values, nKeys, d, out + i * d);
+            break;
+        case 1:
+            accumulateHeads<1, 4, F16>(p + i * ldp, ldp, values, nKeys, d, out + i * d);
+            break;
+        default:
+            break;
     }
 }
 #endif
@@ -265,31 +291,34 @@ void roundToF16(float* x, int64_t n) {
 }
 
 // The tiled paths need whole 8-element chunks; any other width takes the one-row functions.
-void dotRowsF32(const float* q, int64_t nq, const float* keys, int64_t nKeys, int64_t d, float* out, int64_t ldo) {
+void dotRowsF32(const float* q, int64_t ldq, int64_t nq, const float* keys, int64_t nKeys, int64_t d, float* out,
+                int64_t ldo) {
 #if VERDICT_OPS_X86
     if (haveAvx2Fma() && d % 8 == 0) {
         // two partial sums per dot: 4 x 1, 3 x 1, 2 x 2, 1 x 3 tiles (8, 6, 8, 6 sums in flight)
-        dotRowsTiled<F32Dots, 1, 1, 2, 3>(q, nq, keys, nKeys, d, out, ldo);
+        dotRowsTiled<F32Dots, 1, 1, 2, 3>(q, ldq, nq, keys, nKeys, d, out, ldo);
         return;
     }
 #endif
     for (int64_t i = 0; i < nq; ++i)
-        for (int64_t j = 0; j < nKeys; ++j) out[i * ldo + j] = dotF32(q + i * d, keys + j * d, d);
+        for (int64_t j = 0; j < nKeys; ++j) out[i * ldo + j] = dotF32(q + i * ldq, keys + j * d, d);
 }
 
-void dotRowsF16(const float* q, int64_t nq, const uint16_t* keys, int64_t nKeys, int64_t d, float* out, int64_t ldo) {
+void dotRowsF16(const float* q, int64_t ldq, int64_t nq, const uint16_t* keys, int64_t nKeys, int64_t d, float* out,
+                int64_t ldo) {
 #if VERDICT_OPS_X86
     if (haveAvx2Fma() && d % 8 == 0) {
         // one partial sum per dot: 4 x 2, 3 x 2, 2 x 4, 1 x 4 tiles
-        dotRowsTiled<F16Dots, 2, 2, 4, 4>(q, nq, keys, nKeys, d, out, ldo);
+        dotRowsTiled<F16Dots, 2, 2, 4, 4>(q, ldq, nq, keys, nKeys, d, out, ldo);
         return;
     }
 #endif
     for (int64_t i = 0; i < nq; ++i)
-        for (int64_t j = 0; j < nKeys; ++j) out[i * ldo + j] = dotF32F16(q + i * d, keys + j * d, d);
+        for (int64_t j = 0; j < nKeys; ++j) out[i * ldo + j] = dotF32F16(q + i * ldq, keys + j * d, d);
 }
 
-void accumulateRowsF32(const float* p, int64_t np, int64_t ldp, const float* values, int64_t nKeys, int64_t d, float* out) {
+void accumulateRowsF32(const float* p, int64_t np, int64_t ldp, const float* values, int64_t nKeys, int64_t d,
+                       float* out) {
 #if VERDICT_OPS_X86
     if (haveAvx2Fma() && d % 8 == 0) return accumulateRowsAvx2<false>(p, np, ldp, values, nKeys, d, out);
 #endif

@@ -32,10 +32,12 @@ void roundToF16(float* x, int64_t n);
 // (and converted from f16) once for all query rows, and the independent sums are interleaved so
 // the FMA latency is hidden (one dot product alone is a chain of dependent FMAs).
 //
-// out[i * ldo + j] = dotF32(q + i * d, keys + j * d, d)      for i < nq, j < nKeys
-void dotRowsF32(const float* q, int64_t nq, const float* keys, int64_t nKeys, int64_t d, float* out, int64_t ldo);
-// out[i * ldo + j] = dotF32F16(q + i * d, keys + j * d, d)
-void dotRowsF16(const float* q, int64_t nq, const uint16_t* keys, int64_t nKeys, int64_t d, float* out, int64_t ldo);
+// out[i * ldo + j] = dotF32(q + i * ldq, keys + j * d, d)      for i < nq, j < nKeys
+void dotRowsF32(const float* q, int64_t ldq, int64_t nq, const float* keys, int64_t nKeys, int64_t d, float* out,
+                int64_t ldo);
+// out[i * ldo + j] = dotF32F16(q + i * ldq, keys + j * d, d)
+void dotRowsF16(const float* q, int64_t ldq, int64_t nq, const uint16_t* keys, int64_t nKeys, int64_t d, float* out,
+                int64_t ldo);
 // for j < nKeys, for i < np: axpyF32(p[i * ldp + j], values + j * d, out + i * d, d)
 void accumulateRowsF32(const float* p, int64_t np, int64_t ldp, const float* values, int64_t nKeys, int64_t d, float* out);
 // the same with axpyF16
