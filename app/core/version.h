@@ -10,6 +10,6 @@ namespace verdict::core {
 
 const char* versionNumber();  // the project's version, e.g. "0.1.0"
 std::string toolVersion();    // "verdict 0.1.0": what runs, sweeps and reports record
-const char* buildCommit();    // the git commit at configure time, "unknown" outside a checkout
+const char* buildCommit();    // the git commit built from (+ "-dirty"), "unknown" outside a checkout
 
 }  // namespace verdict::core

@@ -87,7 +87,9 @@ private slots:
         for (const auto& t : j) {
             for (const char* k : strings) QVERIFY2(t.contains(k) && t[k].is_string(), k);
             for (const char* k : numbers) QVERIFY2(t.contains(k) && t[k].is_number(), k);
-            QVERIFY(!t["build_commit"].get<std::string>().empty());
+            // the commit built from (cmake/BuildCommit.cmake): short hex, "-dirty" with local changes, or "unknown"
+            const QString commit = QString::fromStdString(t["build_commit"].get<std::string>());
+            QVERIFY2(QRegularExpression("^([0-9a-f]{7,40}(-dirty)?|unknown)$").match(commit).hasMatch(), qPrintable(commit));
             QCOMPARE(t["backends"].get<std::string>(), std::string("CPU"));
             QCOMPARE(t["n_threads"].get<int>(), 1);
             // llama.cpp's own figures for this file (fixtures README): n_params, tensor bytes.
