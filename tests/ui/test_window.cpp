@@ -161,6 +161,9 @@ private slots:
         QVERIFY(device && device->count() >= 1);
         device->setCurrentIndex(device->findData("cpu"));
         QCOMPARE(m_wb->fitDevice(), QString("cpu"));
+        // The CPU entry says which kernels run and whether AMX may be used (as `verdict devices`).
+        const QString cpuTip = device->itemData(device->findData("cpu"), Qt::ToolTipRole).toString();
+        QVERIFY2(cpuTip.contains("Kernels: ") && cpuTip.contains("AMX: "), qPrintable(cpuTip));
         QVERIFY(m_wb->models()->entries().back().fitReason.contains("cpu"));
     }
 

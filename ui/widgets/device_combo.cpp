@@ -5,17 +5,29 @@
 
 #include <QComboBox>
 #include <QSpinBox>
+#include <QStringList>
 
 namespace verdict::ui {
 
 void fillDeviceCombo(QComboBox* box, const DeviceList& devices) {
     box->clear();
-    for (const DeviceInfo& d : devices.devices)
+    for (const DeviceInfo& d : devices.devices) {
         box->addItem(QComboBox::tr("%1 — %2 (%3 free of %4)")
                          .arg(QString::fromStdString(d.id), QString::fromStdString(d.name),
                               QString::fromStdString(core::formatDecimalBytes(d.freeBytes)),
                               QString::fromStdString(core::formatDecimalBytes(d.totalBytes))),
                      QString::fromStdString(d.id));
+        // The CPU's kernels as `verdict devices` reports them: SIMD level, extensions, AMX and why.
+        if (d.kind == "cpu") {
+            QStringList features;
+            for (const auto& f : d.cpuFeatures) features << QString::fromStdString(f);
+            box->setItemData(box->count() - 1,
+                             QComboBox::tr("Kernels: %1 (%2)\nAMX: %3 — %4")
+                                 .arg(QString::fromStdString(d.simd), features.join(' '),
+                                      QString::fromStdString(d.amx), QString::fromStdString(d.amxDetail)),
+                             Qt::ToolTipRole);
+        }
+    }
     if (!devices.cudaStatus.empty())
         box->setToolTip(QComboBox::tr("CUDA: %1").arg(QString::fromStdString(devices.cudaStatus)));
 }
