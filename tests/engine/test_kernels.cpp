@@ -191,7 +191,7 @@ private slots:
         std::vector<double> worst(kernels.size(), 0.0);  // max |y - ref| / sum|w x|
         for (int64_t K : kSizes(t))
             for (int64_t nRows : {1, 3, 5, 8, 17, 67})
-                for (int64_t nTok : {1, 2, 3, 7, 16, 33}) {
+                for (int64_t nTok : {1, 2, 3, 7, 16, 33, 40, 101}) {
                     if (K * nRows * nTok > 3'000'000) continue;
                     const Problem p(t, nRows, K, nTok, seed++);
                     const auto ref = p.run(*kernels[0], pool);
