@@ -3,6 +3,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/ops_activation.h"
 #include "backend/cpu/ops_attention.h"
+#include "backend/cpu/ops_moe.h"
 #include "backend/cpu/ops_norm.h"
 #include "backend/cpu/ops_rope.h"
 #include "backend/cpu/thread_pool.h"
@@ -287,35 +288,14 @@ void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderS
     // Routing: softmax over the router logits, top-k, weights renormalised over the chosen k.
     project(L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data(), ctx.pool);
     dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
-    for (int64_t t = 0; t < nTok; ++t) {
-        float* probs = s.routerLogits.data() + t * X;
-        cpu::softmaxRow(probs, X, 1.0f);
-        int32_t* sel = s.selected.data() + t * U;
-        float* wts = s.expertWeights.data() + t * U;
-        topKIndices(probs, X, U, sel);  // highest probability first, lowest id wins ties
-        for (int64_t slot = 0; slot < U; ++slot) wts[slot] = probs[sel[slot]];
-        double sum = 0.0;
-        for (int64_t slot = 0; slot < U; ++slot) sum += wts[slot];
-        const float fsum = static_cast<float>(sum);
-        for (int64_t slot = 0; slot < U; ++slot) wts[slot] /= fsum;
-    }
+    for (int64_t t = 0; t < nTok; ++t)
+        cpu::routeSoftmaxTopKRow(s.routerLogits.data() + t * X, X, U, s.selected.data() + t * U,
+                                 s.expertWeights.data() + t * U);
 
     static const Weight kNone;
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
                ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
                out, kNone, kNone, kNone, nullptr);
-}
-
-void topKIndices(const float* v, int64_t n, int64_t k, int32_t* out) {
-    for (int64_t slot = 0; slot < k; ++slot) {
-        int32_t best = -1;
-        for (int32_t e = 0; e < n; ++e) {
-            bool taken = false;
-            for (int64_t j = 0; j < slot; ++j) taken |= out[j] == e;
-            if (!taken && (best < 0 || v[e] > v[best])) best = e;
-        }
-        out[slot] = best;
-    }
 }
 
 void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight& upExps, const Weight& downExps,

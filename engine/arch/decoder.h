@@ -178,10 +178,6 @@ using FfnStep = std::function<void(int layer, int64_t r0, int64_t rows)>;
 void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardContext& ctx, const ForwardBatch& b,
                     const FfnStep& ffn);
 
-// Indices of the k largest of v[0..n), best first, lowest index first among equals (every MoE
-// router's top-k).
-void topKIndices(const float* v, int64_t n, int64_t k, int32_t* out);
-
 // What some MoE FFNs add (gpt-oss): per-expert biases of the gate, up ([F, X]) and down ([E, X])
 // projections, each added to its expert's output before the activation (gate, up) or the
 // routing weight (down), and the clamped swiglu_oai activation (cpu::swigluOaiInPlace).

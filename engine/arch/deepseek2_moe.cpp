@@ -9,6 +9,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/ops_activation.h"
 #include "backend/cpu/ops_attention.h"
+#include "backend/cpu/ops_moe.h"
 #include "backend/cpu/thread_pool.h"
 
 #include <algorithm>
@@ -31,11 +32,11 @@ void maskGroups(float* sel, int64_t nExpert, int64_t nGroups, int64_t nUsed) {
     for (int64_t g = 0; g < G; ++g) {
         int32_t best2[2] = {0, 0};
         const int64_t k = std::min<int64_t>(2, per);
-        topKIndices(sel + g * per, per, k, best2);
+        cpu::topKIndices(sel + g * per, per, k, best2);
         groupScore[g] = 0.0f;
         for (int64_t j = 0; j < k; ++j) groupScore[g] += sel[g * per + best2[j]];
     }
-    topKIndices(groupScore, G, std::min(nUsed, G), keep);
+    cpu::topKIndices(groupScore, G, std::min(nUsed, G), keep);
     for (int64_t g = 0; g < G; ++g) {
         bool kept = false;
         for (int64_t j = 0; j < std::min(nUsed, G); ++j) kept |= keep[j] == g;
@@ -63,7 +64,7 @@ void routeDeepseekToken(const ArchConfig& c, float* probs, const float* selectio
     }
     for (int64_t e = 0; e < X; ++e) sel[e] = probs[e] + (selectionBias ? selectionBias[e] : 0.0f);
     if (c.nExpertGroups > 1) maskGroups(sel, X, c.nExpertGroups, c.nExpertGroupsUsed);
-    topKIndices(sel, X, U, chosen);
+    cpu::topKIndices(sel, X, U, chosen);
     for (int64_t slot = 0; slot < U; ++slot) wts[slot] = probs[chosen[slot]];
     if (c.expertWeightsNorm) {
         double sum = 0.0;  // ggml_sum_rows accumulates in double

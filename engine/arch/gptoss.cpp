@@ -17,6 +17,7 @@
 #include "arch/decoder.h"
 #include "arch/hparams.h"
 #include "backend/cpu/ops_attention.h"
+#include "backend/cpu/ops_moe.h"
 
 #include <algorithm>
 #include <string>
@@ -102,7 +103,7 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const GptOssEx
         const float* logits = s.routerLogits.data() + t * X;
         int32_t* sel = s.selected.data() + t * U;
         float* wts = s.expertWeights.data() + t * U;
-        topKIndices(logits, X, U, sel);
+        cpu::topKIndices(logits, X, U, sel);
         for (int64_t slot = 0; slot < U; ++slot) wts[slot] = logits[sel[slot]];
         cpu::softmaxRow(wts, U, 1.0f);
     }

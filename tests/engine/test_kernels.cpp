@@ -4,6 +4,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/matmul_kernel.h"
 #include "backend/cpu/thread_pool.h"
+#include "random_blocks.h"
 #include "tensor/half.h"
 #include "tensor/quantize.h"
 
@@ -55,31 +56,7 @@ std::vector<int64_t> kSizes(TensorType t) {
     }
 }
 
-// Blocks of a type Verdict reads but does not write (the i-quants, MXFP4, TQ1_0 / TQ2_0): random
-// index, sign and sub-scale bytes with the super-block scale in a normal range (d about 0.01-0.05,
-// MXFP4 exponents 2^-7..2^-3), written where the format keeps it: first (most), last (TQ1_0,
-// TQ2_0) or in the top nibbles of the four scale words (IQ1_M, bytes 48-55).
-void randomBlocks(TensorType t, std::mt19937& rng, uint8_t* out, uint64_t bytes) {
-    std::uniform_int_distribution<int> byte(0, 255);
-    for (uint64_t i = 0; i < bytes; ++i) out[i] = static_cast<uint8_t>(byte(rng));
-    std::uniform_real_distribution<float> scale(0.01f, 0.05f);
-    const uint64_t blockBytes = tensor::traits(t).blockBytes;
-    for (uint64_t b = 0; b + blockBytes <= bytes; b += blockBytes) {
-        const uint16_t d = tensor::fp32ToFp16(scale(rng));
-        if (t == TensorType::MXFP4) {
-            out[b] = static_cast<uint8_t>(120 + byte(rng) % 5);
-        } else if (t == TensorType::TQ1_0 || t == TensorType::TQ2_0) {
-            std::memcpy(out + b + blockBytes - 2, &d, 2);
-        } else if (t == TensorType::IQ1_M) {
-            for (int w = 0; w < 4; ++w) {
-                uint8_t& hi = out[b + 48 + 2 * w + 1];
-                hi = static_cast<uint8_t>((hi & 0x0F) | (((d >> (4 * w)) & 0xF) << 4));
-            }
-        } else {
-            std::memcpy(out + b, &d, 2);
-        }
-    }
-}
+using test::randomBlocks;
 
 // A problem: weights quantized from N(0,1) (rows start 4 bytes off any SIMD alignment: the
 // blocks' natural alignment, 2 or 4 bytes, is all a file guarantees per row), activations N(0,1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one prepared GPU check (issue 10), unattended, < 8 minutes on one GPU:
 #   1. configure + build (Release, CUDA for this GPU's architecture only) the binaries it needs;
-#   2. the gpu-labelled tests: kernels vs the CPU reference, the backend vs the CPU backend on the
+#   2. the gpu-labelled tests: kernels vs the CPU reference, every op of the backend interface vs the
+#      plain reference (test_gpu_backend_ops), the backend vs the CPU backend on the
 #      fixture models, llama.cpp's golden logits on the GPU, device discovery;
 #   3. the benchmark: the 0.85 B perf model of ../shared/fixtures/README.md in F16, Q8_0 and Q4_0 —
 #      prefill 512 (llama-bench pp512) and decode 128 (tg128) at batch 1, then aggregate decode at
@@ -32,7 +33,7 @@ say "configure ($arch)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVERDICT_ENABLE_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="$arch" >>"$LOG" 2>&1 || { say "configure failed"; tail -30 "$LOG"; exit 1; }
 say "build"
-cmake --build "$BUILD" -j "$(nproc)" --target verdict test_gpu_devices test_gpu_kernels test_gpu_backend \
+cmake --build "$BUILD" -j "$(nproc)" --target verdict test_gpu_devices test_gpu_kernels test_gpu_backend_ops test_gpu_backend \
     test_golden_logits test_device_option bench_batch bench_gpu_bandwidth >>"$LOG" 2>&1 \
     || { say "build failed"; grep -E "error|FAILED" "$LOG" | head -30; exit 1; }
 

@@ -1,0 +1,182 @@
+#include "backend/cpu/cpu_backend.h"
+
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/ops_activation.h"
+#include "backend/cpu/ops_attention.h"
+#include "backend/cpu/ops_moe.h"
+#include "backend/cpu/ops_norm.h"
+#include "backend/cpu/ops_rope.h"
+#include "backend/cpu/thread_pool.h"
+#include "tensor/half.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace verdict::cpu {
+
+namespace {
+
+// Where layer a.layer of a row's cache keeps its keys and values.
+uint8_t* layerK(const backend::Attention& a, const backend::RowCache& r) {
+    return r.base + static_cast<uint64_t>(a.layer) * a.layerBytes;
+}
+uint8_t* layerV(const backend::Attention& a, const backend::RowCache& r) {
+    const uint64_t elem = a.f16 ? 2 : 4;
+    return layerK(a, r) + static_cast<uint64_t>(a.nHeadKv) * static_cast<uint64_t>(r.capacity) * a.dimK * elem;
+}
+
+void storeRow(uint8_t* dst, const float* src, int64_t n, bool f16) {
+    if (!f16) {
+        std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+        return;
+    }
+    auto* h = reinterpret_cast<uint16_t*>(dst);
+    for (int64_t i = 0; i < n; ++i) h[i] = tensor::fp32ToFp16(src[i]);
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(ThreadPool& pool) : m_pool(pool) {}
+
+std::string CpuBackend::name() const {
+    return "cpu (" + std::string(simdLevelName(activeSimdLevel())) + ", " + std::to_string(m_pool.size())
+        + (m_pool.size() == 1 ? " thread)" : " threads)");
+}
+
+bool CpuBackend::supports(tensor::TensorType type) const { return canCompute(type); }
+
+Result<void*> CpuBackend::allocate(uint64_t bytes, std::string_view what) {
+    const uint64_t rounded = (std::max<uint64_t>(bytes, 1) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (!p) return Error{"cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what)};
+    return p;
+}
+
+void CpuBackend::release(void* p) { std::free(p); }
+
+void CpuBackend::upload(void* dst, const void* host, uint64_t bytes) { std::memcpy(dst, host, bytes); }
+
+void CpuBackend::download(void* host, const void* src, uint64_t bytes) { std::memcpy(host, src, bytes); }
+
+void CpuBackend::embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) {
+    const auto* base = static_cast<const uint8_t*>(w.data);
+    for (int64_t t = 0; t < nTok; ++t)
+        dequantizeRow(w.type, base + static_cast<uint64_t>(tokens[t]) * w.rowBytes, out + t * w.cols, w.cols);
+}
+
+void CpuBackend::matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) {
+    if (nTok <= 0) return;
+    cpu::matmul(w.type, w.data, w.rows, w.cols, x, nTok, y, ldy, m_pool);
+}
+
+void CpuBackend::expertMatmul(const backend::Matrix& w, const int32_t* experts, int64_t nPairs, const float* x,
+                              int64_t xDiv, float* y) {
+    // One job per expert with the pairs it serves contiguous in x would need a gather; pairs that
+    // share an input row (the gate/up products of one token) prepare it once in matmulGroup.
+    std::vector<MatmulJob> jobs;
+    jobs.reserve(static_cast<size_t>(std::max<int64_t>(nPairs, 0)));
+    const auto* base = static_cast<const uint8_t*>(w.data);
+    const uint64_t matrixBytes = w.rowBytes * static_cast<uint64_t>(w.rows);
+    for (int64_t p = 0; p < nPairs; ++p)
+        jobs.push_back({w.type, base + static_cast<uint64_t>(experts[p]) * matrixBytes, w.rows, w.cols,
+                        x + (p / xDiv) * w.cols, 1, y + p * w.rows, w.rows});
+    matmulGroup(jobs.data(), static_cast<int>(jobs.size()), m_pool);
+}
+
+void CpuBackend::rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) {
+    rmsNormRows(x, w, y, rows, n, eps);
+}
+
+void CpuBackend::add(const float* a, const float* b, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+void CpuBackend::addBias(float* y, const float* bias, int64_t rows, int64_t n) {
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t i = 0; i < n; ++i) y[r * n + i] += bias[i];
+}
+
+void CpuBackend::scale(float* x, float factor, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) x[i] *= factor;
+}
+
+void CpuBackend::softCap(float* x, int64_t n, float cap) { softCapInPlace(x, n, cap); }
+
+void CpuBackend::swiglu(float* gate, const float* up, int64_t n) { swigluInPlace(gate, up, n); }
+
+void CpuBackend::geglu(float* gate, const float* up, int64_t n) { gegluInPlace(gate, up, n); }
+
+void CpuBackend::rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
+                      const float* table) {
+    const RopeMode mode = neox ? RopeMode::Neox : RopeMode::Norm;
+    for (int64_t t = 0; t < nTok; ++t) applyRope(mode, x + t * nHead * headDim, nHead, headDim, nRot, table + t * nRot);
+}
+
+void CpuBackend::storeKv(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok,
+                         const float* k, const float* v) {
+    const uint64_t elem = a.f16 ? 2 : 4;
+    for (int64_t t = 0; t < nTok; ++t) {
+        const backend::RowCache& r = hostRows[t];
+        for (int g = 0; g < a.nHeadKv; ++g) {
+            const uint64_t slot = static_cast<uint64_t>(g) * static_cast<uint64_t>(r.capacity) + static_cast<uint64_t>(r.pos);
+            storeRow(layerK(a, r) + slot * a.dimK * elem, k + (t * a.nHeadKv + g) * a.dimK, a.dimK, a.f16);
+            storeRow(layerV(a, r) + slot * a.dimV * elem, v + (t * a.nHeadKv + g) * a.dimV, a.dimV, a.f16);
+        }
+    }
+}
+
+void CpuBackend::attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok,
+                           const float* q, float* out) {
+    std::vector<float> scratch;
+    for (int64_t t0 = 0; t0 < nTok;) {
+        // Rows of one sequence at consecutive positions run as one call (a prefill).
+        const backend::RowCache& r = hostRows[t0];
+        int64_t t1 = t0 + 1;
+        while (t1 < nTok && hostRows[t1].base == r.base && hostRows[t1].capacity == r.capacity
+               && hostRows[t1].pos == r.pos + (t1 - t0))
+            ++t1;
+        AttentionShape s;
+        s.nHead = a.nHead;
+        s.nHeadKv = a.nHeadKv;
+        s.headDimK = a.dimK;
+        s.headDimV = a.dimV;
+        s.kvCapacity = r.capacity;
+        s.scale = a.scale;
+        s.f16 = a.f16;
+        s.softCap = a.softCap;
+        s.window = a.window;
+        s.sinks = a.sinks;
+        const auto need = static_cast<size_t>(attentionScratchFloats(s) * m_pool.size());
+        if (scratch.size() < need) scratch.resize(need);
+        cpu::attention(s, q + t0 * a.nHead * a.dimK, layerK(a, r), layerV(a, r), t1 - t0, r.pos, out + t0 * a.nHead * a.dimV,
+                       scratch.data(), m_pool);
+        t0 = t1;
+    }
+}
+
+void CpuBackend::routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
+                                  float* weights) {
+    std::vector<float> probs(static_cast<size_t>(nExpert));
+    for (int64_t t = 0; t < nTok; ++t) {
+        std::copy_n(logits + t * nExpert, nExpert, probs.data());
+        routeSoftmaxTopKRow(probs.data(), nExpert, U, experts + t * U, weights + t * U);
+    }
+}
+
+void CpuBackend::combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) {
+    // As runExperts (arch/decoder.cpp): each weighted output rounded, then added in rank order.
+    for (int64_t t = 0; t < nTok; ++t) {
+        float* o = out + t * n;
+        for (int64_t i = 0; i < n; ++i) o[i] = y[(t * U) * n + i] * weights[t * U];
+        for (int slot = 1; slot < U; ++slot) {
+            const float w = weights[t * U + slot];
+            const float* src = y + (t * U + slot) * n;
+            for (int64_t i = 0; i < n; ++i) o[i] += src[i] * w;
+        }
+    }
+}
+
+}  // namespace verdict::cpu

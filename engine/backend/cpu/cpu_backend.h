@@ -1,0 +1,52 @@
+// The CPU implementation of backend/ops/backend.h: the kernels of backend/cpu behind the op
+// interface, in host memory, over a thread pool. Matmuls and attention use the process's SIMD level
+// (cpu_features.h: the best the CPU has, lowered by VERDICT_CPU_SIMD), so one build tests the
+// scalar, AVX2 and AVX-512 paths by running under each level (tests/engine/test_backend_ops).
+#pragma once
+
+#include "backend/ops/backend.h"
+
+namespace verdict::cpu {
+
+class ThreadPool;
+
+class CpuBackend final : public backend::Backend {
+public:
+    // The pool runs every op's parallel work; it must outlive the backend.
+    explicit CpuBackend(ThreadPool& pool);
+
+    std::string name() const override;
+    bool supports(tensor::TensorType type) const override;
+
+    Result<void*> allocate(uint64_t bytes, std::string_view what) override;
+    void release(void* p) override;
+    void upload(void* dst, const void* host, uint64_t bytes) override;
+    void download(void* host, const void* src, uint64_t bytes) override;
+    Result<void> synchronize() override { return {}; }  // every op has finished when it returns
+
+    void embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) override;
+    void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override;
+    void expertMatmul(const backend::Matrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t xDiv,
+                      float* y) override;
+    void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) override;
+    void add(const float* a, const float* b, float* y, int64_t n) override;
+    void addBias(float* y, const float* bias, int64_t rows, int64_t n) override;
+    void scale(float* x, float factor, int64_t n) override;
+    void softCap(float* x, int64_t n, float cap) override;
+    void swiglu(float* gate, const float* up, int64_t n) override;
+    void geglu(float* gate, const float* up, int64_t n) override;
+    void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
+              const float* table) override;
+    void storeKv(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* k,
+                 const float* v) override;
+    void attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* q,
+                   float* out) override;
+    void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
+                          float* weights) override;
+    void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) override;
+
+private:
+    ThreadPool& m_pool;
+};
+
+}  // namespace verdict::cpu

@@ -1,0 +1,17 @@
+// Mixture-of-experts routing steps shared by the architectures (arch/) and the CPU backend.
+#pragma once
+
+#include <cstdint>
+
+namespace verdict::cpu {
+
+// Indices of the k largest of v[0..n), best first, lowest index first among equals (every MoE
+// router's top-k).
+void topKIndices(const float* v, int64_t n, int64_t k, int32_t* out);
+
+// Mixtral-style routing of one token (llama.cpp build_moe_ffn, softmax gating, weights
+// renormalised): logits[0..n) become softmax probabilities in place, experts[0..k) the top k of
+// them (topKIndices), weights[slot] = probs[experts[slot]] / their sum (summed in double).
+void routeSoftmaxTopKRow(float* logits, int64_t n, int64_t k, int32_t* experts, float* weights);
+
+}  // namespace verdict::cpu

@@ -1,0 +1,249 @@
+#include "backend/cuda/cuda_backend.h"
+
+#include "backend/cpu/ops_activation.h"
+#include "backend/cuda/block_type.h"
+#include "backend/cuda/cuda_memory.h"
+#include "backend/cuda/cuda_ops.h"
+#include "tensor/half.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace verdict::cuda {
+
+namespace {
+
+constexpr int kMaxSplits = 32;     // attention position splits (decode), as cuda_model.cu
+constexpr int kMaxHeadDim = 256;   // ops_attention.cu
+constexpr int kMaxExperts = 512;   // ops_moe.cu
+constexpr int kMaxUsedExperts = 32;
+
+class CudaBackend final : public backend::Backend {
+public:
+    explicit CudaBackend(int device) : m_device(device) {}
+    ~CudaBackend() override {
+        cudaSetDevice(m_device);
+        if (m_stream) cudaStreamSynchronize(m_stream);
+        m_buffers.clear();
+        m_rows = {};
+        m_partials = {};
+        m_gelu = {};
+        if (m_stream) cudaStreamDestroy(m_stream);
+    }
+
+    Result<void> init() {
+        int count = 0;
+        if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
+            cudaGetLastError();
+            return Error{"no usable CUDA device for cuda:" + std::to_string(m_device) + " (" + cudaErrorText(e) + ")"};
+        }
+        if (m_device < 0 || m_device >= count)
+            return Error{"no device cuda:" + std::to_string(m_device) + ": this machine has " + std::to_string(count)
+                         + " CUDA device" + (count == 1 ? "" : "s")};
+        cudaDeviceProp prop{};
+        if (cudaError_t e = cudaGetDeviceProperties(&prop, m_device); e != cudaSuccess) return fail(e);
+        m_name = prop.name;
+        if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return fail(e);
+        if (cudaError_t e = cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking); e != cudaSuccess) return fail(e);
+        // ggml's f16 GELU table, the CPU's own values (cpu::geluTanhF16), for geglu.
+        std::vector<uint16_t> table(65536);
+        for (size_t i = 0; i < table.size(); ++i)
+            table[i] = tensor::fp32ToFp16(cpu::geluTanhF16(tensor::fp16ToFp32(static_cast<uint16_t>(i))));
+        auto g = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Weights, table.size() * 2, "the GELU table");
+        if (!g) return g.error();
+        m_gelu = std::move(g.value());
+        cudaMemcpy(m_gelu.data(), table.data(), table.size() * 2, cudaMemcpyHostToDevice);
+        return synchronize();
+    }
+
+    std::string name() const override { return "cuda:" + std::to_string(m_device) + " (" + m_name + ")"; }
+    bool supports(tensor::TensorType type) const override { return blockTypeFor(type).has_value(); }
+    bool supports(const backend::Attention& a) const override {
+        return !a.sinks && a.dimK <= kMaxHeadDim && a.dimV <= kMaxHeadDim;
+    }
+
+    Result<void*> allocate(uint64_t bytes, std::string_view what) override {
+        auto b = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, std::max<uint64_t>(bytes, 1),
+                                        std::string(what));
+        if (!b) return b.error();
+        void* p = b.value().data();
+        m_buffers.emplace(p, std::move(b.value()));
+        return p;
+    }
+    void release(void* p) override {
+        cudaStreamSynchronize(m_stream);  // no op still reading it
+        m_buffers.erase(p);
+    }
+    void upload(void* dst, const void* host, uint64_t bytes) override {
+        note(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, m_stream));
+        note(cudaStreamSynchronize(m_stream));  // the host buffer may go away when this returns
+    }
+    void download(void* host, const void* src, uint64_t bytes) override {
+        note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, m_stream));
+        note(cudaStreamSynchronize(m_stream));
+    }
+    Result<void> synchronize() override {
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess) e = cudaStreamSynchronize(m_stream);
+        if (e == cudaSuccess && m_firstError != cudaSuccess) e = m_firstError;
+        m_firstError = cudaSuccess;
+        if (!m_opError.empty()) {
+            std::string msg = name() + ": " + m_opError;
+            m_opError.clear();
+            return Error{msg};
+        }
+        if (e != cudaSuccess) return fail(e);
+        return {};
+    }
+
+    void embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) override {
+        if (auto d = matrix(w)) cuda::embedRows(*d, tokens, nTok, out, m_stream);
+    }
+    void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override {
+        auto d = matrix(w);
+        if (!d || nTok <= 0) return;
+        if (nTok <= kMatvecMaxCols) {
+            matvec(*d, x, w.cols, static_cast<int>(nTok), y, ldy, m_stream);
+        } else {
+            matmulMma(*d, x, w.cols, nTok, y, ldy, m_stream);
+        }
+    }
+    void expertMatmul(const backend::Matrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t xDiv,
+                      float* y) override {
+        if (auto d = matrix(w)) expertMatvec(*d, experts, nPairs, x, w.cols, xDiv, y, w.rows, m_stream);
+    }
+    void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) override {
+        cuda::rmsNorm(x, w, y, rows, n, eps, m_stream);
+    }
+    void add(const float* a, const float* b, float* y, int64_t n) override { cuda::add(a, b, y, n, m_stream); }
+    void addBias(float* y, const float* bias, int64_t rows, int64_t n) override {
+        cuda::addBias(y, bias, rows, n, m_stream);
+    }
+    void scale(float* x, float factor, int64_t n) override { cuda::scale(x, factor, n, m_stream); }
+    void softCap(float* x, int64_t n, float cap) override { cuda::softCap(x, n, cap, m_stream); }
+    void swiglu(float* gate, const float* up, int64_t n) override { cuda::swiglu(gate, up, n, m_stream); }
+    void geglu(float* gate, const float* up, int64_t n) override {
+        cuda::geglu(gate, up, n, reinterpret_cast<const uint16_t*>(m_gelu.data()), m_stream);
+    }
+    void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
+              const float* table) override {
+        cuda::rope(x, nTok, nHead, headDim, nRot, neox, table, m_stream);
+    }
+    void storeKv(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* k,
+                 const float* v) override {
+        const RowCache* rows = uploadRows(a, hostRows, nTok);
+        if (rows) cuda::storeKv(shape(a), rows, nTok, k, v, m_stream);
+    }
+    void attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* q,
+                   float* out) override {
+        if (!supports(a)) {
+            if (m_opError.empty()) m_opError = "attention with sinks or heads over 256 elements is not implemented";
+            return;
+        }
+        int64_t maxLen = 0;
+        for (int64_t t = 0; t < nTok; ++t) maxLen = std::max<int64_t>(maxLen, hostRows[t].pos + 1);
+        const RowCache* rows = uploadRows(a, hostRows, nTok);
+        if (!rows) return;
+        const AttentionShape s = shape(a);
+        const int nSplit = attentionSplits(s, nTok, maxLen, kMaxSplits);
+        const uint64_t need = 4ull * static_cast<uint64_t>(attentionPartialFloats(s, kMaxSplits));
+        if (m_partials.bytes() < need) {
+            cudaStreamSynchronize(m_stream);
+            auto p = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, need, "attention partials");
+            if (!p) {
+                if (m_opError.empty()) m_opError = p.error().message;
+                return;
+            }
+            m_partials = std::move(p.value());
+        }
+        cuda::attention(s, rows, nTok, nSplit, q, out, reinterpret_cast<float*>(m_partials.data()), m_stream);
+    }
+    void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
+                          float* weights) override {
+        if (nExpert > kMaxExperts || U > kMaxUsedExperts) {
+            if (m_opError.empty())
+                m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
+            return;
+        }
+        cuda::routeSoftmaxTopK(logits, nTok, nExpert, U, experts, weights, m_stream);
+    }
+    void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) override {
+        cuda::combineExperts(y, weights, nTok, U, n, out, m_stream);
+    }
+
+private:
+    Error fail(cudaError_t e) const { return Error{"cuda:" + std::to_string(m_device) + ": " + cudaErrorText(e)}; }
+    void note(cudaError_t e) {
+        if (e != cudaSuccess && m_firstError == cudaSuccess) m_firstError = e;
+    }
+
+    std::optional<DeviceMatrix> matrix(const backend::Matrix& w) {
+        const auto bt = blockTypeFor(w.type);
+        if (!bt || w.cols % 32 != 0) {
+            if (m_opError.empty())
+                m_opError = "weights of type " + std::string(tensor::typeName(w.type)) + " with rows of "
+                    + std::to_string(w.cols) + " elements cannot be computed here";
+            return std::nullopt;
+        }
+        DeviceMatrix d;
+        d.data = static_cast<const uint8_t*>(w.data);
+        d.type = *bt;
+        d.cols = w.cols;
+        d.rows = w.rows;
+        d.nMat = w.nMat;
+        d.rowBytes = w.rowBytes;
+        return d;
+    }
+
+    // The kernels find layer L of a row's cache at base + L * (its K and V bytes); the interface
+    // gives the layer's stride explicitly, so each row's base moves to its layer and the kernels
+    // see layer 0.
+    static AttentionShape shape(const backend::Attention& a) {
+        return AttentionShape{a.nHead, a.nHeadKv, a.dimK, a.dimV, a.f16, a.scale, a.softCap, a.window, 0};
+    }
+    const RowCache* uploadRows(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok) {
+        m_hostRows.resize(static_cast<size_t>(nTok));
+        for (int64_t t = 0; t < nTok; ++t)
+            m_hostRows[static_cast<size_t>(t)] = RowCache{hostRows[t].base + static_cast<uint64_t>(a.layer) * a.layerBytes,
+                                                          hostRows[t].capacity, hostRows[t].pos};
+        const uint64_t bytes = m_hostRows.size() * sizeof(RowCache);
+        if (m_rows.bytes() < bytes) {
+            cudaStreamSynchronize(m_stream);
+            auto r = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, std::max<uint64_t>(bytes, 4096),
+                                            "the row table");
+            if (!r) {
+                if (m_opError.empty()) m_opError = r.error().message;
+                return nullptr;
+            }
+            m_rows = std::move(r.value());
+        }
+        // Synchronous: the table is rewritten by the next op while this one may still read it.
+        cudaStreamSynchronize(m_stream);
+        note(cudaMemcpy(m_rows.data(), m_hostRows.data(), bytes, cudaMemcpyHostToDevice));
+        return reinterpret_cast<const RowCache*>(m_rows.data());
+    }
+
+    int m_device;
+    std::string m_name;
+    cudaStream_t m_stream = nullptr;
+    Ledger m_ledger;
+    std::unordered_map<void*, DeviceBuffer> m_buffers;
+    DeviceBuffer m_gelu, m_rows, m_partials;
+    std::vector<RowCache> m_hostRows;
+    cudaError_t m_firstError = cudaSuccess;
+    std::string m_opError;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<backend::Backend>> openCudaBackend(int device) {
+    auto be = std::make_unique<CudaBackend>(device);
+    if (auto r = be->init(); !r) return r.error();
+    return std::unique_ptr<backend::Backend>(std::move(be));
+}
+
+}  // namespace verdict::cuda
