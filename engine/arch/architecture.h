@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+namespace verdict::backend { class Backend; }
 namespace verdict::cpu { class ThreadPool; }
 namespace verdict::session { class KvCache; }
 
@@ -74,11 +75,15 @@ struct ForwardBatch {
     int64_t firstLayer = 0;
 };
 
+// What a forward pass runs on. The steps of arch/decoder.h issue their work as ops of `be`
+// (backend/ops/backend.h: the model's CPU backend today); the steps not yet expressed as ops (the
+// MoE experts' grouped products, MLA's absorbed attention) use `pool` directly.
 struct ForwardContext {
     const ArchConfig& cfg;
     cpu::ThreadPool& pool;
     session::KvCache& kv;
-    const DebugHook* debug = nullptr;  // optional
+    const DebugHook* debug;  // optional (null)
+    backend::Backend& be;
 };
 
 struct Architecture {

@@ -89,14 +89,16 @@ Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& c, Ten
 uint64_t DecoderScratch::bytes() const {
     uint64_t n = 0;
     for (const auto* v : {&inpL, &cur, &q, &k, &v, &kqv, &attnOut, &ffnInp, &ffnGate, &ffnUp, &ffnOut, &ropeTable,
-                          &attnWork, &routerLogits, &expertWeights, &moeX, &expertOut, &outNorm})
+                          &routerLogits, &expertWeights, &moeX, &expertOut, &outNorm})
         n += v->size() * sizeof(float);
     n += (selected.size() + gatherSlot.size()) * sizeof(int32_t);
     return n;
 }
 
-Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, int64_t nBatch, int64_t nCtx,
-                                                          int nThreads) {
+// The context length and thread count do not size anything here: the attention's scratch is the
+// backend's (cpu::CpuBackend keeps a per-thread block that grows to the longest context it serves).
+Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, int64_t nBatch, int64_t /*nCtx*/,
+                                                          int /*nThreads*/) {
     auto s = std::make_unique<DecoderScratch>();
     const auto B = static_cast<size_t>(nBatch);
     const auto E = static_cast<size_t>(c.nEmbd);
@@ -115,9 +117,6 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, i
         s->ffnUp.allocate(B * ff);
         s->ffnOut.allocate(B * E);
         s->ropeTable.allocate(B * static_cast<size_t>(std::max(c.nRot, 2)));
-        cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, nCtx, 1.0f, false};
-        s->attnStride = cpu::attentionScratchFloats(shape);
-        s->attnWork.allocate(static_cast<size_t>(nThreads * s->attnStride));
         if (c.nExpert > 0) {
             const auto X = static_cast<size_t>(c.nExpert), U = static_cast<size_t>(c.nExpertUsed);
             s->routerLogits.allocate(B * X);
@@ -138,16 +137,18 @@ void dump(const ForwardContext& ctx, std::string_view name, int layer, const flo
     if (ctx.debug && *ctx.debug) (*ctx.debug)(name, layer, data, rows, cols);
 }
 
-void embedTokens(const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out) {
-    const int64_t E = tokEmbd.cols();
-    for (int64_t t = 0; t < nTok; ++t) cpu::dequantizeRow(tokEmbd.type, tokEmbd.row(tokens[t]), out + t * E, E);
+backend::Matrix matrixOf(const Weight& w) {
+    return backend::Matrix{w.type, w.data, w.cols(), w.rows(), w.ne[2] > 0 ? w.ne[2] : 1, w.rowBytes};
 }
 
-void project(const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y, cpu::ThreadPool& pool) {
+void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out) {
+    ctx.be.embedRows(matrixOf(tokEmbd), tokens, nTok, out);
+}
+
+void project(const ForwardContext& ctx, const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y) {
     if (nTok <= 0) return;
-    cpu::matmul(w.type, w.data, w.rows(), w.cols(), x, nTok, y, w.rows(), pool);
-    if (bias && bias->present())
-        for (int64_t t = 0; t < nTok; ++t) addRows(y + t * w.rows(), bias->data, y + t * w.rows(), w.rows());
+    ctx.be.matmul(matrixOf(w), x, nTok, y, w.rows());
+    if (bias && bias->present()) ctx.be.addBias(y, bias->data, nTok, w.rows());
 }
 
 void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos0, int64_t nTok, float* table) {
@@ -167,10 +168,10 @@ void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, const Forwa
         cpu::ropeTable(p, static_cast<int32_t>(b.positions[t]), table + t * cfg.nRot);
 }
 
-void ropeRows(const ArchConfig& cfg, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table) {
+void ropeRows(const ForwardContext& ctx, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table) {
+    const ArchConfig& cfg = ctx.cfg;
     if (cfg.nRot == 0) return;
-    for (int64_t t = 0; t < nTok; ++t)
-        cpu::applyRope(cfg.ropeMode, x + t * nHead * headDim, nHead, headDim, cfg.nRot, table + t * cfg.nRot);
+    ctx.be.rope(x, nTok, nHead, headDim, cfg.nRot, cfg.ropeMode == cpu::RopeMode::Neox, table);
 }
 
 void addRows(const float* a, const float* b, float* y, int64_t n) {
@@ -182,39 +183,66 @@ int64_t lastLayerRowBegin(const ForwardBatch& b) {
     return b.allLogits ? 0 : b.nTok - 1;
 }
 
-void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int64_t pos0, int64_t rowBegin,
-                   int64_t nTok, const float* sinks) {
+namespace {
+
+// The backend's view of the attention of `layer` (the cache's element type: every cache of a pass
+// has the model's).
+backend::Attention attentionOf(const ForwardContext& ctx, int layer, bool f16, const float* sinks) {
     const ArchConfig& c = ctx.cfg;
-    const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, ctx.kv.capacity(), c.kqScale(),
-                                    ctx.kv.f16(), c.attnSoftCap, c.windowOf(layer), sinks};
-    cpu::attention(shape, s.q.data() + rowBegin * c.nHead * c.headDimK, ctx.kv.k(layer), ctx.kv.v(layer),
-                   nTok - rowBegin, pos0 + rowBegin, s.kqv.data() + rowBegin * c.nHead * c.headDimV,
-                   s.attnWork.data(), ctx.pool);
+    backend::Attention a;
+    a.nHead = static_cast<int>(c.nHead);
+    a.nHeadKv = static_cast<int>(c.nHeadKv);
+    a.dimK = static_cast<int>(c.headDimK);
+    a.dimV = static_cast<int>(c.headDimV);
+    a.f16 = f16;
+    a.scale = c.kqScale();
+    a.softCap = c.attnSoftCap;
+    a.window = static_cast<int>(c.windowOf(layer));
+    a.sinks = sinks;
+    return a;
 }
 
-void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b,
-                       int64_t rowBegin, const float* sinks) {
+// Row t's place in its sequence's cache at `layer`: b.caches[t] at b.positions[t], else ctx.kv
+// at b.pos0 + t, for rows [from, b.nTok); and whether that cache is f16.
+struct RowCaches {
+    std::vector<backend::RowCache> rows;
+    std::vector<uint8_t> f16;
+};
+RowCaches& rowCaches(const ForwardContext& ctx, const ForwardBatch& b, int layer, int64_t from) {
+    thread_local RowCaches rc;
+    rc.rows.clear();
+    rc.f16.clear();
+    for (int64_t t = from; t < b.nTok; ++t) {
+        session::KvCache& kv = b.caches ? *b.caches[t] : ctx.kv;
+        const int64_t pos = b.caches ? b.positions[t] : b.pos0 + t;
+        rc.rows.push_back({kv.layerBase(layer), static_cast<int32_t>(kv.capacity()), static_cast<int32_t>(pos)});
+        rc.f16.push_back(kv.f16() ? 1 : 0);
+    }
+    return rc;
+}
+
+// fn(i0, i1, f16) over the spans of consecutive rows whose caches share an element type (one span,
+// unless a batch mixes f32 and f16 caches): a backend op takes one type per call.
+template <class Fn>
+void byCacheType(const RowCaches& rc, Fn&& fn) {
+    for (size_t i0 = 0; i0 < rc.rows.size();) {
+        size_t i1 = i0 + 1;
+        while (i1 < rc.rows.size() && rc.f16[i1] == rc.f16[i0]) ++i1;
+        fn(static_cast<int64_t>(i0), static_cast<int64_t>(i1), rc.f16[i0] != 0);
+        i0 = i1;
+    }
+}
+
+}  // namespace
+
+void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b, int64_t rowBegin,
+                   const float* sinks) {
     const ArchConfig& c = ctx.cfg;
     const int64_t qDim = c.nHead * c.headDimK, oDim = c.nHead * c.headDimV;
-    auto attendRow = [&](int64_t t, float* work, cpu::ThreadPool& pool) {
-        const session::KvCache& kv = *b.caches[t];
-        const cpu::AttentionShape shape{c.nHead, c.nHeadKv, c.headDimK, c.headDimV, kv.capacity(), c.kqScale(),
-                                        kv.f16(), c.attnSoftCap, c.windowOf(layer), sinks};
-        cpu::attention(shape, s.q.data() + t * qDim, kv.k(layer), kv.v(layer), 1, b.positions[t],
-                       s.kqv.data() + t * oDim, work, pool);
-    };
-    const int64_t rows = b.nTok - rowBegin;
-    if (rows < ctx.pool.size()) {
-        // Few rows: one after the other, each spreading its heads over the pool.
-        for (int64_t t = rowBegin; t < b.nTok; ++t) attendRow(t, s.attnWork.data(), ctx.pool);
-        return;
-    }
-    // Many rows: each thread takes whole rows, with its own block of attnWork. The inner call gets a
-    // one-thread pool, so attention() runs that row serially and uses exactly one scratch block.
-    static cpu::ThreadPool serial(1);
-    ctx.pool.parallelFor(rows, 1, [&](int64_t r0, int64_t r1, int thread) {
-        float* work = s.attnWork.data() + thread * s.attnStride;
-        for (int64_t t = rowBegin + r0; t < rowBegin + r1; ++t) attendRow(t, work, serial);
+    const RowCaches& rc = rowCaches(ctx, b, layer, rowBegin);
+    byCacheType(rc, [&](int64_t i0, int64_t i1, bool f16) {
+        ctx.be.attention(attentionOf(ctx, layer, f16, sinks), rc.rows.data() + i0, i1 - i0,
+                         s.q.data() + (rowBegin + i0) * qDim, s.kqv.data() + (rowBegin + i0) * oDim);
     });
 }
 
@@ -224,60 +252,50 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
     const int64_t n = b.nTok, E = c.nEmbd;
     const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK, vDim = c.nHeadKv * c.headDimV;
     const int64_t oDim = c.nHead * c.headDimV;
-    cpu::rmsNormRows(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
     dump(ctx, "attn_norm", layer, s.cur.data(), n, E);
 
-    project(L.wk, &L.bk, s.cur.data(), n, s.k.data(), ctx.pool);
-    project(L.wv, &L.bv, s.cur.data(), n, s.v.data(), ctx.pool);
+    project(ctx, L.wk, &L.bk, s.cur.data(), n, s.k.data());
+    project(ctx, L.wv, &L.bv, s.cur.data(), n, s.v.data());
     if (L.kNorm.present()) {  // qwen3: each head's key RMS-normalised before RoPE [Kcur_normed]
-        cpu::rmsNormRows(s.k.data(), L.kNorm.data, s.k.data(), n * c.nHeadKv, c.headDimK, c.rmsEps);
+        ctx.be.rmsNorm(s.k.data(), L.kNorm.data, s.k.data(), n * c.nHeadKv, c.headDimK, c.rmsEps);
         dump(ctx, "Kcur_normed", layer, s.k.data(), n, kDim);
     }
-    ropeRows(c, s.k.data(), n, c.nHeadKv, c.headDimK, s.ropeTable.data());
+    ropeRows(ctx, s.k.data(), n, c.nHeadKv, c.headDimK, s.ropeTable.data());
     dump(ctx, "Kcur", layer, s.k.data(), n, kDim);
     dump(ctx, "Vcur", layer, s.v.data(), n, vDim);
-    if (b.caches) {
-        for (int64_t t = 0; t < n; ++t)
-            b.caches[t]->store(layer, b.positions[t], 1, s.k.data() + t * kDim, s.v.data() + t * vDim);
-    } else {
-        ctx.kv.store(layer, b.pos0, n, s.k.data(), s.v.data());
-    }
+    const RowCaches& all = rowCaches(ctx, b, layer, 0);
+    byCacheType(all, [&](int64_t t0, int64_t t1, bool f16) {
+        ctx.be.storeKv(attentionOf(ctx, layer, f16, nullptr), all.rows.data() + t0, t1 - t0, s.k.data() + t0 * kDim,
+                       s.v.data() + t0 * vDim);
+    });
     if (rowBegin >= n) return;
 
     const int64_t rows = n - rowBegin;
     float* q = s.q.data() + rowBegin * qDim;
-    project(L.wq, &L.bq, s.cur.data() + rowBegin * E, rows, q, ctx.pool);
+    project(ctx, L.wq, &L.bq, s.cur.data() + rowBegin * E, rows, q);
     if (L.qNorm.present()) {  // qwen3 [Qcur_normed]
-        cpu::rmsNormRows(q, L.qNorm.data, q, rows * c.nHead, c.headDimK, c.rmsEps);
+        ctx.be.rmsNorm(q, L.qNorm.data, q, rows * c.nHead, c.headDimK, c.rmsEps);
         dump(ctx, "Qcur_normed", layer, q, rows, qDim);
     }
-    ropeRows(c, q, rows, c.nHead, c.headDimK, s.ropeTable.data() + rowBegin * c.nRot);
+    ropeRows(ctx, q, rows, c.nHead, c.headDimK, s.ropeTable.data() + rowBegin * c.nRot);
     dump(ctx, "Qcur", layer, q, rows, qDim);
 
-    const float* sinks = L.sinks.present() ? L.sinks.data : nullptr;
-    if (b.caches)
-        selfAttentionRows(ctx, s, layer, b, rowBegin, sinks);
-    else
-        selfAttention(ctx, s, layer, b.pos0, rowBegin, n, sinks);
+    selfAttention(ctx, s, layer, b, rowBegin, L.sinks.present() ? L.sinks.data : nullptr);
     dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * oDim, rows, oDim);
-    project(L.wo, &L.bo, s.kqv.data() + rowBegin * oDim, rows, s.attnOut.data() + rowBegin * E, ctx.pool);
+    project(ctx, L.wo, &L.bo, s.kqv.data() + rowBegin * oDim, rows, s.attnOut.data() + rowBegin * E);
     dump(ctx, "attn_out", layer, s.attnOut.data() + rowBegin * E, rows, E);
 }
 
-namespace {
-void swigluRows(cpu::ThreadPool& pool, float* gate, const float* up, int64_t n) {
-    pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { cpu::swigluInPlace(gate + b, up + b, e - b); });
-}
-}  // namespace
 
 void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
                  int64_t nTok, float* out, int layer) {
     const int64_t F = ctx.cfg.nFf;
-    project(L.ffnUp, nullptr, x, nTok, s.ffnUp.data(), ctx.pool);
-    project(L.ffnGate, nullptr, x, nTok, s.ffnGate.data(), ctx.pool);
-    swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), nTok * F);
+    project(ctx, L.ffnUp, nullptr, x, nTok, s.ffnUp.data());
+    project(ctx, L.ffnGate, nullptr, x, nTok, s.ffnGate.data());
+    ctx.be.swiglu(s.ffnGate.data(), s.ffnUp.data(), nTok * F);
     dump(ctx, "ffn_gate_par", layer, s.ffnGate.data(), nTok, F);
-    project(L.ffnDown, nullptr, s.ffnGate.data(), nTok, out, ctx.pool);
+    project(ctx, L.ffnDown, nullptr, s.ffnGate.data(), nTok, out);
 }
 
 void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,
@@ -286,7 +304,7 @@ void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderS
     const int64_t X = c.nExpert, U = c.nExpertUsed;
 
     // Routing: softmax over the router logits, top-k, weights renormalised over the chosen k.
-    project(L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data(), ctx.pool);
+    project(ctx, L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data());
     dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
     for (int64_t t = 0; t < nTok; ++t)
         cpu::routeSoftmaxTopKRow(s.routerLogits.data() + t * X, X, U, s.selected.data() + t * U,
@@ -354,7 +372,7 @@ void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight&
             cpu::swigluOaiInPlace(buf.gate + b, buf.up + b, e - b, extras.oaiAlpha, extras.oaiLimit);
         });
     else
-        swigluRows(ctx.pool, buf.gate, buf.up, hidden);
+        ctx.be.swiglu(buf.gate, buf.up, hidden);
 
     // Stage 2: every down projection in one group; the routed outputs overwrite moeX.
     jobs.clear();
@@ -387,9 +405,9 @@ void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScrat
     const ArchConfig& c = ctx.cfg;
     const int64_t rows = nTok - rowBegin;
     if (rows <= 0) return;
-    cpu::rmsNormRows(s.inpL.data() + rowBegin * c.nEmbd, w.outputNorm.data, s.outNorm.data(), rows, c.nEmbd, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data() + rowBegin * c.nEmbd, w.outputNorm.data, s.outNorm.data(), rows, c.nEmbd, c.rmsEps);
     dump(ctx, "result_norm", -1, s.outNorm.data(), rows, c.nEmbd);
-    project(w.output, nullptr, s.outNorm.data(), rows, logits, ctx.pool);
+    project(ctx, w.output, nullptr, s.outNorm.data(), rows, logits);
     dump(ctx, "result_output", -1, logits, rows, c.nVocab);
 }
 
@@ -408,7 +426,7 @@ void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardCon
     if (b.hidden) {
         std::copy_n(b.hidden, n * E, s.inpL.data());
     } else {
-        embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+        embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
         dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
     }
     ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
@@ -422,13 +440,13 @@ void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardCon
 
         const int64_t rows = n - r0, off = r0 * E;
         float* ffnInp = s.ffnInp.data() + off;
-        addRows(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
+        ctx.be.add(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
         dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        cpu::rmsNormRows(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
         ffn(il, r0, rows);
         dump(ctx, "ffn_out", il, s.ffnOut.data() + off, rows, E);
-        addRows(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
+        ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
     if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);

@@ -8,6 +8,7 @@
 
 #include "arch/architecture.h"
 #include "arch/weight.h"
+#include "backend/ops/backend.h"
 
 #include <cstdint>
 #include <functional>
@@ -101,8 +102,6 @@ struct DecoderScratch : ArchScratch {
     ScratchBuffer<float> ffnUp;     // [nBatch][max(n_ff, n_expert_used*n_ff_exp)]
     ScratchBuffer<float> ffnOut;    // [nBatch][n_embd]
     ScratchBuffer<float> ropeTable; // [nBatch][n_rot]    (cos, sin) per position
-    ScratchBuffer<float> attnWork;  // [nThreads][attnStride]
-    int64_t attnStride = 0;         // attentionScratchFloats at the nCtx the scratch was made for
     // MoE routing and per-expert gathers
     ScratchBuffer<float> routerLogits;    // [nBatch][n_expert]   ffn_moe_logits -> probs
     ScratchBuffer<int32_t> selected;      // [nBatch][n_expert_used] expert ids, best first
@@ -124,32 +123,31 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& cfg,
 void dump(const ForwardContext& ctx, std::string_view name, int layer, const float* data, int64_t rows,
           int64_t cols);
 
+// A weight as the backend ops take it (its data where the backend keeps it: the mapping on the CPU).
+backend::Matrix matrixOf(const Weight& w);
+
 // out[t] = row tokens[t] of the embedding matrix, dequantized to f32.
-void embedTokens(const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out);
+void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out);
 
 // y[t] = W x[t] (+ bias): y is [nTok][w.rows()], x is [nTok][w.cols()].
-void project(const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y, cpu::ThreadPool& pool);
+void project(const ForwardContext& ctx, const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y);
 
 // (cos, sin) tables for positions pos0 .. pos0+nTok-1 into table [nTok][n_rot].
 void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos0, int64_t nTok, float* table);
 // The same for the rows of a batch: b.positions[t] per row when set, else b.pos0 + t.
 void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, const ForwardBatch& b, float* table);
 
-// Rotates x [nTok][nHead*headDim] in place with the tables.
-void ropeRows(const ArchConfig& cfg, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table);
+// Rotates x [nTok][nHead*headDim] in place with the tables (cfg's RoPE layout and n_rot).
+void ropeRows(const ForwardContext& ctx, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table);
 
 // y[i] = a[i] + b[i] over n elements (y may alias a or b).
 void addRows(const float* a, const float* b, float* y, int64_t n);
 
 // Self-attention of rows [rowBegin, nTok) of the batch against the cache (which already holds the
-// batch's keys and values): s.q -> s.kqv rows rowBegin ..
-void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, int64_t pos0, int64_t rowBegin,
-                   int64_t nTok, const float* sinks = nullptr);
-// The same for a batch of several sequences (b.caches set): row t attends to positions
-// 0 .. b.positions[t] of b.caches[t]. Rows are spread over the threads when there are enough of
-// them, else each row's heads are.
-void selfAttentionRows(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b,
-                       int64_t rowBegin, const float* sinks = nullptr);
+// batch's keys and values): s.q -> s.kqv rows rowBegin .. Row t reads the cache and position of its
+// sequence (b.caches / b.positions when set, else ctx.kv at b.pos0 + t): one backend attention op.
+void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b, int64_t rowBegin,
+                   const float* sinks = nullptr);
 
 // Dense SwiGLU: out = down(silu(gate x) * up x).   x, out: [nTok][n_embd]
 void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderScratch& s, const float* x,

@@ -264,7 +264,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd;
 
-    embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+    embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
     dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
     // (cos, sin) of the rope part. The rotation's YaRN magnitude is cancelled (attn_factor_scaled
     // in llm_build_deepseek2); the kq scale carries it instead (readConfig).
@@ -282,23 +282,23 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
         const int64_t rows = n - r0, off = r0 * E;
         float* ffnInp = s.ffnInp.data() + off;
-        addRows(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
+        ctx.be.add(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
         dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        cpu::rmsNormRows(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
         if (il < c.nLayerDenseLead)
             swiGluFfn(ctx, L.ffnGate, L.ffnUp, L.ffnDown, s, s.cur.data() + off, rows, s.ffnOut.data() + off);
         else
             deepseekMoe(ctx, L, s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
         dump(ctx, "ffn_out", il, s.ffnOut.data() + off, rows, E);
-        addRows(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
+        ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
     if (!b.logits || r0 >= n) return;
     const int64_t rows = n - r0;
-    cpu::rmsNormRows(s.inpL.data() + r0 * E, w.outputNorm.data, s.outNorm.data(), rows, E, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data() + r0 * E, w.outputNorm.data, s.outNorm.data(), rows, E, c.rmsEps);
     dump(ctx, "result_norm", -1, s.outNorm.data(), rows, E);
-    project(w.output, nullptr, s.outNorm.data(), rows, b.logits, ctx.pool);
+    project(ctx, w.output, nullptr, s.outNorm.data(), rows, b.logits);
     dump(ctx, "result_output", -1, b.logits, rows, c.nVocab);
 }
 

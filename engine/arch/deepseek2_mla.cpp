@@ -84,11 +84,11 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd, H = c.nHead, Lr = c.kvLoraRank, dr = c.nRot;
     const int64_t dk = c.headDimK, dn = dk - dr, dv = c.headDimV;
-    cpu::rmsNormRows(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
     dump(ctx, "attn_norm", layer, s.cur.data(), n, E);
 
     // Every row: latent and rope key into its cache.
-    project(L.wkvA, nullptr, s.cur.data(), n, s.kvA.data(), ctx.pool);
+    project(ctx, L.wkvA, nullptr, s.cur.data(), n, s.kvA.data());
     for (int64_t t = 0; t < n; ++t) {
         const float* row = s.kvA.data() + t * (Lr + dr);
         float* lat = s.latent.data() + t * Lr;
@@ -114,11 +114,11 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
     float* q = s.q.data() + rowBegin * H * dk;
     if (L.wqA.present()) {
         float* qa = s.qA.data() + rowBegin * c.qLoraRank;
-        project(L.wqA, nullptr, x, rows, qa, ctx.pool);
-        cpu::rmsNormRows(qa, L.qANorm.data, qa, rows, c.qLoraRank, c.rmsEps);
-        project(L.wqB, nullptr, qa, rows, q, ctx.pool);
+        project(ctx, L.wqA, nullptr, x, rows, qa);
+        ctx.be.rmsNorm(qa, L.qANorm.data, qa, rows, c.qLoraRank, c.rmsEps);
+        project(ctx, L.wqB, nullptr, qa, rows, q);
     } else {
-        project(L.wq, nullptr, x, rows, q, ctx.pool);
+        project(ctx, L.wq, nullptr, x, rows, q);
     }
     for (int64_t t = rowBegin; t < n; ++t)
         cpu::applyRope(c.ropeMode, s.q.data() + t * H * dk + dn, H, dk, static_cast<int>(dr), s.ropeTable.data() + t * dr);
@@ -199,7 +199,7 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
         }
     });
     dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * H * dv, rows, H * dv);
-    project(L.wo, nullptr, s.kqv.data() + rowBegin * H * dv, rows, s.attnOut.data() + rowBegin * E, ctx.pool);
+    project(ctx, L.wo, nullptr, s.kqv.data() + rowBegin * H * dv, rows, s.attnOut.data() + rowBegin * E);
     dump(ctx, "attn_out", layer, s.attnOut.data() + rowBegin * E, rows, E);
 }
 

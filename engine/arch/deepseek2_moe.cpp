@@ -19,10 +19,6 @@
 namespace verdict::arch {
 namespace {
 
-void swigluRows(cpu::ThreadPool& pool, float* gate, const float* up, int64_t n) {
-    pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { cpu::swigluInPlace(gate + b, up + b, e - b); });
-}
-
 // Sets the selection scores of experts outside the best nUsed groups to -inf.
 void maskGroups(float* sel, int64_t nExpert, int64_t nGroups, int64_t nUsed) {
     const int64_t per = nExpert / nGroups;
@@ -48,10 +44,10 @@ void maskGroups(float* sel, int64_t nExpert, int64_t nGroups, int64_t nUsed) {
 
 void swiGluFfn(const ForwardContext& ctx, const Weight& gate, const Weight& up, const Weight& down,
                Deepseek2Scratch& s, const float* x, int64_t nTok, float* out) {
-    project(up, nullptr, x, nTok, s.ffnUp.data(), ctx.pool);
-    project(gate, nullptr, x, nTok, s.ffnGate.data(), ctx.pool);
-    swigluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), nTok * gate.rows());
-    project(down, nullptr, s.ffnGate.data(), nTok, out, ctx.pool);
+    project(ctx, up, nullptr, x, nTok, s.ffnUp.data());
+    project(ctx, gate, nullptr, x, nTok, s.ffnGate.data());
+    ctx.be.swiglu(s.ffnGate.data(), s.ffnUp.data(), nTok * gate.rows());
+    project(ctx, down, nullptr, s.ffnGate.data(), nTok, out);
 }
 
 void routeDeepseekToken(const ArchConfig& c, float* probs, const float* selectionBias, float* sel, int32_t* chosen,
@@ -81,7 +77,7 @@ void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deep
     const int64_t E = c.nEmbd, X = c.nExpert, U = c.nExpertUsed;
 
     // Routing.
-    project(L.gateInp, nullptr, x, nTok, s.probs.data(), ctx.pool);
+    project(ctx, L.gateInp, nullptr, x, nTok, s.probs.data());
     dump(ctx, "ffn_moe_logits", layer, s.probs.data(), nTok, X);
     for (int64_t t = 0; t < nTok; ++t)
         routeDeepseekToken(c, s.probs.data() + t * X, L.expProbsB.present() ? L.expProbsB.data : nullptr,
@@ -95,7 +91,7 @@ void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deep
                out, L.gateShexp, L.upShexp, L.downShexp, s.shexpOut.data());
     if (L.gateShexp.present()) {
         dump(ctx, "ffn_shexp", layer, s.shexpOut.data(), nTok, E);
-        addRows(out, s.shexpOut.data(), out, nTok * E);
+        ctx.be.add(out, s.shexpOut.data(), out, nTok * E);
     }
 }
 

@@ -128,10 +128,6 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBi
 }
 
 // Step 3: the forward pass.
-void gegluRows(cpu::ThreadPool& pool, float* gate, const float* up, int64_t n) {
-    pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { cpu::gegluInPlace(gate + b, up + b, e - b); });
-}
-
 void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {
     const auto& g = static_cast<const Gemma2Weights&>(weights);
     const DecoderWeights& w = g.base();
@@ -142,8 +138,8 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     if (b.hidden) {  // partial offload: the GPU ran the blocks before firstLayer
         std::copy_n(b.hidden, n * E, s.inpL.data());
     } else {
-        embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
-        cpu::scaleF32(s.inpL.data(), std::sqrt(static_cast<float>(E)), n * E);  // ggml_scale(inpL, sqrtf(n_embd))
+        embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
+        ctx.be.scale(s.inpL.data(), std::sqrt(static_cast<float>(E)), n * E);  // ggml_scale(inpL, sqrtf(n_embd))
         dump(ctx, "inp_scaled", -1, s.inpL.data(), n, E);
     }
     // gemma3: the sliding layers rotate with their own base and no scaling. The table in
@@ -169,31 +165,31 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
         const int64_t rows = n - r0, off = r0 * E;
         float* attnOut = s.attnOut.data() + off;
-        cpu::rmsNormRows(attnOut, P.attnPost.data, attnOut, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(attnOut, P.attnPost.data, attnOut, rows, E, c.rmsEps);
         dump(ctx, "attn_post_norm", il, attnOut, rows, E);
         float* saOut = s.ffnInp.data() + off;
-        addRows(attnOut, s.inpL.data() + off, saOut, rows * E);
+        ctx.be.add(attnOut, s.inpL.data() + off, saOut, rows * E);
         dump(ctx, "sa_out", il, saOut, rows, E);
 
         float* x = s.cur.data() + off;
-        cpu::rmsNormRows(saOut, L.ffnNorm.data, x, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(saOut, L.ffnNorm.data, x, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, x, rows, E);
-        project(L.ffnUp, nullptr, x, rows, s.ffnUp.data(), ctx.pool);
-        project(L.ffnGate, nullptr, x, rows, s.ffnGate.data(), ctx.pool);
-        gegluRows(ctx.pool, s.ffnGate.data(), s.ffnUp.data(), rows * F);
+        project(ctx, L.ffnUp, nullptr, x, rows, s.ffnUp.data());
+        project(ctx, L.ffnGate, nullptr, x, rows, s.ffnGate.data());
+        ctx.be.geglu(s.ffnGate.data(), s.ffnUp.data(), rows * F);
         dump(ctx, "ffn_gate_par", il, s.ffnGate.data(), rows, F);
         float* ffnOut = s.ffnOut.data() + off;
-        project(L.ffnDown, nullptr, s.ffnGate.data(), rows, ffnOut, ctx.pool);
+        project(ctx, L.ffnDown, nullptr, s.ffnGate.data(), rows, ffnOut);
         dump(ctx, "ffn_out", il, ffnOut, rows, E);
-        cpu::rmsNormRows(ffnOut, P.ffnPost.data, ffnOut, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnOut, P.ffnPost.data, ffnOut, rows, E, c.rmsEps);
         dump(ctx, "ffn_post_norm", il, ffnOut, rows, E);
-        addRows(ffnOut, saOut, s.inpL.data() + off, rows * E);
+        ctx.be.add(ffnOut, saOut, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
     if (!b.logits || r0 >= n) return;
     outputHead(ctx, w, s, r0, n, b.logits);
     if (c.finalSoftCap > 0.0f) {
-        cpu::softCapInPlace(b.logits, (n - r0) * c.nVocab, c.finalSoftCap);
+        ctx.be.softCap(b.logits, (n - r0) * c.nVocab, c.finalSoftCap);
         dump(ctx, "result_output_capped", -1, b.logits, n - r0, c.nVocab);
     }
 }

@@ -104,7 +104,7 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeE
          const float* x, int64_t nTok, float* out, float* sharedOut, int layer) {
     const ArchConfig& c = ctx.cfg;
     const int64_t X = c.nExpert, U = c.nExpertUsed, E = c.nEmbd;
-    project(L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data(), ctx.pool);
+    project(ctx, L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data());
     dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
     std::vector<float> sel(static_cast<size_t>(X));
     for (int64_t t = 0; t < nTok; ++t)
@@ -113,7 +113,7 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeE
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
                ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
                out, M.gateShexp, M.upShexp, M.downShexp, sharedOut);
-    if (M.gateShexp.present()) addRows(out, sharedOut, out, nTok * E);
+    if (M.gateShexp.present()) ctx.be.add(out, sharedOut, out, nTok * E);
 }
 
 // Step 3: the forward pass: the llama family's loop (post_attention_norm bound as ffnNorm) with a

@@ -97,7 +97,7 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const GptOssEx
          const float* x, int64_t nTok, float* out, int layer) {
     const ArchConfig& c = ctx.cfg;
     const int64_t X = c.nExpert, U = c.nExpertUsed;
-    project(L.ffnGateInp, &M.routerBias, x, nTok, s.routerLogits.data(), ctx.pool);
+    project(ctx, L.ffnGateInp, &M.routerBias, x, nTok, s.routerLogits.data());
     dump(ctx, "ffn_moe_logits_biased", layer, s.routerLogits.data(), nTok, X);
     for (int64_t t = 0; t < nTok; ++t) {
         const float* logits = s.routerLogits.data() + t * X;

@@ -25,6 +25,8 @@ public:
 
     const void* k(int64_t layer) const { return m_data.get() + layer * m_layerBytes; }
     const void* v(int64_t layer) const { return m_data.get() + layer * m_layerBytes + m_kBytes; }
+    // A layer's K, V right after it: what a backend op's RowCache points at.
+    uint8_t* layerBase(int64_t layer) { return m_data.get() + layer * m_layerBytes; }
 
     // Writes nTok positions starting at pos0: kRows [nTok][nHeadKv*headDimK], vRows
     // [nTok][nHeadKv*headDimV], converting to f16 when the cache is f16.

@@ -162,7 +162,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     if (b.hidden) {  // partial offload: the GPU ran the blocks before firstLayer
         std::copy_n(b.hidden, n * E, s.inpL.data());
     } else {
-        embedTokens(w.tokEmbd, b.tokens, n, s.inpL.data());
+        embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
         dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
     }
     ropeTablesLongRope(c, p, ctx, b, s.ropeTable.data());
@@ -176,13 +176,13 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
         const int64_t rows = n - r0, off = r0 * E;
         float* ffnInp = s.ffnInp.data() + off;
-        addRows(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
+        ctx.be.add(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
         dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        cpu::rmsNormRows(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
         denseSwiGlu(ctx, L, s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
         dump(ctx, "ffn_out", il, s.ffnOut.data() + off, rows, E);
-        addRows(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
+        ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
     if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);

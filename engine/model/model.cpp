@@ -66,6 +66,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     if (cancelled(options, 0.0f)) return Error{path + ": loading cancelled"};
     // Created first: its workers start while the file is parsed.
     m.pool = std::make_unique<cpu::ThreadPool>(options.threads);
+    m.cpu = std::make_unique<cpu::CpuBackend>(*m.pool);
 
     auto file = gguf::GgufFile::open(path);
     if (!file) return file.error();

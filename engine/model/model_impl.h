@@ -4,6 +4,7 @@
 
 #include "arch/arch_config.h"
 #include "arch/architecture.h"
+#include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/thread_pool.h"
 #include "backend/gpu/gpu_model.h"
 #include "gguf/gguf_file.h"
@@ -23,6 +24,7 @@ struct ModelImpl {
     std::unique_ptr<arch::ArchWeights> weights;   // views into `file`
     ModelShape shape;
     std::unique_ptr<cpu::ThreadPool> pool;        // shared by every session of this model
+    std::unique_ptr<cpu::CpuBackend> cpu;         // the ops of the CPU forward passes, over `pool`
     std::unique_ptr<ModelTokenizer> tokenizer;    // null when the file has none usable
     std::string tokenizerError;                   // why `tokenizer` is null
     double loadMs = 0;

@@ -403,7 +403,8 @@ void Runner::attentions() {
     batches.push_back({"5 sequences", {{0, 3}, {1, 200}, {2, 1040}, {3, 17}, {4, 0}}});
     batches.push_back({"2 sequences x 3 rows", {{0, 30}, {0, 31}, {0, 32}, {1, 7}, {1, 8}, {1, 9}}});
 
-    const int capacity = 1100, nLayer = 2, layer = 1;
+    const int capacity = 1100;
+    const uint64_t nLayer = 2, layer = 1;
     for (const AttnCase& s : shapes)
         for (const Batch& b : batches) {
             std::string params = "heads=" + std::to_string(s.nHead) + "/" + std::to_string(s.nHeadKv) + " dim="
@@ -421,10 +422,12 @@ void Runner::attentions() {
             a.scale = s.scale;
             a.softCap = s.softCap;
             a.window = s.window;
-            a.layer = layer;
             const uint64_t elem = s.f16 ? 2 : 4;
-            // Padded past K + V so that an op which recomputes the stride instead of reading it fails.
-            a.layerBytes = (static_cast<uint64_t>(s.nHeadKv) * capacity * (s.dimK + s.dimV) * elem + 63) / 64 * 64 + 192;
+            // Sequences of different capacities, two padded layers each: the rows point at layer 1.
+            auto capacityOf = [&](int seq) { return capacity + 37 * seq; };
+            auto layerBytesOf = [&](int seq) {
+                return (static_cast<uint64_t>(s.nHeadKv) * capacityOf(seq) * (s.dimK + s.dimV) * elem + 63) / 64 * 64 + 192;
+            };
             check("attention", params, s.f16 ? kAttnF16Limit : kAttnF32Limit, [&](OpCheck& c) {
                 if (!m_be.supports(a)) {
                     c.skipped = "attention option not supported";
@@ -435,15 +438,17 @@ void Runner::attentions() {
                 const int64_t kRow = int64_t(s.nHeadKv) * s.dimK, vRow = int64_t(s.nHeadKv) * s.dimV;
                 // Host copies of every sequence's keys and values at every position (as stored).
                 std::vector<std::vector<float>> K(nSeq), V(nSeq);
-                Mem caches(m_be, a.layerBytes * nLayer * static_cast<uint64_t>(nSeq), c.failure);
+                std::vector<uint64_t> seqOffset(static_cast<size_t>(nSeq) + 1, 0);
+                for (int q = 0; q < nSeq; ++q) seqOffset[static_cast<size_t>(q) + 1] = seqOffset[static_cast<size_t>(q)] + nLayer * layerBytesOf(q);
+                Mem caches(m_be, seqOffset.back(), c.failure);
                 const std::vector<float> sinkV = normal(static_cast<size_t>(s.nHead), 2.0f);
                 Mem dSinks(m_be, sinkV.size() * 4, c.failure);
                 if (!c.failure.empty()) return;
                 dSinks.put(sinkV);
                 if (s.sinks) a.sinks = dSinks.as<float>();
                 auto rowCache = [&](int seq, int pos) {
-                    return backend::RowCache{caches.as<uint8_t>() + a.layerBytes * nLayer * static_cast<uint64_t>(seq),
-                                             capacity, pos};
+                    return backend::RowCache{caches.as<uint8_t>() + seqOffset[static_cast<size_t>(seq)] + layer * layerBytesOf(seq),
+                                             capacityOf(seq), pos};
                 };
                 // Fill positions 0 .. max position of each sequence: history first, then the batch
                 // rows (the forward stores the batch's keys before its attention reads them).

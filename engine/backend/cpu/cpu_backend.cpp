@@ -19,13 +19,11 @@ namespace verdict::cpu {
 
 namespace {
 
-// Where layer a.layer of a row's cache keeps its keys and values.
-uint8_t* layerK(const backend::Attention& a, const backend::RowCache& r) {
-    return r.base + static_cast<uint64_t>(a.layer) * a.layerBytes;
-}
+// Where a row's cache keeps the layer's keys and values.
+uint8_t* layerK(const backend::Attention&, const backend::RowCache& r) { return r.base; }
 uint8_t* layerV(const backend::Attention& a, const backend::RowCache& r) {
     const uint64_t elem = a.f16 ? 2 : 4;
-    return layerK(a, r) + static_cast<uint64_t>(a.nHeadKv) * static_cast<uint64_t>(r.capacity) * a.dimK * elem;
+    return r.base + static_cast<uint64_t>(a.nHeadKv) * static_cast<uint64_t>(r.capacity) * a.dimK * elem;
 }
 
 void storeRow(uint8_t* dst, const float* src, int64_t n, bool f16) {
@@ -105,9 +103,13 @@ void CpuBackend::scale(float* x, float factor, int64_t n) {
 
 void CpuBackend::softCap(float* x, int64_t n, float cap) { softCapInPlace(x, n, cap); }
 
-void CpuBackend::swiglu(float* gate, const float* up, int64_t n) { swigluInPlace(gate, up, n); }
+void CpuBackend::swiglu(float* gate, const float* up, int64_t n) {
+    m_pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { swigluInPlace(gate + b, up + b, e - b); });
+}
 
-void CpuBackend::geglu(float* gate, const float* up, int64_t n) { gegluInPlace(gate, up, n); }
+void CpuBackend::geglu(float* gate, const float* up, int64_t n) {
+    m_pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { gegluInPlace(gate + b, up + b, e - b); });
+}
 
 void CpuBackend::rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
                       const float* table) {
@@ -130,14 +132,23 @@ void CpuBackend::storeKv(const backend::Attention& a, const backend::RowCache* h
 
 void CpuBackend::attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok,
                            const float* q, float* out) {
-    std::vector<float> scratch;
+    // Runs: rows of one sequence at consecutive positions (a prefill, or one decode row).
+    struct Run {
+        int64_t t0, n;
+    };
+    thread_local std::vector<Run> runsOfThisThread;
+    std::vector<Run>& runs = runsOfThisThread;  // the pool's workers read the caller's (a thread_local is not captured)
+    runs.clear();
     for (int64_t t0 = 0; t0 < nTok;) {
-        // Rows of one sequence at consecutive positions run as one call (a prefill).
         const backend::RowCache& r = hostRows[t0];
         int64_t t1 = t0 + 1;
         while (t1 < nTok && hostRows[t1].base == r.base && hostRows[t1].capacity == r.capacity
                && hostRows[t1].pos == r.pos + (t1 - t0))
             ++t1;
+        runs.push_back({t0, t1 - t0});
+        t0 = t1;
+    }
+    auto shapeOf = [&](const backend::RowCache& r) {
         AttentionShape s;
         s.nHead = a.nHead;
         s.nHeadKv = a.nHeadKv;
@@ -149,12 +160,32 @@ void CpuBackend::attention(const backend::Attention& a, const backend::RowCache*
         s.softCap = a.softCap;
         s.window = a.window;
         s.sinks = a.sinks;
-        const auto need = static_cast<size_t>(attentionScratchFloats(s) * m_pool.size());
-        if (scratch.size() < need) scratch.resize(need);
-        cpu::attention(s, q + t0 * a.nHead * a.dimK, layerK(a, r), layerV(a, r), t1 - t0, r.pos, out + t0 * a.nHead * a.dimV,
-                       scratch.data(), m_pool);
-        t0 = t1;
+        return s;
+    };
+    int64_t stride = 0;  // scratch floats of one thread: the largest capacity's
+    for (const Run& run : runs) stride = std::max(stride, attentionScratchFloats(shapeOf(hostRows[run.t0])));
+    thread_local std::vector<float> scratchOfThisThread;  // grows to the largest context seen, then stays
+    std::vector<float>& scratch = scratchOfThisThread;
+    const auto need = static_cast<size_t>(stride * m_pool.size());
+    if (scratch.size() < need) scratch.resize(need);
+    auto attend = [&](const Run& run, float* work, ThreadPool& pool) {
+        const backend::RowCache& r = hostRows[run.t0];
+        cpu::attention(shapeOf(r), q + run.t0 * a.nHead * a.dimK, layerK(a, r), layerV(a, r), run.n, r.pos,
+                       out + run.t0 * a.nHead * a.dimV, work, pool);
+    };
+    const auto nRuns = static_cast<int64_t>(runs.size());
+    if (nRuns < m_pool.size()) {
+        // Few runs: one after the other, each spreading its heads and rows over the pool.
+        for (const Run& run : runs) attend(run, scratch.data(), m_pool);
+        return;
     }
+    // Many runs (batched decode): each thread takes whole runs with its own scratch block; the inner
+    // call gets a one-thread pool, so it runs serially and uses exactly that block.
+    static ThreadPool serial(1);
+    float* base = scratch.data();
+    m_pool.parallelFor(nRuns, 1, [&](int64_t r0, int64_t r1, int thread) {
+        for (int64_t i = r0; i < r1; ++i) attend(runs[static_cast<size_t>(i)], base + thread * stride, serial);
+    });
 }
 
 void CpuBackend::routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,

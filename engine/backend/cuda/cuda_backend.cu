@@ -135,7 +135,7 @@ public:
     }
     void storeKv(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* k,
                  const float* v) override {
-        const RowCache* rows = uploadRows(a, hostRows, nTok);
+        const RowCache* rows = uploadRows(hostRows, nTok);
         if (rows) cuda::storeKv(shape(a), rows, nTok, k, v, m_stream);
     }
     void attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* q,
@@ -146,7 +146,7 @@ public:
         }
         int64_t maxLen = 0;
         for (int64_t t = 0; t < nTok; ++t) maxLen = std::max<int64_t>(maxLen, hostRows[t].pos + 1);
-        const RowCache* rows = uploadRows(a, hostRows, nTok);
+        const RowCache* rows = uploadRows(hostRows, nTok);
         if (!rows) return;
         const AttentionShape s = shape(a);
         const int nSplit = attentionSplits(s, nTok, maxLen, kMaxSplits);
@@ -199,17 +199,15 @@ private:
         return d;
     }
 
-    // The kernels find layer L of a row's cache at base + L * (its K and V bytes); the interface
-    // gives the layer's stride explicitly, so each row's base moves to its layer and the kernels
-    // see layer 0.
+    // The kernels find layer L of a row's cache at base + L * (its K and V bytes); the interface's
+    // rows point at the layer already, so the kernels see layer 0.
     static AttentionShape shape(const backend::Attention& a) {
         return AttentionShape{a.nHead, a.nHeadKv, a.dimK, a.dimV, a.f16, a.scale, a.softCap, a.window, 0};
     }
-    const RowCache* uploadRows(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok) {
+    const RowCache* uploadRows(const backend::RowCache* hostRows, int64_t nTok) {
         m_hostRows.resize(static_cast<size_t>(nTok));
         for (int64_t t = 0; t < nTok; ++t)
-            m_hostRows[static_cast<size_t>(t)] = RowCache{hostRows[t].base + static_cast<uint64_t>(a.layer) * a.layerBytes,
-                                                          hostRows[t].capacity, hostRows[t].pos};
+            m_hostRows[static_cast<size_t>(t)] = RowCache{hostRows[t].base, hostRows[t].capacity, hostRows[t].pos};
         const uint64_t bytes = m_hostRows.size() * sizeof(RowCache);
         if (m_rows.bytes() < bytes) {
             cudaStreamSynchronize(m_stream);

@@ -36,11 +36,11 @@ struct Matrix {
     uint64_t rowBytes = 0;
 };
 
-// Where one row of a pass reads and writes its sequence's KV cache. A sequence's cache holds, per
-// layer, K [nHeadKv][capacity][dimK] then V [nHeadKv][capacity][dimV] (f32 or f16), layer L at
-// base + L * Attention::layerBytes (the layout of arch/kv_cache.h and of the CUDA backend).
+// Where one row of a pass reads and writes its sequence's KV cache at the layer being computed:
+// K [nHeadKv][capacity][dimK] then, right after it, V [nHeadKv][capacity][dimV] (f32 or f16; the
+// layout of arch/kv_cache.h and of the CUDA backend). Sequences of one pass may differ in capacity.
 struct RowCache {
-    uint8_t* base = nullptr;  // the sequence's cache
+    uint8_t* base = nullptr;  // the layer's K of the row's sequence
     int32_t capacity = 0;     // positions per head
     int32_t pos = 0;          // the row's position: it attends to positions 0 .. pos of its cache
 };
@@ -53,8 +53,6 @@ struct Attention {
     float softCap = 0.0f;        // > 0: score = softCap * tanh(score / softCap) before the softmax
     int window = 0;              // > 0: a row at position p sees keys p-window+1 .. p only
     const float* sinks = nullptr;  // [nHead] logits that join each softmax without a value row, or null
-    int layer = 0;
-    uint64_t layerBytes = 0;     // bytes of one layer of a sequence's cache (>= its K and V)
 };
 
 class Backend {
