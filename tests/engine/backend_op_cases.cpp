@@ -22,13 +22,6 @@ namespace {
 using backend::Backend;
 using tensor::TensorType;
 
-const TensorType kTypes[] = {TensorType::F32,     TensorType::F16,    TensorType::BF16,   TensorType::Q4_0,
-                             TensorType::Q4_1,    TensorType::Q5_0,   TensorType::Q5_1,   TensorType::Q8_0,
-                             TensorType::Q2_K,    TensorType::Q3_K,   TensorType::Q4_K,   TensorType::Q5_K,
-                             TensorType::Q6_K,    TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4,
-                             TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S,  TensorType::IQ3_XXS,
-                             TensorType::IQ3_S,   TensorType::IQ1_S,  TensorType::IQ1_M,  TensorType::TQ1_0,
-                             TensorType::TQ2_0};
 
 // Limits on NMSE, as test-backend-ops sets them: products with activations the backend quantizes
 // (Q8_0 / Q8_1 / Q8_K, f16, bf16) 5e-4; attention over an f16 cache 5e-4; f32 attention 1e-7;
@@ -100,8 +93,21 @@ public:
         return v;
     }
 
-    // Weights of `type`: rows x cols (x nMat) quantized from N(0,1), or random blocks for the types
-    // Verdict reads but does not write; and their dequantized values.
+    // Weights of `type`: rows x cols quantized from N(0,1), or random blocks for the types Verdict
+    // reads but does not write; and their dequantized values. False (the case skipped or failed)
+    // when the backend does not compute the type or the quantizer refuses.
+    struct HostWeights {
+        std::vector<uint8_t> bytes;
+        std::vector<float> deq;
+        uint64_t rowBytes = 0;
+    };
+    bool weights(OpCheck& c, TensorType type, int64_t rows, int64_t cols, HostWeights& hw) {
+        if (!m_be.supports(type)) {
+            c.skipped = "type not supported";
+            return false;
+        }
+        return weights(type, rows, cols, hw.bytes, hw.deq, hw.rowBytes, c.failure);
+    }
     bool weights(TensorType type, int64_t rows, int64_t cols, std::vector<uint8_t>& bytes, std::vector<float>& deq,
                  uint64_t& rowBytes, std::string& failure) {
         rowBytes = *tensor::rowBytes(type, static_cast<uint64_t>(cols));
@@ -146,7 +152,7 @@ private:
 std::string typeStr(TensorType t) { return std::string(tensor::typeName(t)); }
 
 void Runner::matmuls() {
-    for (TensorType type : kTypes) {
+    for (TensorType type : kComputableTypes) {
         const int64_t block = tensor::traits(type).blockElems;
         std::vector<int64_t> colsList = {256, 1024};
         if (block <= 32) colsList.insert(colsList.begin(), 96);
@@ -156,14 +162,11 @@ void Runner::matmuls() {
                     const std::string params = "type=" + typeStr(type) + " rows=" + std::to_string(rows) + " cols="
                         + std::to_string(cols) + " tok=" + std::to_string(nTok);
                     check("matmul", params, kMatmulLimit, [&](OpCheck& c) {
-                        if (!m_be.supports(type)) {
-                            c.skipped = "type not supported";
-                            return;
-                        }
-                        std::vector<uint8_t> wb;
-                        std::vector<float> w;
-                        uint64_t rowBytes = 0;
-                        if (!weights(type, rows, cols, wb, w, rowBytes, c.failure)) return;
+                        HostWeights hw;
+                        if (!weights(c, type, rows, cols, hw)) return;
+                        const std::vector<uint8_t>& wb = hw.bytes;
+                        const std::vector<float>& w = hw.deq;
+                        const uint64_t rowBytes = hw.rowBytes;
                         const std::vector<float> x = activations(static_cast<size_t>(nTok * cols));
                         const int64_t ldy = rows + 3;
                         Mem dw(m_be, wb.size(), c.failure), dx(m_be, x.size() * 4, c.failure),
@@ -190,7 +193,7 @@ void Runner::matmuls() {
 
 void Runner::expertMatmuls() {
     const int64_t nMat = 4, cols = 256;
-    for (TensorType type : kTypes)
+    for (TensorType type : kComputableTypes)
         for (int64_t rows : {7, 33})
             for (int64_t nTok : {1, 5, 40})
                 for (int64_t xDiv : {1, 2}) {
@@ -198,14 +201,11 @@ void Runner::expertMatmuls() {
                     const std::string params = "type=" + typeStr(type) + " rows=" + std::to_string(rows)
                         + " experts=4 pairs=" + std::to_string(nPairs) + " xdiv=" + std::to_string(xDiv);
                     check("expert_matmul", params, kMatmulLimit, [&](OpCheck& c) {
-                        if (!m_be.supports(type)) {
-                            c.skipped = "type not supported";
-                            return;
-                        }
-                        std::vector<uint8_t> wb;
-                        std::vector<float> w;
-                        uint64_t rowBytes = 0;
-                        if (!weights(type, rows * nMat, cols, wb, w, rowBytes, c.failure)) return;
+                        HostWeights hw;
+                        if (!weights(c, type, rows * nMat, cols, hw)) return;
+                        const std::vector<uint8_t>& wb = hw.bytes;
+                        const std::vector<float>& w = hw.deq;
+                        const uint64_t rowBytes = hw.rowBytes;
                         const int64_t xRows = (nPairs + xDiv - 1) / xDiv;
                         const std::vector<float> x = activations(static_cast<size_t>(xRows * cols));
                         std::vector<int32_t> experts(static_cast<size_t>(nPairs));
@@ -235,17 +235,14 @@ void Runner::expertMatmuls() {
 
 void Runner::embeddings() {
     const int64_t vocab = 50, cols = 256;
-    for (TensorType type : kTypes)
+    for (TensorType type : kComputableTypes)
         for (int64_t nTok : {1, 5, 40}) {
             check("embed_rows", "type=" + typeStr(type) + " tok=" + std::to_string(nTok), kExactLimit, [&](OpCheck& c) {
-                if (!m_be.supports(type)) {
-                    c.skipped = "type not supported";
-                    return;
-                }
-                std::vector<uint8_t> wb;
-                std::vector<float> w;
-                uint64_t rowBytes = 0;
-                if (!weights(type, vocab, cols, wb, w, rowBytes, c.failure)) return;
+                HostWeights hw;
+                if (!weights(c, type, vocab, cols, hw)) return;
+                const std::vector<uint8_t>& wb = hw.bytes;
+                const std::vector<float>& w = hw.deq;
+                const uint64_t rowBytes = hw.rowBytes;
                 std::vector<int32_t> tokens(static_cast<size_t>(nTok));
                 for (auto& t : tokens) t = uniform(0, static_cast<int>(vocab) - 1);
                 Mem dw(m_be, wb.size(), c.failure), dt(m_be, tokens.size() * 4, c.failure),

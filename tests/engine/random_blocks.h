@@ -1,5 +1,5 @@
-// Random weight blocks of the types Verdict reads but does not write (the lattice i-quants, MXFP4,
-// TQ1_0 / TQ2_0): shared by the kernel tests and the backend op cases.
+// The weight types the CPU computes, and random blocks of those Verdict reads but does not write
+// (the lattice i-quants, MXFP4, TQ1_0 / TQ2_0): shared by the kernel tests and the backend op cases.
 #pragma once
 
 #include "tensor/half.h"
@@ -10,6 +10,15 @@
 #include <random>
 
 namespace verdict::test {
+
+inline constexpr tensor::TensorType kComputableTypes[] = {
+    tensor::TensorType::F32,    tensor::TensorType::F16,     tensor::TensorType::BF16,   tensor::TensorType::Q4_0,
+    tensor::TensorType::Q4_1,   tensor::TensorType::Q5_0,    tensor::TensorType::Q5_1,   tensor::TensorType::Q8_0,
+    tensor::TensorType::Q2_K,   tensor::TensorType::Q3_K,    tensor::TensorType::Q4_K,   tensor::TensorType::Q5_K,
+    tensor::TensorType::Q6_K,   tensor::TensorType::IQ4_NL,  tensor::TensorType::IQ4_XS, tensor::TensorType::MXFP4,
+    tensor::TensorType::IQ2_XXS, tensor::TensorType::IQ2_XS, tensor::TensorType::IQ2_S,  tensor::TensorType::IQ3_XXS,
+    tensor::TensorType::IQ3_S,  tensor::TensorType::IQ1_S,   tensor::TensorType::IQ1_M,  tensor::TensorType::TQ1_0,
+    tensor::TensorType::TQ2_0};
 
 // Random index, sign and sub-scale bytes with the super-block scale in a normal range (d about
 // 0.01-0.05, MXFP4 exponents 2^-7..2^-3), written where the format keeps it: first (most), last

@@ -22,13 +22,7 @@ using tensor::TensorType;
 
 namespace {
 
-const TensorType kComputable[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
-                                  TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-                                  TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
-                                  TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4,
-                                  TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS,
-                                  TensorType::IQ3_S, TensorType::IQ1_S, TensorType::IQ1_M, TensorType::TQ1_0,
-                                  TensorType::TQ2_0};
+const auto& kComputable = test::kComputableTypes;
 
 // Types with an AVX2 kernel (kernels_avx2_*.cpp): where the CPU has AVX2, simdMatchesReference
 // must compare them, not skip them.
