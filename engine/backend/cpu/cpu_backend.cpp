@@ -72,16 +72,44 @@ void CpuBackend::matmul(const backend::Matrix& w, const float* x, int64_t nTok, 
 
 void CpuBackend::expertMatmul(const backend::Matrix& w, const int32_t* experts, int64_t nPairs, const float* x,
                               int64_t xDiv, float* y) {
-    // One job per expert with the pairs it serves contiguous in x would need a gather; pairs that
-    // share an input row (the gate/up products of one token) prepare it once in matmulGroup.
-    std::vector<MatmulJob> jobs;
-    jobs.reserve(static_cast<size_t>(std::max<int64_t>(nPairs, 0)));
+    if (nPairs <= 0) return;
+    // The pairs grouped by expert (a counting sort), their input rows gathered, one product per
+    // expert used (its weights read once for all its rows) in one matmulGroup dispatch, the
+    // outputs scattered back to pair order. Each row's result is the same as alone.
+    thread_local std::vector<int64_t> beginOfThisThread, orderOfThisThread;
+    thread_local std::vector<float> xsOfThisThread, ysOfThisThread;
+    thread_local std::vector<MatmulJob> jobsOfThisThread;
+    std::vector<int64_t>& begin = beginOfThisThread;
+    std::vector<int64_t>& order = orderOfThisThread;  // gathered row -> pair
+    std::vector<float>& xs = xsOfThisThread;
+    std::vector<float>& ys = ysOfThisThread;
+    std::vector<MatmulJob>& jobs = jobsOfThisThread;
+    const int64_t K = w.cols, N = w.rows;
+    begin.assign(static_cast<size_t>(w.nMat) + 1, 0);
+    for (int64_t p = 0; p < nPairs; ++p) ++begin[static_cast<size_t>(experts[p]) + 1];
+    for (size_t e = 1; e < begin.size(); ++e) begin[e] += begin[e - 1];
+    order.resize(static_cast<size_t>(nPairs));
+    xs.resize(static_cast<size_t>(nPairs * K));
+    ys.resize(static_cast<size_t>(nPairs * N));
+    {
+        std::vector<int64_t> next(begin.begin(), begin.end() - 1);
+        for (int64_t p = 0; p < nPairs; ++p) {
+            const int64_t m = next[static_cast<size_t>(experts[p])]++;
+            order[static_cast<size_t>(m)] = p;
+            std::copy_n(x + (p / xDiv) * K, K, xs.data() + m * K);
+        }
+    }
+    jobs.clear();
     const auto* base = static_cast<const uint8_t*>(w.data);
-    const uint64_t matrixBytes = w.rowBytes * static_cast<uint64_t>(w.rows);
-    for (int64_t p = 0; p < nPairs; ++p)
-        jobs.push_back({w.type, base + static_cast<uint64_t>(experts[p]) * matrixBytes, w.rows, w.cols,
-                        x + (p / xDiv) * w.cols, 1, y + p * w.rows, w.rows});
+    const uint64_t matrixBytes = w.rowBytes * static_cast<uint64_t>(N);
+    for (int64_t e = 0; e < w.nMat; ++e) {
+        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
+        if (rows > 0)
+            jobs.push_back({w.type, base + static_cast<uint64_t>(e) * matrixBytes, N, K, xs.data() + b0 * K, rows,
+                            ys.data() + b0 * N, N});
+    }
     matmulGroup(jobs.data(), static_cast<int>(jobs.size()), m_pool);
+    for (int64_t m = 0; m < nPairs; ++m) std::copy_n(ys.data() + m * N, N, y + order[static_cast<size_t>(m)] * N);
 }
 
 void CpuBackend::rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) {
