@@ -89,9 +89,9 @@ Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& c, Ten
 uint64_t DecoderScratch::bytes() const {
     uint64_t n = 0;
     for (const auto* v : {&inpL, &cur, &q, &k, &v, &kqv, &attnOut, &ffnInp, &ffnGate, &ffnUp, &ffnOut, &ropeTable,
-                          &routerLogits, &expertWeights, &moeX, &expertOut, &outNorm})
+                          &routerLogits, &expertWeights, &moeX, &outNorm})
         n += v->size() * sizeof(float);
-    n += (selected.size() + gatherSlot.size()) * sizeof(int32_t);
+    n += selected.size() * sizeof(int32_t);
     return n;
 }
 
@@ -122,9 +122,7 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, i
             s->routerLogits.allocate(B * X);
             s->selected.allocate(B * U);
             s->expertWeights.allocate(B * U);
-            s->gatherSlot.allocate(B * U);
             s->moeX.allocate(B * U * E);
-            s->expertOut.allocate(B * U * E);
         }
         s->outNorm.allocate(B * E);
     } catch (const std::bad_alloc&) {
@@ -306,13 +304,12 @@ void moeSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, DecoderS
     // Routing: softmax over the router logits, top-k, weights renormalised over the chosen k.
     project(ctx, L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data());
     dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
-    for (int64_t t = 0; t < nTok; ++t)
-        cpu::routeSoftmaxTopKRow(s.routerLogits.data() + t * X, X, U, s.selected.data() + t * U,
-                                 s.expertWeights.data() + t * U);
+    ctx.be.routeSoftmaxTopK(s.routerLogits.data(), nTok, static_cast<int>(X), static_cast<int>(U), s.selected.data(),
+                            s.expertWeights.data());
 
     static const Weight kNone;
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
-               ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
+               ExpertBuffers{s.moeX.data(), s.ffnUp.data(), s.ffnGate.data()},
                out, kNone, kNone, kNone, nullptr);
 }
 
@@ -320,84 +317,37 @@ void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight&
                 const int32_t* selected, const float* weights, int64_t U, const float* x, int64_t nTok,
                 const ExpertBuffers& buf, float* out, const Weight& shGate, const Weight& shUp, const Weight& shDown,
                 float* sharedOut, const ExpertExtras& extras) {
-    const int64_t E = upExps.cols(), F = upExps.rows(), X = upExps.ne[2];
+    const int64_t E = upExps.cols(), F = upExps.rows();
     const int64_t S = shGate.present() ? shGate.rows() : 0;
-    float* shUpOut = buf.up + nTok * U * F;
-    float* shGateOut = buf.gate + nTok * U * F;
+    const int64_t nPairs = nTok * U;  // pair p = token p / U, slot p % U
+    float* shUpOut = buf.up + nPairs * F;
+    float* shGateOut = buf.gate + nPairs * F;
 
-    // Gather: the rows of each expert, expert after expert (row m of the gathered block = slot
-    // gatherSlot[m]); begin[e] .. begin[e + 1] are expert e's rows.
-    thread_local std::vector<int64_t> begin;
-    begin.assign(static_cast<size_t>(X + 1), 0);
-    int64_t m = 0;
-    for (int32_t e = 0; e < X; ++e) {
-        begin[static_cast<size_t>(e)] = m;
-        for (int64_t t = 0; t < nTok; ++t)
-            for (int64_t slot = 0; slot < U; ++slot)
-                if (selected[t * U + slot] == e) {
-                    buf.gatherSlot[m] = static_cast<int32_t>(t * U + slot);
-                    std::copy_n(x + t * E, E, buf.moeX + m * E);
-                    ++m;
-                }
-    }
-    begin[static_cast<size_t>(X)] = m;
-
-    // Stage 1: up and gate of every used expert (and of the shared experts) in one group.
-    thread_local std::vector<cpu::MatmulJob> jobs;
-    jobs.clear();
-    for (int32_t e = 0; e < X; ++e) {
-        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
-        if (rows == 0) continue;
-        const float* xe = buf.moeX + b0 * E;
-        jobs.push_back({upExps.type, upExps.matrix(e), F, E, xe, rows, buf.up + b0 * F, F});
-        jobs.push_back({gateExps.type, gateExps.matrix(e), F, E, xe, rows, buf.gate + b0 * F, F});
-    }
+    // Stage 1: up and gate of every routed pair and of the shared experts, one group.
+    backend::ExpertProduct stage1[4] = {{matrixOf(upExps), selected, nPairs, x, U, buf.up},
+                                        {matrixOf(gateExps), selected, nPairs, x, U, buf.gate}};
+    int n1 = 2;
     if (S > 0) {
-        jobs.push_back({shUp.type, shUp.data, S, E, x, nTok, shUpOut, S});
-        jobs.push_back({shGate.type, shGate.data, S, E, x, nTok, shGateOut, S});
+        stage1[n1++] = {matrixOf(shUp), nullptr, nTok, x, 1, shUpOut};
+        stage1[n1++] = {matrixOf(shGate), nullptr, nTok, x, 1, shGateOut};
     }
-    cpu::matmulGroup(jobs.data(), static_cast<int>(jobs.size()), ctx.pool);
-    // Per-expert biases of the routed rows (row i of the gathered block belongs to expert e).
-    auto addExpertBias = [&](const float* bias, float* rows, int64_t width) {
-        if (!bias) return;
-        for (int32_t e = 0; e < X; ++e)
-            for (int64_t i = begin[static_cast<size_t>(e)]; i < begin[static_cast<size_t>(e) + 1]; ++i)
-                addRows(rows + i * width, bias + e * width, rows + i * width, width);
-    };
-    addExpertBias(extras.upBias, buf.up, F);
-    addExpertBias(extras.gateBias, buf.gate, F);
-    const int64_t hidden = m * F + nTok * S;  // the routed rows, then the shared ones, contiguous
+    ctx.be.expertMatmuls(stage1, n1);
+    if (extras.upBias) ctx.be.addExpertBias(buf.up, extras.upBias, selected, nPairs, F);
+    if (extras.gateBias) ctx.be.addExpertBias(buf.gate, extras.gateBias, selected, nPairs, F);
+    const int64_t hidden = nPairs * F + nTok * S;  // the routed rows, then the shared ones, contiguous
     if (extras.swigluOai)
-        ctx.pool.parallelFor(hidden, 4096, [&](int64_t b, int64_t e, int) {
-            cpu::swigluOaiInPlace(buf.gate + b, buf.up + b, e - b, extras.oaiAlpha, extras.oaiLimit);
-        });
+        ctx.be.swigluOai(buf.gate, buf.up, hidden, extras.oaiAlpha, extras.oaiLimit);
     else
         ctx.be.swiglu(buf.gate, buf.up, hidden);
 
-    // Stage 2: every down projection in one group; the routed outputs overwrite moeX.
-    jobs.clear();
-    for (int32_t e = 0; e < X; ++e) {
-        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
-        if (rows == 0) continue;
-        jobs.push_back({downExps.type, downExps.matrix(e), E, F, buf.gate + b0 * F, rows, buf.moeX + b0 * E, E});
-    }
-    if (S > 0) jobs.push_back({shDown.type, shDown.data, E, S, shGateOut, nTok, sharedOut, E});
-    cpu::matmulGroup(jobs.data(), static_cast<int>(jobs.size()), ctx.pool);
-    addExpertBias(extras.downBias, buf.moeX, E);
-
-    for (int64_t i = 0; i < m; ++i) {
-        const int64_t slotIndex = buf.gatherSlot[i];
-        const float wgt = weights[slotIndex];
-        const float* src = buf.moeX + i * E;
-        float* dst = buf.expertOut + slotIndex * E;
-        for (int64_t j = 0; j < E; ++j) dst[j] = src[j] * wgt;
-    }
-    // Sum the weighted expert outputs in rank order (as llama.cpp adds its views).
-    for (int64_t t = 0; t < nTok; ++t) {
-        float* o = out + t * E;
-        std::copy_n(buf.expertOut + t * U * E, E, o);
-        for (int64_t slot = 1; slot < U; ++slot) addRows(o, buf.expertOut + (t * U + slot) * E, o, E);
-    }
+    // Stage 2: every down projection, one group; the routed outputs into moeX by pair.
+    backend::ExpertProduct stage2[2] = {{matrixOf(downExps), selected, nPairs, buf.gate, 1, buf.moeX}};
+    int n2 = 1;
+    if (S > 0) stage2[n2++] = {matrixOf(shDown), nullptr, nTok, shGateOut, 1, sharedOut};
+    ctx.be.expertMatmuls(stage2, n2);
+    if (extras.downBias) ctx.be.addExpertBias(buf.moeX, extras.downBias, selected, nPairs, E);
+    // The weighted outputs summed in rank order (as llama.cpp adds its views).
+    ctx.be.combineExperts(buf.moeX, weights, nTok, static_cast<int>(U), E, out);
 }
 
 void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScratch& s, int64_t rowBegin,

@@ -102,13 +102,11 @@ struct DecoderScratch : ArchScratch {
     ScratchBuffer<float> ffnUp;     // [nBatch][max(n_ff, n_expert_used*n_ff_exp)]
     ScratchBuffer<float> ffnOut;    // [nBatch][n_embd]
     ScratchBuffer<float> ropeTable; // [nBatch][n_rot]    (cos, sin) per position
-    // MoE routing and per-expert gathers
+    // MoE routing and the experts' outputs
     ScratchBuffer<float> routerLogits;    // [nBatch][n_expert]   ffn_moe_logits -> probs
     ScratchBuffer<int32_t> selected;      // [nBatch][n_expert_used] expert ids, best first
     ScratchBuffer<float> expertWeights;   // [nBatch][n_expert_used] renormalised gate weights
-    ScratchBuffer<int32_t> gatherSlot;    // [nBatch*n_expert_used]  (token*n_expert_used + slot) of each gathered row
-    ScratchBuffer<float> moeX;            // [nBatch*n_expert_used][n_embd]  rows routed to each expert, then their outputs
-    ScratchBuffer<float> expertOut;       // [nBatch*n_expert_used][n_embd] weighted expert outputs
+    ScratchBuffer<float> moeX;            // [nBatch*n_expert_used][n_embd]  the routed experts' outputs by (token, slot)
     ScratchBuffer<float> outNorm;         // [nBatch][n_embd]  result_norm
 
     uint64_t bytes() const override;
@@ -155,18 +153,11 @@ void denseSwiGlu(const ForwardContext& ctx, const DecoderLayerWeights& L, Decode
 
 // The buffers of runExperts for nTok rows routed to U experts each, expert width F, shared width S.
 struct ExpertBuffers {
-    float* moeX;          // [nTok*U][E]       the rows routed to each expert, expert after expert; then their outputs
-    int32_t* gatherSlot;  // [nTok*U]          t*U + slot of each gathered row
-    float* up;            // [nTok*U*F + nTok*S]  routed hidden rows, then the shared experts'
-    float* gate;          // [nTok*U*F + nTok*S]
-    float* expertOut;     // [nTok*U][E]       weighted expert outputs by (token, slot)
+    float* moeX;  // [nTok*U][E]            the routed experts' outputs by pair (t*U + slot)
+    float* up;    // [nTok*U*F + nTok*S]    routed hidden rows by pair, then the shared experts'
+    float* gate;  // [nTok*U*F + nTok*S]
 };
 
-// The SwiGLU experts of a MoE FFN once routed: out[t] = sum over slots in rank order of
-// weights[t][slot] * down_e(silu(gate_e x_t) * up_e x_t), e = selected[t][slot], experts stacked
-// [E, F, X] (gate, up) and [F, E, X] (down). When shGate is present, sharedOut[t] =
-// shDown(silu(shGate x_t) * shUp x_t) too. All products of a stage run as one matmulGroup: the
-// gate and up projections of every expert (x quantized once per token), then every down.
 // The llama family's pre-norm loop (decoderForward), with the FFN step given: per layer
 //   x += attention(n1(x)); h = rmsnorm(x) * ffnNorm -> s.cur; ffn -> s.ffnOut; x += s.ffnOut
 // for rows [r0, r0 + rows) of the batch (ffn(layer, r0, rows) reads s.cur and writes s.ffnOut at
@@ -176,6 +167,13 @@ using FfnStep = std::function<void(int layer, int64_t r0, int64_t rows)>;
 void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardContext& ctx, const ForwardBatch& b,
                     const FfnStep& ffn);
 
+// The SwiGLU experts of a MoE FFN once routed: out[t] = sum over slots in rank order of
+// weights[t][slot] * down_e(silu(gate_e x_t) * up_e x_t), e = selected[t][slot], experts stacked
+// [E, F, X] (gate, up) and [F, E, X] (down). When shGate is present, sharedOut[t] =
+// shDown(silu(shGate x_t) * shUp x_t) too. All products of a stage are one expertMatmuls op (one
+// matmulGroup on the CPU): the gate and up projections of every expert (x gathered and quantized once
+// per token), then every down; then the weighted sum (combineExperts).
+//
 // What some MoE FFNs add (gpt-oss): per-expert biases of the gate, up ([F, X]) and down ([E, X])
 // projections, each added to its expert's output before the activation (gate, up) or the
 // routing weight (down), and the clamped swiglu_oai activation (cpu::swigluOaiInPlace).

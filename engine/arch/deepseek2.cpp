@@ -247,9 +247,7 @@ Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t 
             s->selScore.allocate(B * X);
             s->selected.allocate(B * U);
             s->expertWeights.allocate(B * U);
-            s->gatherSlot.allocate(B * U);
             s->moeX.allocate(B * U * E);
-            s->expertOut.allocate(B * U * E);
         }
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate activation buffers for a batch of " + std::to_string(nBatch) + " tokens"};
@@ -308,9 +306,9 @@ uint64_t Deepseek2Scratch::bytes() const {
     uint64_t n = 0;
     for (const auto* v : {&inpL, &cur, &qA, &q, &kvA, &latent, &kPe, &qLat, &oLat, &kqv, &attnOut, &ffnInp, &ffnOut,
                           &shexpOut, &outNorm, &ffnGate, &ffnUp, &ropeTable, &work, &headBlock, &probs, &selScore, &expertWeights,
-                          &moeX, &expertOut})
+                          &moeX})
         n += v->size() * sizeof(float);
-    n += (selected.size() + gatherSlot.size()) * sizeof(int32_t);
+    n += selected.size() * sizeof(int32_t);
     return n;
 }
 

@@ -75,9 +75,7 @@ struct Deepseek2Scratch : ArchScratch {
     ScratchBuffer<float> selScore;       // [B][X]  selection scores (probs + bias, groups masked)
     ScratchBuffer<int32_t> selected;     // [B][U]  expert ids, best first
     ScratchBuffer<float> expertWeights;  // [B][U]
-    ScratchBuffer<int32_t> gatherSlot;   // [B*U]
-    ScratchBuffer<float> moeX;           // [B*U][E]  rows routed to each expert, then their outputs
-    ScratchBuffer<float> expertOut;      // [B*U][E]
+    ScratchBuffer<float> moeX;           // [B*U][E]  the routed experts' outputs by (token, slot)
 
     uint64_t bytes() const override;
 };

@@ -87,7 +87,7 @@ void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deep
 
     // The routed experts and the shared ones (routed sum in rank order, then + shared, as llama.cpp).
     runExperts(ctx, L.gateExps, L.upExps, L.downExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
-               ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
+               ExpertBuffers{s.moeX.data(), s.ffnUp.data(), s.ffnGate.data()},
                out, L.gateShexp, L.upShexp, L.downShexp, s.shexpOut.data());
     if (L.gateShexp.present()) {
         dump(ctx, "ffn_shexp", layer, s.shexpOut.data(), nTok, E);

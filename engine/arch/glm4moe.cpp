@@ -111,7 +111,7 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeE
         routeDeepseekToken(c, s.routerLogits.data() + t * X, M.selectionBias.present() ? M.selectionBias.data : nullptr,
                            sel.data(), s.selected.data() + t * U, s.expertWeights.data() + t * U);
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
-               ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
+               ExpertBuffers{s.moeX.data(), s.ffnUp.data(), s.ffnGate.data()},
                out, M.gateShexp, M.upShexp, M.downShexp, sharedOut);
     if (M.gateShexp.present()) ctx.be.add(out, sharedOut, out, nTok * E);
 }

@@ -116,7 +116,7 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const GptOssEx
     extras.oaiAlpha = kOaiAlpha;
     extras.oaiLimit = kOaiLimit;
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
-               ExpertBuffers{s.moeX.data(), s.gatherSlot.data(), s.ffnUp.data(), s.ffnGate.data(), s.expertOut.data()},
+               ExpertBuffers{s.moeX.data(), s.ffnUp.data(), s.ffnGate.data()},
                out, kNone, kNone, kNone, nullptr, extras);
 }
 

@@ -138,6 +138,7 @@ public:
 
     void matmuls();
     void expertMatmuls();
+    void expertGroups();
     void embeddings();
     void elementwise();
     void ropes();
@@ -233,6 +234,93 @@ void Runner::expertMatmuls() {
                 }
 }
 
+// A MoE layer's products as one group: gate and up of the routed experts (one input row per token,
+// U pairs each) and of a shared expert (dense), then the routed down products; per-expert biases.
+void Runner::expertGroups() {
+    const int64_t nMat = 5, E = 256, F = 256, S = 96;  // K of every product a multiple of 256: every type
+    for (TensorType type : kComputableTypes)
+        for (int64_t nTok : {1, 5, 40}) {
+            const int U = 3;
+            const int64_t nPairs = nTok * U;
+            check("expert_matmuls", "type=" + typeStr(type) + " tok=" + std::to_string(nTok) + " used=3 of 5 + shared",
+                  kMatmulLimit, [&](OpCheck& c) {
+                      HostWeights up, gate, shared, down;
+                      if (!weights(c, type, F * nMat, E, up) || !weights(c, type, F * nMat, E, gate)
+                          || !weights(c, type, S, E, shared) || !weights(c, type, E * nMat, F, down))
+                          return;
+                      const std::vector<float> x = activations(static_cast<size_t>(nTok * E));
+                      const std::vector<float> h = activations(static_cast<size_t>(nPairs * F));
+                      std::vector<int32_t> experts(static_cast<size_t>(nPairs));
+                      for (int64_t t = 0; t < nTok; ++t)  // U distinct experts per token, as a router picks
+                          for (int k = 0; k < U; ++k)
+                              experts[static_cast<size_t>(t * U + k)] = static_cast<int32_t>((t * 2 + k * 2) % nMat);
+                      Mem dUp(m_be, up.bytes.size(), c.failure), dGate(m_be, gate.bytes.size(), c.failure),
+                          dSh(m_be, shared.bytes.size(), c.failure), dDown(m_be, down.bytes.size(), c.failure),
+                          dx(m_be, x.size() * 4, c.failure), dh(m_be, h.size() * 4, c.failure),
+                          de(m_be, experts.size() * 4, c.failure), yUp(m_be, static_cast<uint64_t>(nPairs * F) * 4, c.failure),
+                          yGate(m_be, static_cast<uint64_t>(nPairs * F) * 4, c.failure),
+                          ySh(m_be, static_cast<uint64_t>(nTok * S) * 4, c.failure),
+                          yDown(m_be, static_cast<uint64_t>(nPairs * E) * 4, c.failure);
+                      if (!c.failure.empty()) return;
+                      dUp.put(up.bytes);
+                      dGate.put(gate.bytes);
+                      dSh.put(shared.bytes);
+                      dDown.put(down.bytes);
+                      dx.put(x);
+                      dh.put(h);
+                      de.put(experts);
+                      const backend::ExpertProduct stage1[3] = {
+                          {{type, dUp.as<void>(), E, F, nMat, up.rowBytes}, de.as<int32_t>(), nPairs, dx.as<float>(), U, yUp.as<float>()},
+                          {{type, dGate.as<void>(), E, F, nMat, gate.rowBytes}, de.as<int32_t>(), nPairs, dx.as<float>(), U, yGate.as<float>()},
+                          {{type, dSh.as<void>(), E, S, 1, shared.rowBytes}, nullptr, nTok, dx.as<float>(), 1, ySh.as<float>()}};
+                      m_be.expertMatmuls(stage1, 3);
+                      const backend::ExpertProduct stage2{{type, dDown.as<void>(), F, E, nMat, down.rowBytes}, de.as<int32_t>(),
+                                                          nPairs, dh.as<float>(), 1, yDown.as<float>()};
+                      m_be.expertMatmuls(&stage2, 1);
+                      std::vector<float> got;
+                      std::vector<double> ref;
+                      auto product = [&](const HostWeights& w, int64_t rows, int64_t cols, int64_t m, const float* xr,
+                                         std::vector<float> y, int64_t p) {
+                          for (int64_t r = 0; r < rows; ++r) {
+                              double sum = 0;
+                              for (int64_t k = 0; k < cols; ++k) sum += double(w.deq[(m * rows + r) * cols + k]) * xr[k];
+                              ref.push_back(sum);
+                              got.push_back(y[static_cast<size_t>(p * rows + r)]);
+                          }
+                      };
+                      const std::vector<float> gu = yUp.get<float>(static_cast<size_t>(nPairs * F)),
+                                               gg = yGate.get<float>(static_cast<size_t>(nPairs * F)),
+                                               gs = ySh.get<float>(static_cast<size_t>(nTok * S)),
+                                               gd = yDown.get<float>(static_cast<size_t>(nPairs * E));
+                      for (int64_t p = 0; p < nPairs; ++p) {
+                          product(up, F, E, experts[p], x.data() + (p / U) * E, gu, p);
+                          product(gate, F, E, experts[p], x.data() + (p / U) * E, gg, p);
+                          product(down, E, F, experts[p], h.data() + p * F, gd, p);
+                      }
+                      for (int64_t t = 0; t < nTok; ++t) product(shared, S, E, 0, x.data() + t * E, gs, t);
+                      c.err = nmse(got, ref);
+                  });
+        }
+    for (int64_t nPairs : {1, 15, 120}) {
+        const int64_t n = 67, nMat = 5;
+        check("add_expert_bias", "pairs=" + std::to_string(nPairs) + " n=67", kExactLimit, [&](OpCheck& c) {
+            const std::vector<float> y = normal(static_cast<size_t>(nPairs * n)), bias = normal(static_cast<size_t>(nMat * n));
+            std::vector<int32_t> experts(static_cast<size_t>(nPairs));
+            for (auto& e : experts) e = uniform(0, static_cast<int>(nMat) - 1);
+            Mem dy(m_be, y.size() * 4, c.failure), db(m_be, bias.size() * 4, c.failure), de(m_be, experts.size() * 4, c.failure);
+            if (!c.failure.empty()) return;
+            dy.put(y);
+            db.put(bias);
+            de.put(experts);
+            m_be.addExpertBias(dy.as<float>(), db.as<float>(), de.as<int32_t>(), nPairs, n);
+            std::vector<double> ref(y.size());
+            for (int64_t p = 0; p < nPairs; ++p)
+                for (int64_t i = 0; i < n; ++i) ref[p * n + i] = double(y[p * n + i]) + bias[experts[p] * n + i];
+            c.err = nmse(dy.get<float>(y.size()), ref);
+        });
+    }
+}
+
 void Runner::embeddings() {
     const int64_t vocab = 50, cols = 256;
     for (TensorType type : kComputableTypes)
@@ -311,6 +399,12 @@ void Runner::elementwise() {
                    [](float a, float b) { return double(a) + b; }, false);
             binary("swiglu", kExactLimit, 2.0f, [&](float* g, const float* u) { m_be.swiglu(g, u, total); },
                    [](float g, float u) { return double(g) / (1.0 + std::exp(-double(g))) * u; }, false);
+            binary("swiglu_oai", kExactLimit, 4.0f, [&](float* g, const float* u) { m_be.swigluOai(g, u, total, 1.702f, 7.0f); },
+                   [](float g, float u) {
+                       const double x = std::min(double(g), 7.0), y = std::clamp(double(u), -7.0, 7.0);
+                       return x / (1.0 + std::exp(-1.702 * x)) * (y + 1.0);
+                   },
+                   false);
             binary("geglu", kGegluLimit, 4.0f, [&](float* g, const float* u) { m_be.geglu(g, u, total); },
                    [](float g, float u) { return double(geluF16Ref(g)) * u; }, false);
             binary("scale", kExactLimit, 1.0f, [&](float* a, const float*) { m_be.scale(a, 0.37f, total); },
@@ -610,6 +704,7 @@ std::vector<OpCheck> runBackendOpCases(Backend& be, uint32_t seed) {
     Runner r(be, seed);
     r.matmuls();
     r.expertMatmuls();
+    r.expertGroups();
     r.embeddings();
     r.elementwise();
     r.ropes();

@@ -56,8 +56,10 @@ public:
             for (int64_t t = 0; t < n; ++t)
                 for (int64_t r = 0; r < w.rows; ++r) y[t * ldy + r] *= 1.03f;
     }
-    void expertMatmul(const backend::Matrix& w, const int32_t* e, int64_t p, const float* x, int64_t d, float* y) override {
-        m_in.expertMatmul(w, e, p, x, d, y);
+    void expertMatmuls(const backend::ExpertProduct* p, int n) override { m_in.expertMatmuls(p, n); }
+    void swigluOai(float* g, const float* u, int64_t n, float a, float l) override { m_in.swigluOai(g, u, n, a, l); }
+    void addExpertBias(float* y, const float* b, const int32_t* e, int64_t p, int64_t n) override {
+        m_in.addExpertBias(y, b, e, p, n);
     }
     void rmsNorm(const float* x, const float* w, float* y, int64_t r, int64_t n, float e) override { m_in.rmsNorm(x, w, y, r, n, e); }
     void add(const float* a, const float* b, float* y, int64_t n) override { m_in.add(a, b, y, n); }

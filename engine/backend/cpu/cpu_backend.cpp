@@ -70,46 +70,89 @@ void CpuBackend::matmul(const backend::Matrix& w, const float* x, int64_t nTok, 
     cpu::matmul(w.type, w.data, w.rows, w.cols, x, nTok, y, ldy, m_pool);
 }
 
-void CpuBackend::expertMatmul(const backend::Matrix& w, const int32_t* experts, int64_t nPairs, const float* x,
-                              int64_t xDiv, float* y) {
-    if (nPairs <= 0) return;
-    // The pairs grouped by expert (a counting sort), their input rows gathered, one product per
-    // expert used (its weights read once for all its rows) in one matmulGroup dispatch, the
-    // outputs scattered back to pair order. Each row's result is the same as alone.
-    thread_local std::vector<int64_t> beginOfThisThread, orderOfThisThread;
-    thread_local std::vector<float> xsOfThisThread, ysOfThisThread;
+void CpuBackend::expertMatmuls(const backend::ExpertProduct* products, int count) {
+    // Each distinct input (x, xDiv, experts) gathered once, its pairs grouped by expert (a counting
+    // sort); one matmul job per (product, expert used), so each expert's weights are read once for
+    // all its rows; every job of the call in one matmulGroup dispatch (jobs on the same gathered rows
+    // quantize them once); the outputs scattered back to pair order. A dense product (no experts,
+    // xDiv 1) runs on x and y in place. Each row's result is the same as alone.
+    struct Gather {
+        const float* x;
+        int64_t xDiv;
+        const int32_t* experts;
+        int64_t nPairs, K, nMat;
+        std::vector<int64_t> begin, order;  // rows of expert e: begin[e] .. begin[e+1]; gathered row -> pair
+        std::vector<float> xs;
+    };
+    thread_local std::vector<Gather> gathersOfThisThread;
+    thread_local std::vector<std::vector<float>> outsOfThisThread;
+    thread_local std::vector<int> gatherOfOfThisThread;
     thread_local std::vector<MatmulJob> jobsOfThisThread;
-    std::vector<int64_t>& begin = beginOfThisThread;
-    std::vector<int64_t>& order = orderOfThisThread;  // gathered row -> pair
-    std::vector<float>& xs = xsOfThisThread;
-    std::vector<float>& ys = ysOfThisThread;
+    std::vector<Gather>& gathers = gathersOfThisThread;
+    std::vector<std::vector<float>>& outs = outsOfThisThread;
+    std::vector<int>& gatherOf = gatherOfOfThisThread;
     std::vector<MatmulJob>& jobs = jobsOfThisThread;
-    const int64_t K = w.cols, N = w.rows;
-    begin.assign(static_cast<size_t>(w.nMat) + 1, 0);
-    for (int64_t p = 0; p < nPairs; ++p) ++begin[static_cast<size_t>(experts[p]) + 1];
-    for (size_t e = 1; e < begin.size(); ++e) begin[e] += begin[e - 1];
-    order.resize(static_cast<size_t>(nPairs));
-    xs.resize(static_cast<size_t>(nPairs * K));
-    ys.resize(static_cast<size_t>(nPairs * N));
-    {
-        std::vector<int64_t> next(begin.begin(), begin.end() - 1);
-        for (int64_t p = 0; p < nPairs; ++p) {
-            const int64_t m = next[static_cast<size_t>(experts[p])]++;
-            order[static_cast<size_t>(m)] = p;
-            std::copy_n(x + (p / xDiv) * K, K, xs.data() + m * K);
+    jobs.clear();
+    gatherOf.assign(static_cast<size_t>(std::max(count, 0)), -1);
+    if (outs.size() < static_cast<size_t>(count)) outs.resize(static_cast<size_t>(count));
+    size_t nGathers = 0;
+    for (int i = 0; i < count; ++i) {
+        const backend::ExpertProduct& p = products[i];
+        const backend::Matrix& w = p.w;
+        const int64_t K = w.cols, N = w.rows;
+        if (p.nPairs <= 0) continue;
+        if (!p.experts && p.xDiv == 1) {
+            jobs.push_back({w.type, w.data, N, K, p.x, p.nPairs, p.y, N});
+            continue;
+        }
+        const int64_t nMat = p.experts ? w.nMat : 1;
+        size_t g = 0;
+        while (g < nGathers && !(gathers[g].x == p.x && gathers[g].xDiv == p.xDiv && gathers[g].experts == p.experts
+                                 && gathers[g].nPairs == p.nPairs && gathers[g].K == K && gathers[g].nMat == nMat))
+            ++g;
+        if (g == nGathers) {
+            if (gathers.size() <= nGathers) gathers.resize(nGathers + 1);
+            Gather& G = gathers[nGathers++];
+            G.x = p.x;
+            G.xDiv = p.xDiv;
+            G.experts = p.experts;
+            G.nPairs = p.nPairs;
+            G.K = K;
+            G.nMat = nMat;
+            G.begin.assign(static_cast<size_t>(nMat) + 1, 0);
+            for (int64_t q = 0; q < p.nPairs; ++q) ++G.begin[static_cast<size_t>(p.experts ? p.experts[q] : 0) + 1];
+            for (size_t e = 1; e < G.begin.size(); ++e) G.begin[e] += G.begin[e - 1];
+            G.order.resize(static_cast<size_t>(p.nPairs));
+            G.xs.resize(static_cast<size_t>(p.nPairs * K));
+            std::vector<int64_t> next(G.begin.begin(), G.begin.end() - 1);
+            for (int64_t q = 0; q < p.nPairs; ++q) {
+                const int64_t m = next[static_cast<size_t>(p.experts ? p.experts[q] : 0)]++;
+                G.order[static_cast<size_t>(m)] = q;
+                std::copy_n(p.x + (q / p.xDiv) * K, K, G.xs.data() + m * K);
+            }
+        }
+        gatherOf[static_cast<size_t>(i)] = static_cast<int>(g);
+        const Gather& G = gathers[g];
+        std::vector<float>& ys = outs[static_cast<size_t>(i)];
+        ys.resize(static_cast<size_t>(p.nPairs * N));
+        const auto* base = static_cast<const uint8_t*>(w.data);
+        const uint64_t matrixBytes = w.rowBytes * static_cast<uint64_t>(N);
+        for (int64_t e = 0; e < nMat; ++e) {
+            const int64_t b0 = G.begin[static_cast<size_t>(e)], rows = G.begin[static_cast<size_t>(e) + 1] - b0;
+            if (rows > 0)
+                jobs.push_back({w.type, base + static_cast<uint64_t>(e) * matrixBytes, N, K, G.xs.data() + b0 * K, rows,
+                                ys.data() + b0 * N, N});
         }
     }
-    jobs.clear();
-    const auto* base = static_cast<const uint8_t*>(w.data);
-    const uint64_t matrixBytes = w.rowBytes * static_cast<uint64_t>(N);
-    for (int64_t e = 0; e < w.nMat; ++e) {
-        const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
-        if (rows > 0)
-            jobs.push_back({w.type, base + static_cast<uint64_t>(e) * matrixBytes, N, K, xs.data() + b0 * K, rows,
-                            ys.data() + b0 * N, N});
-    }
     matmulGroup(jobs.data(), static_cast<int>(jobs.size()), m_pool);
-    for (int64_t m = 0; m < nPairs; ++m) std::copy_n(ys.data() + m * N, N, y + order[static_cast<size_t>(m)] * N);
+    for (int i = 0; i < count; ++i) {
+        if (gatherOf[static_cast<size_t>(i)] < 0) continue;
+        const backend::ExpertProduct& p = products[i];
+        const Gather& G = gathers[static_cast<size_t>(gatherOf[static_cast<size_t>(i)])];
+        const int64_t N = p.w.rows;
+        const float* ys = outs[static_cast<size_t>(i)].data();
+        for (int64_t m = 0; m < p.nPairs; ++m) std::copy_n(ys + m * N, N, p.y + G.order[static_cast<size_t>(m)] * N);
+    }
 }
 
 void CpuBackend::rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) {
@@ -133,6 +176,10 @@ void CpuBackend::softCap(float* x, int64_t n, float cap) { softCapInPlace(x, n, 
 
 void CpuBackend::swiglu(float* gate, const float* up, int64_t n) {
     m_pool.parallelFor(n, 4096, [gate, up](int64_t b, int64_t e, int) { swigluInPlace(gate + b, up + b, e - b); });
+}
+
+void CpuBackend::swigluOai(float* gate, const float* up, int64_t n, float alpha, float limit) {
+    m_pool.parallelFor(n, 4096, [=](int64_t b, int64_t e, int) { swigluOaiInPlace(gate + b, up + b, e - b, alpha, limit); });
 }
 
 void CpuBackend::geglu(float* gate, const float* up, int64_t n) {
@@ -222,6 +269,13 @@ void CpuBackend::routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert
     for (int64_t t = 0; t < nTok; ++t) {
         std::copy_n(logits + t * nExpert, nExpert, probs.data());
         routeSoftmaxTopKRow(probs.data(), nExpert, U, experts + t * U, weights + t * U);
+    }
+}
+
+void CpuBackend::addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) {
+    for (int64_t p = 0; p < nPairs; ++p) {
+        const float* b = bias + static_cast<int64_t>(experts[p]) * n;
+        for (int64_t i = 0; i < n; ++i) y[p * n + i] += b[i];
     }
 }
 

@@ -26,14 +26,14 @@ public:
 
     void embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) override;
     void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override;
-    void expertMatmul(const backend::Matrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t xDiv,
-                      float* y) override;
+    void expertMatmuls(const backend::ExpertProduct* products, int count) override;
     void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) override;
     void add(const float* a, const float* b, float* y, int64_t n) override;
     void addBias(float* y, const float* bias, int64_t rows, int64_t n) override;
     void scale(float* x, float factor, int64_t n) override;
     void softCap(float* x, int64_t n, float cap) override;
     void swiglu(float* gate, const float* up, int64_t n) override;
+    void swigluOai(float* gate, const float* up, int64_t n, float alpha, float limit) override;
     void geglu(float* gate, const float* up, int64_t n) override;
     void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
               const float* table) override;
@@ -43,6 +43,7 @@ public:
                    float* out) override;
     void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override;
+    void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) override;
     void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) override;
 
 private:

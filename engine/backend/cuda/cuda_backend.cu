@@ -112,9 +112,20 @@ public:
             matmulMma(*d, x, w.cols, nTok, y, ldy, m_stream);
         }
     }
-    void expertMatmul(const backend::Matrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t xDiv,
-                      float* y) override {
-        if (auto d = matrix(w)) expertMatvec(*d, experts, nPairs, x, w.cols, xDiv, y, w.rows, m_stream);
+    void expertMatmuls(const backend::ExpertProduct* products, int count) override {
+        // One launch per product: routed pairs read their expert's rows in place (expertMatvec);
+        // dense products run as matmul. No grouping by expert yet (cuda_model.cu's prefill does).
+        for (int i = 0; i < count; ++i) {
+            const backend::ExpertProduct& p = products[i];
+            if (p.nPairs <= 0) continue;
+            if (!p.experts && p.xDiv == 1) {
+                matmul(p.w, p.x, p.nPairs, p.y, p.w.rows);
+            } else if (!p.experts) {
+                if (m_opError.empty()) m_opError = "a dense expert product with repeated input rows is not implemented";
+            } else if (auto d = matrix(p.w)) {
+                expertMatvec(*d, p.experts, p.nPairs, p.x, p.w.cols, p.xDiv, p.y, p.w.rows, m_stream);
+            }
+        }
     }
     void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) override {
         cuda::rmsNorm(x, w, y, rows, n, eps, m_stream);
@@ -126,6 +137,9 @@ public:
     void scale(float* x, float factor, int64_t n) override { cuda::scale(x, factor, n, m_stream); }
     void softCap(float* x, int64_t n, float cap) override { cuda::softCap(x, n, cap, m_stream); }
     void swiglu(float* gate, const float* up, int64_t n) override { cuda::swiglu(gate, up, n, m_stream); }
+    void swigluOai(float* gate, const float* up, int64_t n, float alpha, float limit) override {
+        cuda::swigluOai(gate, up, n, alpha, limit, m_stream);
+    }
     void geglu(float* gate, const float* up, int64_t n) override {
         cuda::geglu(gate, up, n, reinterpret_cast<const uint16_t*>(m_gelu.data()), m_stream);
     }
@@ -170,6 +184,9 @@ public:
             return;
         }
         cuda::routeSoftmaxTopK(logits, nTok, nExpert, U, experts, weights, m_stream);
+    }
+    void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) override {
+        cuda::addExpertBias(y, bias, experts, nPairs, n, m_stream);
     }
     void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) override {
         cuda::combineExperts(y, weights, nTok, U, n, out, m_stream);

@@ -59,6 +59,10 @@ void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, 
 void add(const float* a, const float* b, float* y, int64_t n, cudaStream_t s);  // y = a + b
 void addBias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t s);  // y[r] += bias
 void swiglu(float* gate, const float* up, int64_t n, cudaStream_t s);  // gate = silu(gate) * up
+// gpt-oss's clamped SwiGLU, as cpu::swigluOaiInPlace.
+void swigluOai(float* gate, const float* up, int64_t n, float alpha, float limit, cudaStream_t s);
+// y[p] += bias[experts[p]], rows of n, for p < nPairs.
+void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n, cudaStream_t s);
 // gate = gelu_tanh(gate) * up with ggml's f16 GELU table (geluTable: 65536 f16 values indexed by the
 // f16 bits of the input, as cpu::gegluInPlace; inputs <= -10 give 0, >= 10 themselves).
 void geglu(float* gate, const float* up, int64_t n, const uint16_t* geluTable, cudaStream_t s);

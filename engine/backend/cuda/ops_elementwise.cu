@@ -38,6 +38,20 @@ __global__ void swigluKernel(float* gate, const float* up, int64_t n) {
     }
 }
 
+__global__ void swigluOaiKernel(float* gate, const float* up, int64_t n, float alpha, float limit) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float x = fminf(gate[i], limit);
+        const float y = fminf(fmaxf(up[i], -limit), limit);
+        gate[i] = x / (1.0f + expf(-alpha * x)) * (y + 1.0f);
+    }
+}
+
+__global__ void addExpertBiasKernel(float* y, const float* bias, const int32_t* experts, int64_t total, int64_t n) {
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < total) y[i] += bias[static_cast<int64_t>(experts[i / n]) * n + i % n];
+}
+
 __global__ void gegluKernel(float* gate, const float* up, int64_t n, const uint16_t* table) {
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -90,6 +104,15 @@ void addBias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t 
 
 void swiglu(float* gate, const float* up, int64_t n, cudaStream_t s) {
     if (n > 0) swigluKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(gate, up, n);
+}
+
+void swigluOai(float* gate, const float* up, int64_t n, float alpha, float limit, cudaStream_t s) {
+    if (n > 0) swigluOaiKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(gate, up, n, alpha, limit);
+}
+
+void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n, cudaStream_t s) {
+    if (nPairs * n > 0)
+        addExpertBiasKernel<<<gridFor(nPairs * n, kThreads), kThreads, 0, s>>>(y, bias, experts, nPairs * n, n);
 }
 
 void geglu(float* gate, const float* up, int64_t n, const uint16_t* geluTable, cudaStream_t s) {

@@ -45,6 +45,19 @@ struct RowCache {
     int32_t pos = 0;          // the row's position: it attends to positions 0 .. pos of its cache
 };
 
+// One product of an expertMatmuls group: for pair p < nPairs, y[p][0 .. w.rows) = matrix
+// experts[p] of the stack w (matrix 0 for every pair when experts is null: a dense product, e.g. a
+// shared expert) times x row p / xDiv (xDiv = U for the gate/up products of token p / U, 1 for the
+// down product of pair p). x rows are w.cols long, y rows w.rows.
+struct ExpertProduct {
+    Matrix w;
+    const int32_t* experts = nullptr;
+    int64_t nPairs = 0;
+    const float* x = nullptr;
+    int64_t xDiv = 1;
+    float* y = nullptr;
+};
+
 struct Attention {
     int nHead = 0, nHeadKv = 0;  // query heads, key/value heads (nHead % nHeadKv == 0)
     int dimK = 0, dimV = 0;      // elements per key / value head
@@ -83,11 +96,15 @@ public:
     // (contiguous), y rows ldy apart (>= w.rows). Activations are rounded or quantized the way the
     // backend pairs them with the weight type (the CPU: llama.cpp's Q8_0 / Q8_1 / Q8_K, f16, bf16).
     virtual void matmul(const Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) = 0;
-    // Expert products: for pair p < nPairs, y[p][0 .. w.rows) = matrix experts[p] of the stack w
-    // times x[p / xDiv] (xDiv = U for the gate/up products of token p / U, 1 for the down product
-    // of pair p). x rows are w.cols long, y rows w.rows.
-    virtual void expertMatmul(const Matrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t xDiv,
-                              float* y) = 0;
+    // Independent expert products (ExpertProduct) with disjoint outputs, as one dispatch where the
+    // backend can: a MoE layer's gate and up products of every routed and shared expert in one call,
+    // its down products in a second. Products with the same x, xDiv and experts share their input.
+    virtual void expertMatmuls(const ExpertProduct* products, int count) = 0;
+    // One such product.
+    void expertMatmul(const Matrix& w, const int32_t* experts, int64_t nPairs, const float* x, int64_t xDiv, float* y) {
+        const ExpertProduct p{w, experts, nPairs, x, xDiv, y};
+        expertMatmuls(&p, 1);
+    }
     // y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w (w may be null: no gain), rows of n; y may alias x.
     virtual void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) = 0;
     virtual void add(const float* a, const float* b, float* y, int64_t n) = 0;          // y = a + b (may alias)
@@ -95,6 +112,9 @@ public:
     virtual void scale(float* x, float factor, int64_t n) = 0;                           // x *= factor
     virtual void softCap(float* x, int64_t n, float cap) = 0;                            // x = tanh(x / cap) * cap
     virtual void swiglu(float* gate, const float* up, int64_t n) = 0;                    // gate = silu(gate) * up
+    // gpt-oss's clamped SwiGLU (cpu::swigluOaiInPlace): x = min(gate, limit), y = clamp(up, -limit,
+    // limit), gate = x * sigmoid(alpha x) * (y + 1).
+    virtual void swigluOai(float* gate, const float* up, int64_t n, float alpha, float limit) = 0;
     // gate = gelu_tanh(gate) * up, GELU read from ggml's f16 table (cpu::gegluInPlace).
     virtual void geglu(float* gate, const float* up, int64_t n) = 0;
     // Rotates the first nRot elements of each head of x [nTok][nHead*headDim] in place with
@@ -114,7 +134,10 @@ public:
     // ties), their probabilities renormalised to sum 1 -> experts [nTok][U], weights [nTok][U].
     virtual void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                                   float* weights) = 0;
-    // out[t] = sum over slots in rank order of weights[t][slot] * y[t*U + slot], rows of n.
+    // y[p] += bias[experts[p]] for p < nPairs: rows of n, bias a stack of per-expert rows of n.
+    virtual void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) = 0;
+    // out[t] = sum over slots in rank order of weights[t][slot] * y[t*U + slot], rows of n (each
+    // weighted row rounded to f32, then added).
     virtual void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n,
                                 float* out) = 0;
 };
