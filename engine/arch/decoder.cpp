@@ -1,12 +1,6 @@
 #include "arch/decoder.h"
 
-#include "backend/cpu/kernels.h"
-#include "backend/cpu/ops_activation.h"
-#include "backend/cpu/ops_attention.h"
-#include "backend/cpu/ops_moe.h"
-#include "backend/cpu/ops_norm.h"
 #include "backend/cpu/ops_rope.h"
-#include "backend/cpu/thread_pool.h"
 #include "arch/kv_cache.h"
 
 #include <algorithm>
