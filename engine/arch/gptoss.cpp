@@ -99,14 +99,8 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const GptOssEx
     const int64_t X = c.nExpert, U = c.nExpertUsed;
     project(ctx, L.ffnGateInp, &M.routerBias, x, nTok, s.routerLogits.data());
     dump(ctx, "ffn_moe_logits_biased", layer, s.routerLogits.data(), nTok, X);
-    for (int64_t t = 0; t < nTok; ++t) {
-        const float* logits = s.routerLogits.data() + t * X;
-        int32_t* sel = s.selected.data() + t * U;
-        float* wts = s.expertWeights.data() + t * U;
-        cpu::topKIndices(logits, X, U, sel);
-        for (int64_t slot = 0; slot < U; ++slot) wts[slot] = logits[sel[slot]];
-        cpu::softmaxRow(wts, U, 1.0f);
-    }
+    ctx.be.routeTopKSoftmax(s.routerLogits.data(), nTok, static_cast<int>(X), static_cast<int>(U), s.selected.data(),
+                            s.expertWeights.data());
     static const Weight kNone;
     ExpertExtras extras;
     extras.gateBias = reinterpret_cast<const float*>(M.gateBias.data);

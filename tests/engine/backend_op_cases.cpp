@@ -628,25 +628,31 @@ void Runner::routing() {
                         refW[static_cast<size_t>(t * U + k)] = std::exp(double(l[order[static_cast<size_t>(k)]]) - mx) / chosen;
                     }
                 }
-                std::vector<int32_t> ids;
-                std::vector<float> w;
-                check("route_softmax_topk", params + " (weights)", kExactLimit, [&](OpCheck& c) {
-                    Mem dl(m_be, logits.size() * 4, c.failure), de(m_be, refIds.size() * 4, c.failure),
-                        dw(m_be, refW.size() * 4, c.failure);
-                    if (!c.failure.empty()) return;
-                    dl.put(logits);
-                    m_be.routeSoftmaxTopK(dl.as<float>(), nTok, nExpert, U, de.as<int32_t>(), dw.as<float>());
-                    ids = de.get<int32_t>(refIds.size());
-                    w = dw.get<float>(refW.size());
-                    c.err = nmse(w, refW);
-                });
-                check("route_softmax_topk", params + " (expert ids)", 0, [&](OpCheck& c) {
-                    if (ids.size() != refIds.size()) {
-                        c.failure = "no result";
-                        return;
-                    }
-                    for (size_t i = 0; i < ids.size(); ++i) c.err += ids[i] != refIds[i] ? 1 : 0;
-                });
+                // Softmax then top-k with the weights renormalised (mixtral) and top-k then a softmax
+                // over the k (gpt-oss) choose the same experts with the same weights.
+                using Route = void (Backend::*)(const float*, int64_t, int, int, int32_t*, float*);
+                for (auto [op, route] : {std::pair<const char*, Route>{"route_softmax_topk", &Backend::routeSoftmaxTopK},
+                                         std::pair<const char*, Route>{"route_topk_softmax", &Backend::routeTopKSoftmax}}) {
+                    std::vector<int32_t> ids;
+                    std::vector<float> w;
+                    check(op, params + " (weights)", kExactLimit, [&](OpCheck& c) {
+                        Mem dl(m_be, logits.size() * 4, c.failure), de(m_be, refIds.size() * 4, c.failure),
+                            dw(m_be, refW.size() * 4, c.failure);
+                        if (!c.failure.empty()) return;
+                        dl.put(logits);
+                        (m_be.*route)(dl.as<float>(), nTok, nExpert, U, de.as<int32_t>(), dw.as<float>());
+                        ids = de.get<int32_t>(refIds.size());
+                        w = dw.get<float>(refW.size());
+                        c.err = nmse(w, refW);
+                    });
+                    check(op, params + " (expert ids)", 0, [&](OpCheck& c) {
+                        if (ids.size() != refIds.size()) {
+                            c.failure = "no result";
+                            return;
+                        }
+                        for (size_t i = 0; i < ids.size(); ++i) c.err += ids[i] != refIds[i] ? 1 : 0;
+                    });
+                }
             }
     for (int64_t nTok : {1, 5, 40})
         for (int U : {1, 2, 6})

@@ -58,6 +58,9 @@ public:
     }
     void expertMatmuls(const backend::ExpertProduct* p, int n) override { m_in.expertMatmuls(p, n); }
     void swigluOai(float* g, const float* u, int64_t n, float a, float l) override { m_in.swigluOai(g, u, n, a, l); }
+    void routeTopKSoftmax(const float* l, int64_t n, int x, int u, int32_t* e, float* w) override {
+        m_in.routeTopKSoftmax(l, n, x, u, e, w);
+    }
     void addExpertBias(float* y, const float* b, const int32_t* e, int64_t p, int64_t n) override {
         m_in.addExpertBias(y, b, e, p, n);
     }

@@ -272,6 +272,11 @@ void CpuBackend::routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert
     }
 }
 
+void CpuBackend::routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
+                                  float* weights) {
+    for (int64_t t = 0; t < nTok; ++t) routeTopKSoftmaxRow(logits + t * nExpert, nExpert, U, experts + t * U, weights + t * U);
+}
+
 void CpuBackend::addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) {
     for (int64_t p = 0; p < nPairs; ++p) {
         const float* b = bias + static_cast<int64_t>(experts[p]) * n;

@@ -26,4 +26,10 @@ void routeSoftmaxTopKRow(float* logits, int64_t n, int64_t k, int32_t* experts, 
     for (int64_t slot = 0; slot < k; ++slot) weights[slot] /= fsum;
 }
 
+void routeTopKSoftmaxRow(const float* logits, int64_t n, int64_t k, int32_t* experts, float* weights) {
+    topKIndices(logits, n, k, experts);
+    for (int64_t slot = 0; slot < k; ++slot) weights[slot] = logits[experts[slot]];
+    softmaxRow(weights, k, 1.0f);
+}
+
 }  // namespace verdict::cpu

@@ -14,4 +14,8 @@ void topKIndices(const float* v, int64_t n, int64_t k, int32_t* out);
 // them (topKIndices), weights[slot] = probs[experts[slot]] / their sum (summed in double).
 void routeSoftmaxTopKRow(float* logits, int64_t n, int64_t k, int32_t* experts, float* weights);
 
+// gpt-oss's routing of one token (llama.cpp's LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT):
+// experts[0..k) the top k of logits[0..n) (topKIndices), weights their softmax over those k alone.
+void routeTopKSoftmaxRow(const float* logits, int64_t n, int64_t k, int32_t* experts, float* weights);
+
 }  // namespace verdict::cpu

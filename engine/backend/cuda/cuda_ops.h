@@ -112,6 +112,10 @@ void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int 
 // their probabilities renormalised to sum 1 -> experts [nTok][U], weights [nTok][U].
 void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
                       cudaStream_t s);
+// gpt-oss's routing, as cpu::routeTopKSoftmaxRow: the top U logits of each row (highest first,
+// lowest id on ties), then a softmax over those U (max subtracted, the sum of exps in double).
+void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
+                      cudaStream_t s);
 // Rows of n floats: dst[j] = src[order[j] / div] (gather) and dst[order[j]] = src[j] (scatter),
 // j < count. They group a prefill's (token, slot) pairs by expert so each expert's matrices run as
 // one GEMM over its rows.

@@ -46,6 +46,32 @@ __global__ void routeKernel(const float* logits, int64_t nTok, int nExpert, int 
     for (int slot = 0; slot < U; ++slot) w[slot] /= fsum;
 }
 
+__global__ void routeTopKSoftmaxKernel(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
+                                       float* weights) {
+    const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= nTok) return;
+    const float* x = logits + t * nExpert;
+    int32_t* sel = experts + t * U;
+    float* w = weights + t * U;
+    bool taken[kMaxExperts];
+    for (int e = 0; e < nExpert; ++e) taken[e] = false;
+    for (int slot = 0; slot < U; ++slot) {
+        int best = -1;
+        for (int e = 0; e < nExpert; ++e)
+            if (!taken[e] && (best < 0 || x[e] > x[best])) best = e;
+        taken[best] = true;
+        sel[slot] = best;
+    }
+    const float mx = x[sel[0]];  // the largest: slots are best first
+    double sum = 0.0;
+    for (int slot = 0; slot < U; ++slot) {
+        w[slot] = expf(x[sel[slot]] - mx);
+        sum += static_cast<double>(w[slot]);
+    }
+    const float inv = static_cast<float>(1.0 / sum);
+    for (int slot = 0; slot < U; ++slot) w[slot] *= inv;
+}
+
 __global__ void combineKernel(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) {
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= nTok * n) return;
@@ -84,6 +110,11 @@ void scatterRows(const float* src, int64_t n, const int32_t* order, int64_t coun
 void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
                       cudaStream_t s) {
     if (nTok > 0) routeKernel<<<gridFor(nTok, 64), 64, 0, s>>>(logits, nTok, nExpert, U, experts, weights);
+}
+
+void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
+                      cudaStream_t s) {
+    if (nTok > 0) routeTopKSoftmaxKernel<<<gridFor(nTok, 64), 64, 0, s>>>(logits, nTok, nExpert, U, experts, weights);
 }
 
 void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out,

@@ -136,6 +136,10 @@ public:
                                   float* weights) = 0;
     // y[p] += bias[experts[p]] for p < nPairs: rows of n, bias a stack of per-expert rows of n.
     virtual void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) = 0;
+    // gpt-oss's routing: the top U of each row of logits (highest first, lowest id on ties), and a
+    // softmax over those U alone -> experts [nTok][U], weights [nTok][U].
+    virtual void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
+                                  float* weights) = 0;
     // out[t] = sum over slots in rank order of weights[t][slot] * y[t*U + slot], rows of n (each
     // weighted row rounded to f32, then added).
     virtual void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n,
