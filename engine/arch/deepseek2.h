@@ -98,12 +98,10 @@ class HParams;
 // against block_count, expert_count and feed_forward_length.
 Result<void> readDeepseekMoeConfig(const HParams& hp, ArchConfig& cfg);
 
-// The routing of one token (deepseekMoe's; also glm4moe): probs = softmax or sigmoid of the router
-// logits (in place); sel = probs + selectionBias (null: none) within the best expert groups;
-// chosen = top-k of sel; wts = probs of the chosen, / their sum when expertWeightsNorm, times
-// expertWeightsScale. sel: n_expert floats of scratch.
-void routeDeepseekToken(const ArchConfig& c, float* probs, const float* selectionBias, float* sel, int32_t* chosen,
-                        float* wts);
+// The router of deepseekMoe (also glm4moe's) as the backend's routeGrouped op: softmax or sigmoid
+// scores, top-k of score + selectionBias (null: none) within the best expert groups, weights the
+// chosen scores / their sum when expertWeightsNorm, times expertWeightsScale.
+backend::GroupedRouting groupedRoutingOf(const ArchConfig& c, const float* selectionBias);
 
 // The DeepSeek MoE FFN of x [nTok][E] into out [nTok][E] (llama.cpp build_moe_ffn + the shared
 // experts): router scores softmax or sigmoid; top-k of (score + exp_probs_b) within the best

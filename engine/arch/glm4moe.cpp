@@ -10,7 +10,7 @@
 //                                                      : DeepSeek-style experts(h) + shared experts(h)
 //   logits = output(rmsnorm(x) * output_norm)
 //
-// The routing is DeepSeek-V3's (deepseek2.h routeDeepseekToken): sigmoid scores, top-k of score +
+// The routing is DeepSeek-V3's (deepseek2.h groupedRoutingOf, the backend's routeGrouped): sigmoid scores, top-k of score +
 // exp_probs_b, weights = the unbiased scores renormalised and scaled. The last
 // nextn_predict_layers blocks are the multi-token-prediction head, which llama.cpp skips by default
 // (load_mtp = false): their tensors are left unread and the model runs block_count - nextn layers.
@@ -106,10 +106,9 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeE
     const int64_t X = c.nExpert, U = c.nExpertUsed, E = c.nEmbd;
     project(ctx, L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data());
     dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
-    std::vector<float> sel(static_cast<size_t>(X));
-    for (int64_t t = 0; t < nTok; ++t)
-        routeDeepseekToken(c, s.routerLogits.data() + t * X, M.selectionBias.present() ? M.selectionBias.data : nullptr,
-                           sel.data(), s.selected.data() + t * U, s.expertWeights.data() + t * U);
+    ctx.be.routeGrouped(groupedRoutingOf(c, M.selectionBias.present() ? M.selectionBias.data : nullptr),
+                        s.routerLogits.data(), nTok, static_cast<int>(X), static_cast<int>(U), nullptr, s.selected.data(),
+                        s.expertWeights.data());
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,
                ExpertBuffers{s.moeX.data(), s.ffnUp.data(), s.ffnGate.data()},
                out, M.gateShexp, M.upShexp, M.downShexp, sharedOut);

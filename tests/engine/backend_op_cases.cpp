@@ -654,6 +654,96 @@ void Runner::routing() {
                     });
                 }
             }
+    // DeepSeek-V3 (sigmoid, selection bias, 8 groups of which 4 compete), V2-Lite (softmax, no
+    // groups, weights not normalised) and GLM-4.5 (sigmoid, bias, 128 experts) shapes.
+    struct Grouped {
+        const char* name;
+        bool sigmoid, bias;
+        int nExpert, nGroups, nGroupsUsed, U;
+        bool normalize;
+        float scale;
+    };
+    const Grouped grouped[] = {{"v3", true, true, 64, 8, 4, 8, true, 2.5f},
+                               {"v2-lite", false, false, 64, 1, 1, 6, false, 1.0f},
+                               {"glm4.5", true, true, 128, 1, 1, 8, true, 1.8f}};
+    for (const Grouped& g : grouped)
+        for (int64_t nTok : {1, 5, 40}) {
+            const int X = g.nExpert, U = g.U;
+            const std::string params = std::string(g.name) + " tok=" + std::to_string(nTok);
+            check("route_grouped", params, kExactLimit, [&](OpCheck& c) {
+                const std::vector<float> logits = normal(static_cast<size_t>(nTok * X), 2.0f);
+                const std::vector<float> bias = normal(static_cast<size_t>(X), 0.3f);
+                Mem dl(m_be, logits.size() * 4, c.failure), db(m_be, bias.size() * 4, c.failure),
+                    dsel(m_be, logits.size() * 4, c.failure), de(m_be, static_cast<uint64_t>(nTok * U) * 4, c.failure),
+                    dw(m_be, static_cast<uint64_t>(nTok * U) * 4, c.failure);
+                if (!c.failure.empty()) return;
+                dl.put(logits);
+                db.put(bias);
+                backend::GroupedRouting r;
+                r.sigmoid = g.sigmoid;
+                r.selectionBias = g.bias ? db.as<float>() : nullptr;
+                r.nGroups = g.nGroups;
+                r.nGroupsUsed = g.nGroupsUsed;
+                r.normalize = g.normalize;
+                r.scale = g.scale;
+                m_be.routeGrouped(r, dl.as<float>(), nTok, X, U, dsel.as<float>(), de.as<int32_t>(), dw.as<float>());
+                const std::vector<float> scores = dl.get<float>(logits.size()), sel = dsel.get<float>(logits.size()),
+                                         w = dw.get<float>(static_cast<size_t>(nTok * U));
+                const std::vector<int32_t> ids = de.get<int32_t>(static_cast<size_t>(nTok * U));
+                std::vector<double> refScores(logits.size()), refW;
+                std::vector<float> gotW;
+                double mismatches = 0;
+                auto rank = [](const std::vector<double>& v, int k) {  // best first, lowest index on ties
+                    std::vector<int32_t> order(v.size());
+                    for (size_t i = 0; i < v.size(); ++i) order[i] = static_cast<int32_t>(i);
+                    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return v[a] > v[b]; });
+                    order.resize(static_cast<size_t>(k));
+                    return order;
+                };
+                for (int64_t t = 0; t < nTok; ++t) {
+                    const float* l = logits.data() + t * X;
+                    double* ref = refScores.data() + t * X;
+                    if (g.sigmoid) {
+                        for (int e = 0; e < X; ++e) ref[e] = 1.0 / (1.0 + std::exp(-double(l[e])));
+                    } else {
+                        double mx = l[0], sum = 0;
+                        for (int e = 0; e < X; ++e) mx = std::max(mx, double(l[e]));
+                        for (int e = 0; e < X; ++e) sum += std::exp(l[e] - mx);
+                        for (int e = 0; e < X; ++e) ref[e] = std::exp(l[e] - mx) / sum;
+                    }
+                    // The choice is ranked on the backend's own f32 scores (checked above against
+                    // the reference), so a last-bit difference cannot flip a near tie.
+                    std::vector<double> v(static_cast<size_t>(X));
+                    for (int e = 0; e < X; ++e) v[e] = double(scores[t * X + e] + (g.bias ? bias[e] : 0.0f));
+                    if (g.nGroups > 1) {
+                        const int per = X / g.nGroups;
+                        std::vector<double> worth(static_cast<size_t>(g.nGroups));
+                        for (int gi = 0; gi < g.nGroups; ++gi) {
+                            std::vector<double> grp(v.begin() + gi * per, v.begin() + (gi + 1) * per);
+                            const auto best = rank(grp, std::min(2, per));
+                            for (int32_t b : best) worth[gi] += grp[b];
+                        }
+                        const auto keep = rank(worth, g.nGroupsUsed);
+                        for (int gi = 0; gi < g.nGroups; ++gi)
+                            if (std::find(keep.begin(), keep.end(), gi) == keep.end())
+                                for (int e = 0; e < per; ++e) v[gi * per + e] = -std::numeric_limits<double>::infinity();
+                    }
+                    for (int e = 0; e < X; ++e)  // what was ranked: the same values, -inf where left out
+                        if (!(double(sel[t * X + e]) == v[e])) ++mismatches;
+                    const auto chosen = rank(v, U);
+                    double sum = 0;
+                    for (int k = 0; k < U; ++k) {
+                        if (ids[t * U + k] != chosen[k]) ++mismatches;
+                        sum += ref[chosen[k]];
+                    }
+                    for (int k = 0; k < U; ++k) {
+                        refW.push_back(ref[chosen[k]] / (g.normalize ? sum : 1.0) * g.scale);
+                        gotW.push_back(w[t * U + k]);
+                    }
+                }
+                c.err = std::max(nmse(scores, refScores), nmse(gotW, refW)) + mismatches;
+            });
+        }
     for (int64_t nTok : {1, 5, 40})
         for (int U : {1, 2, 6})
             for (int64_t n : {7, 2048}) {

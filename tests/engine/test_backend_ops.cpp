@@ -61,6 +61,10 @@ public:
     void routeTopKSoftmax(const float* l, int64_t n, int x, int u, int32_t* e, float* w) override {
         m_in.routeTopKSoftmax(l, n, x, u, e, w);
     }
+    void routeGrouped(const backend::GroupedRouting& r, float* s, int64_t n, int x, int u, float* sel, int32_t* e,
+                      float* w) override {
+        m_in.routeGrouped(r, s, n, x, u, sel, e, w);
+    }
     void addExpertBias(float* y, const float* b, const int32_t* e, int64_t p, int64_t n) override {
         m_in.addExpertBias(y, b, e, p, n);
     }

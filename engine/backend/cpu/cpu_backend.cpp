@@ -277,6 +277,15 @@ void CpuBackend::routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert
     for (int64_t t = 0; t < nTok; ++t) routeTopKSoftmaxRow(logits + t * nExpert, nExpert, U, experts + t * U, weights + t * U);
 }
 
+void CpuBackend::routeGrouped(const backend::GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U,
+                              float* selection, int32_t* experts, float* weights) {
+    thread_local std::vector<float> own;  // the selection when the caller keeps none
+    if (!selection) own.resize(static_cast<size_t>(nExpert));
+    for (int64_t t = 0; t < nTok; ++t)
+        routeGroupedRow(r, scores + t * nExpert, nExpert, U, selection ? selection + t * nExpert : own.data(), experts + t * U,
+                        weights + t * U);
+}
+
 void CpuBackend::addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) {
     for (int64_t p = 0; p < nPairs; ++p) {
         const float* b = bias + static_cast<int64_t>(experts[p]) * n;

@@ -45,6 +45,8 @@ public:
                           float* weights) override;
     void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override;
+    void routeGrouped(const backend::GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U,
+                      float* selection, int32_t* experts, float* weights) override;
     void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) override;
     void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) override;
 

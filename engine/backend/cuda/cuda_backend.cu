@@ -194,6 +194,16 @@ public:
         }
         cuda::routeTopKSoftmax(logits, nTok, nExpert, U, experts, weights, m_stream);
     }
+    void routeGrouped(const backend::GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U,
+                      float* selection, int32_t* experts, float* weights) override {
+        if (nExpert > kMaxExperts || U > kMaxUsedExperts) {
+            if (m_opError.empty())
+                m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
+            return;
+        }
+        cuda::routeGrouped(r.sigmoid, r.selectionBias, r.nGroups, r.nGroupsUsed, r.normalize, r.scale, scores, nTok,
+                           nExpert, U, selection, experts, weights, m_stream);
+    }
     void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) override {
         cuda::addExpertBias(y, bias, experts, nPairs, n, m_stream);
     }

@@ -116,6 +116,11 @@ void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int
 // lowest id on ties), then a softmax over those U (max subtracted, the sum of exps in double).
 void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts, float* weights,
                       cudaStream_t s);
+// DeepSeek-V3's grouped routing (backend::GroupedRouting's fields), as cpu::routeGroupedRow: scores
+// [nTok][nExpert] logits in, scores out; selection (or null) what the top-k ranked.
+void routeGrouped(bool sigmoid, const float* selectionBias, int nGroups, int nGroupsUsed, bool normalize, float scale,
+                  float* scores, int64_t nTok, int nExpert, int U, float* selection, int32_t* experts, float* weights,
+                  cudaStream_t s);
 // Rows of n floats: dst[j] = src[order[j] / div] (gather) and dst[order[j]] = src[j] (scatter),
 // j < count. They group a prefill's (token, slot) pairs by expert so each expert's matrices run as
 // one GEMM over its rows.

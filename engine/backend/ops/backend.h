@@ -58,6 +58,19 @@ struct ExpertProduct {
     float* y = nullptr;
 };
 
+// DeepSeek-V3's router (also GLM-4.5's), llama.cpp build_moe_ffn: scores = sigmoid of each logit,
+// or a softmax over the row; the choice ranks score + selectionBias, only within the nGroupsUsed
+// best of nGroups equal groups of experts (a group's worth: the sum of its two best) when
+// nGroups > 1; the weights are the chosen experts' unbiased scores, divided by their sum when
+// normalize, then times scale.
+struct GroupedRouting {
+    bool sigmoid = true;
+    const float* selectionBias = nullptr;  // [nExpert] (exp_probs_b), or null
+    int nGroups = 1, nGroupsUsed = 1;
+    bool normalize = true;
+    float scale = 1.0f;
+};
+
 struct Attention {
     int nHead = 0, nHeadKv = 0;  // query heads, key/value heads (nHead % nHeadKv == 0)
     int dimK = 0, dimV = 0;      // elements per key / value head
@@ -140,6 +153,11 @@ public:
     // softmax over those U alone -> experts [nTok][U], weights [nTok][U].
     virtual void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                                   float* weights) = 0;
+    // GroupedRouting of each row: scores [nTok][nExpert] holds the router logits and receives the
+    // scores; selection [nTok][nExpert] (or null) receives what the top-k ranked (biased, the groups
+    // left out at -inf); experts / weights [nTok][U].
+    virtual void routeGrouped(const GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U, float* selection,
+                              int32_t* experts, float* weights) = 0;
     // out[t] = sum over slots in rank order of weights[t][slot] * y[t*U + slot], rows of n (each
     // weighted row rounded to f32, then added).
     virtual void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n,
