@@ -136,7 +136,7 @@ public:
     virtual void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
                       const float* table) = 0;
     // Writes k [nTok][nHeadKv*dimK] and v [nTok][nHeadKv*dimV] at each row's position of its cache.
-    // `rows` is host memory (the per-row table of the pass).
+    // hostRows is host memory (the per-row table of the pass).
     virtual void storeKv(const Attention& a, const RowCache* hostRows, int64_t nTok, const float* k,
                          const float* v) = 0;
     // out[t][h*dimV ..] = softmax over the row's visible positions (0 .. pos, within the window) of
@@ -147,8 +147,6 @@ public:
     // ties), their probabilities renormalised to sum 1 -> experts [nTok][U], weights [nTok][U].
     virtual void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                                   float* weights) = 0;
-    // y[p] += bias[experts[p]] for p < nPairs: rows of n, bias a stack of per-expert rows of n.
-    virtual void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) = 0;
     // gpt-oss's routing: the top U of each row of logits (highest first, lowest id on ties), and a
     // softmax over those U alone -> experts [nTok][U], weights [nTok][U].
     virtual void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
@@ -158,6 +156,8 @@ public:
     // left out at -inf); experts / weights [nTok][U].
     virtual void routeGrouped(const GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U, float* selection,
                               int32_t* experts, float* weights) = 0;
+    // y[p] += bias[experts[p]] for p < nPairs: rows of n, bias a stack of per-expert rows of n.
+    virtual void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) = 0;
     // out[t] = sum over slots in rank order of weights[t][slot] * y[t*U + slot], rows of n (each
     // weighted row rounded to f32, then added).
     virtual void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n,
