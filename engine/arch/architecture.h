@@ -21,7 +21,6 @@
 #include <vector>
 
 namespace verdict::backend { class Backend; }
-namespace verdict::cpu { class ThreadPool; }
 namespace verdict::session { class KvCache; }
 
 namespace verdict::arch {
@@ -75,12 +74,10 @@ struct ForwardBatch {
     int64_t firstLayer = 0;
 };
 
-// What a forward pass runs on. The steps of arch/decoder.h issue their work as ops of `be`
-// (backend/ops/backend.h: the model's CPU backend today); the steps not yet expressed as ops (the
-// MoE experts' grouped products, MLA's absorbed attention) use `pool` directly.
+// What a forward pass runs on: every step issues its work as ops of `be` (backend/ops/backend.h;
+// the model's CPU backend today, which owns the thread pool).
 struct ForwardContext {
     const ArchConfig& cfg;
-    cpu::ThreadPool& pool;
     session::KvCache& kv;
     const DebugHook* debug;  // optional (null)
     backend::Backend& be;

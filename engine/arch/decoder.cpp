@@ -177,8 +177,7 @@ int64_t lastLayerRowBegin(const ForwardBatch& b) {
 
 namespace {
 
-// The backend's view of the attention of `layer` (the cache's element type: every cache of a pass
-// has the model's).
+// The backend's view of the attention of `layer`, for rows whose caches are f16 or not.
 backend::Attention attentionOf(const ForwardContext& ctx, int layer, bool f16, const float* sinks) {
     const ArchConfig& c = ctx.cfg;
     backend::Attention a;
@@ -194,12 +193,8 @@ backend::Attention attentionOf(const ForwardContext& ctx, int layer, bool f16, c
     return a;
 }
 
-// Row t's place in its sequence's cache at `layer`: b.caches[t] at b.positions[t], else ctx.kv
-// at b.pos0 + t, for rows [from, b.nTok); and whether that cache is f16.
-struct RowCaches {
-    std::vector<backend::RowCache> rows;
-    std::vector<uint8_t> f16;
-};
+}  // namespace
+
 RowCaches& rowCaches(const ForwardContext& ctx, const ForwardBatch& b, int layer, int64_t from) {
     thread_local RowCaches rc;
     rc.rows.clear();
@@ -213,10 +208,7 @@ RowCaches& rowCaches(const ForwardContext& ctx, const ForwardBatch& b, int layer
     return rc;
 }
 
-// fn(i0, i1, f16) over the spans of consecutive rows whose caches share an element type (one span,
-// unless a batch mixes f32 and f16 caches): a backend op takes one type per call.
-template <class Fn>
-void byCacheType(const RowCaches& rc, Fn&& fn) {
+void byCacheType(const RowCaches& rc, const std::function<void(int64_t i0, int64_t i1, bool f16)>& fn) {
     for (size_t i0 = 0; i0 < rc.rows.size();) {
         size_t i1 = i0 + 1;
         while (i1 < rc.rows.size() && rc.f16[i1] == rc.f16[i0]) ++i1;
@@ -224,8 +216,6 @@ void byCacheType(const RowCaches& rc, Fn&& fn) {
         i0 = i1;
     }
 }
-
-}  // namespace
 
 void selfAttention(const ForwardContext& ctx, DecoderScratch& s, int layer, const ForwardBatch& b, int64_t rowBegin,
                    const float* sinks) {

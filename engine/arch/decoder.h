@@ -141,6 +141,18 @@ void ropeRows(const ForwardContext& ctx, float* x, int64_t nTok, int64_t nHead, 
 // y[i] = a[i] + b[i] over n elements (y may alias a or b).
 void addRows(const float* a, const float* b, float* y, int64_t n);
 
+// Row t's place in its sequence's cache at `layer` (b.caches[t] at b.positions[t], else ctx.kv
+// at b.pos0 + t) for rows [from, b.nTok), and whether that cache is f16: the rows a KV store or
+// attention op takes. Valid until the next call on the same thread.
+struct RowCaches {
+    std::vector<backend::RowCache> rows;
+    std::vector<uint8_t> f16;
+};
+RowCaches& rowCaches(const ForwardContext& ctx, const ForwardBatch& b, int layer, int64_t from);
+// fn(i0, i1, f16) over the spans of consecutive rows whose caches share an element type (one span,
+// unless a batch mixes f32 and f16 caches): a backend op takes one type per call.
+void byCacheType(const RowCaches& rc, const std::function<void(int64_t i0, int64_t i1, bool f16)>& fn);
+
 // Self-attention of rows [rowBegin, nTok) of the batch against the cache (which already holds the
 // batch's keys and values): s.q -> s.kqv rows rowBegin .. Row t reads the cache and position of its
 // sequence (b.caches / b.positions when set, else ctx.kv at b.pos0 + t): one backend attention op.

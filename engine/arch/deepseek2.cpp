@@ -216,7 +216,7 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBind
     return std::unique_ptr<ArchWeights>(std::move(w));
 }
 
-Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t nBatch, int64_t nCtx, int nThreads) {
+Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t nBatch, int64_t nCtx, int /*nThreads*/) {
     auto s = std::make_unique<Deepseek2Scratch>();
     const auto B = static_cast<size_t>(nBatch), E = static_cast<size_t>(c.nEmbd), H = static_cast<size_t>(c.nHead);
     const auto Lr = static_cast<size_t>(c.kvLoraRank), dr = static_cast<size_t>(c.nRot);
@@ -231,16 +231,10 @@ Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t 
         s->kvA.allocate(B * (Lr + dr));
         s->latent.allocate(B * Lr);
         s->kPe.allocate(B * dr);
-        s->qLat.allocate(B * H * Lr);
-        s->oLat.allocate(B * H * Lr);
         s->kqv.allocate(B * H * static_cast<size_t>(c.headDimV));
         s->ffnGate.allocate(B * ff);
         s->ffnUp.allocate(B * ff);
         s->ropeTable.allocate(B * dr);
-        s->workStride = (std::max<int64_t>(2 * kMlaHeadsPerTask * nCtx, c.kvLoraRank) + 15) / 16 * 16;
-        s->work.allocate(static_cast<size_t>(nThreads * s->workStride));
-        s->headBlockStride = (std::max(c.headDimK - c.nRot, c.headDimV) * c.kvLoraRank + 15) / 16 * 16;
-        s->headBlock.allocate(static_cast<size_t>(nThreads * s->headBlockStride));
         if (c.nExpert > 0) {
             const auto X = static_cast<size_t>(c.nExpert), U = static_cast<size_t>(c.nExpertUsed);
             s->probs.allocate(B * X);
@@ -304,8 +298,8 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
 uint64_t Deepseek2Scratch::bytes() const {
     uint64_t n = 0;
-    for (const auto* v : {&inpL, &cur, &qA, &q, &kvA, &latent, &kPe, &qLat, &oLat, &kqv, &attnOut, &ffnInp, &ffnOut,
-                          &shexpOut, &outNorm, &ffnGate, &ffnUp, &ropeTable, &work, &headBlock, &probs, &selScore, &expertWeights,
+    for (const auto* v : {&inpL, &cur, &qA, &q, &kvA, &latent, &kPe, &kqv, &attnOut, &ffnInp, &ffnOut,
+                          &shexpOut, &outNorm, &ffnGate, &ffnUp, &ropeTable, &probs, &selScore, &expertWeights,
                           &moeX})
         n += v->size() * sizeof(float);
     n += selected.size() * sizeof(int32_t);

@@ -16,9 +16,6 @@
 
 namespace verdict::arch {
 
-// Query heads per task of MLA's latent attention (they share one cache, read once per group).
-constexpr int64_t kMlaHeadsPerTask = 4;
-
 struct Deepseek2LayerWeights {
     VecWeight attnNorm;    // [E]                       blk.N.attn_norm.weight
     // queries: q-LoRA (V2, V3, Kimi-K2) ...
@@ -61,16 +58,10 @@ struct Deepseek2Scratch : ArchScratch {
     ScratchBuffer<float> kvA;            // [B][L+dr]  kv_pe_compresseed
     ScratchBuffer<float> latent;         // [B][L]  normalised latent as attn_kv_b sees it
     ScratchBuffer<float> kPe;            // [B][dr] roped shared key
-    ScratchBuffer<float> qLat;           // [B][H][L]  q_nope absorbed into latent space
-    ScratchBuffer<float> oLat;           // [B][H][L]  attention-weighted sum of latents
     ScratchBuffer<float> kqv;            // [B][H*dv]  kqv_out
     ScratchBuffer<float> attnOut, ffnInp, ffnOut, shexpOut, outNorm;  // [B][E]
     ScratchBuffer<float> ffnGate, ffnUp; // [B][max(n_ff, U*F + F*shared)]
     ScratchBuffer<float> ropeTable;      // [B][dr]
-    ScratchBuffer<float> work;           // [nThreads][workStride]: 2 x kMlaHeadsPerTask rows of scores over the context, or a weight row
-    int64_t workStride = 0;
-    ScratchBuffer<float> headBlock;      // [nThreads][headBlockStride]: one head's max(dn, dv) x L rows of attn_kv_b, dequantized
-    int64_t headBlockStride = 0;
     ScratchBuffer<float> probs;          // [B][X]  router probabilities (unbiased)
     ScratchBuffer<float> selScore;       // [B][X]  selection scores (probs + bias, groups masked)
     ScratchBuffer<int32_t> selected;     // [B][U]  expert ids, best first

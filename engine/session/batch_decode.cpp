@@ -159,7 +159,7 @@ Result<void> forwardRowsGpu(std::span<const PassRow> rows, const PassLogits& onL
         if (partial) {
             for (int64_t r = 0; r < count; ++r)
                 cpuBuf->caches[static_cast<size_t>(r)] = rows[static_cast<size_t>(begin + r)].d->kv.get();
-            const arch::ForwardContext ctx{m.cfg, *m.pool, *lead.kv, nullptr, *m.cpu};
+            const arch::ForwardContext ctx{m.cfg, *lead.kv, nullptr, *m.cpu};
             arch::ForwardBatch fb;
             fb.tokens = tokens.data();
             fb.nTok = count;
@@ -190,7 +190,7 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
     auto buffers = batchBuffers(lead, nCtx);
     if (!buffers) return buffers.error();
     BatchBuffers& buf = **buffers;
-    const arch::ForwardContext ctx{m.cfg, *m.pool, *lead.kv, nullptr, *m.cpu};
+    const arch::ForwardContext ctx{m.cfg, *lead.kv, nullptr, *m.cpu};
     const auto n = static_cast<int64_t>(rows.size());
     for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
         const int64_t count = std::min(kMaxBatchRows, n - begin);

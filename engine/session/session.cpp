@@ -48,7 +48,7 @@ Result<LogitsView> SessionImpl::evaluate(std::span<const int32_t> input, bool al
         tokens.insert(tokens.end(), input.begin(), input.end());
         return LogitsView{logits.data(), rows, nVocab};
     }
-    const arch::ForwardContext ctx{m->cfg, *m->pool, *kv, debug ? &debug : nullptr, *m->cpu};
+    const arch::ForwardContext ctx{m->cfg, *kv, debug ? &debug : nullptr, *m->cpu};
     for (int64_t begin = 0; begin < n; begin += nBatch) {
         const int64_t count = std::min(nBatch, n - begin);
         const bool lastChunk = begin + count == n;
@@ -95,7 +95,7 @@ Result<void> SessionImpl::evaluateGpu(std::span<const int32_t> input, bool allLo
         if (auto r = m->gpu->forward(b); !r) return r.error();
         if (partial) {
             // The remaining blocks and the output head on the CPU, from the GPU's residual stream.
-            const arch::ForwardContext ctx{m->cfg, *m->pool, *kv, debug ? &debug : nullptr, *m->cpu};
+            const arch::ForwardContext ctx{m->cfg, *kv, debug ? &debug : nullptr, *m->cpu};
             arch::ForwardBatch fb;
             fb.tokens = input.data() + begin;
             fb.nTok = count;

@@ -143,6 +143,8 @@ public:
     void elementwise();
     void ropes();
     void attentions();
+    void latentAttentions();
+    void roundings();
     void routing();
 
 private:
@@ -606,6 +608,189 @@ void Runner::attentions() {
         }
 }
 
+// MLA: the absorbed attention against its expanded form (every head's keys and values computed from
+// the latents in double), over prefills, long contexts and rows of several sequences; rows of 64
+// or 256 latents for the weight types whose blocks need it.
+void Runner::latentAttentions() {
+    struct Batch {
+        std::string name;
+        std::vector<std::pair<int, int>> rows;  // (sequence, position)
+    };
+    std::vector<Batch> batches;
+    for (auto [start, nTok] : {std::pair{0, 5}, std::pair{300, 40}, std::pair{500, 1}}) {
+        Batch b{"seq start=" + std::to_string(start) + " tok=" + std::to_string(nTok), {}};
+        for (int t = 0; t < nTok; ++t) b.rows.push_back({0, start + t});
+        batches.push_back(b);
+    }
+    batches.push_back({"3 sequences", {{0, 9}, {1, 420}, {2, 0}}});
+    const int H = 4, dn = 32, dr = 16, dv = 32, dk = dn + dr;
+    for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_K})
+        for (bool f16 : {false, true})
+            for (const Batch& b : batches) {
+                const int Lr = tensor::traits(type).blockElems >= 256 ? 256 : 64;
+                const std::string params = "kv_b=" + typeStr(type) + " rank=" + std::to_string(Lr) + (f16 ? " f16" : " f32")
+                    + " " + b.name;
+                backend::LatentAttention la;
+                la.nHead = H;
+                la.dNope = dn;
+                la.dRope = dr;
+                la.dV = dv;
+                la.rank = Lr;
+                la.f16 = f16;
+                la.scale = 1.0f / std::sqrt(float(dk));
+                check("latent_attention", params, f16 ? kAttnF16Limit : kAttnF32Limit, [&](OpCheck& c) {
+                    if (!m_be.supports(la)) {
+                        c.skipped = "latent attention not supported";
+                        return;
+                    }
+                    HostWeights w;
+                    if (!weights(c, type, int64_t(H) * (dn + dv), Lr, w)) return;
+                    int nSeq = 0;
+                    for (auto [q, p] : b.rows) nSeq = std::max(nSeq, q + 1);
+                    const int capacity = 600;
+                    const uint64_t elem = f16 ? 2 : 4, seqBytes = uint64_t(capacity) * (Lr + dr) * elem;
+                    Mem dw(m_be, w.bytes.size(), c.failure), caches(m_be, seqBytes * nSeq, c.failure);
+                    if (!c.failure.empty()) return;
+                    dw.put(w.bytes);
+                    la.kvB = {type, dw.as<void>(), Lr, int64_t(H) * (dn + dv), 1, w.rowBytes};
+                    std::vector<std::vector<float>> lat(nSeq), kr(nSeq);
+                    std::vector<int> last(nSeq, -1);
+                    for (auto [q, p] : b.rows) last[q] = std::max(last[q], p);
+                    backend::Attention shape;
+                    shape.nHead = shape.nHeadKv = 1;
+                    shape.dimK = Lr;
+                    shape.dimV = dr;
+                    shape.f16 = f16;
+                    auto rowCache = [&](int seq, int pos) {
+                        return backend::RowCache{caches.as<uint8_t>() + seqBytes * seq, capacity, pos};
+                    };
+                    for (int q = 0; q < nSeq; ++q) {
+                        lat[q] = normal(static_cast<size_t>((last[q] + 1) * Lr));
+                        kr[q] = normal(static_cast<size_t>((last[q] + 1) * dr));
+                        std::vector<backend::RowCache> rc;
+                        for (int p = 0; p <= last[q]; ++p) rc.push_back(rowCache(q, p));
+                        Mem dl(m_be, lat[q].size() * 4, c.failure), dk2(m_be, kr[q].size() * 4, c.failure);
+                        if (!c.failure.empty()) return;
+                        dl.put(lat[q]);
+                        dk2.put(kr[q]);
+                        m_be.storeKv(shape, rc.data(), static_cast<int64_t>(rc.size()), dl.as<float>(), dk2.as<float>());
+                        if (auto r = m_be.synchronize(); !r) {
+                            c.failure = r.error().message;
+                            return;
+                        }
+                        if (f16)
+                            for (auto* v : {&lat[q], &kr[q]})
+                                for (float& x : *v) x = tensor::fp16ToFp32(tensor::fp32ToFp16(x));
+                    }
+                    const int64_t nTok = static_cast<int64_t>(b.rows.size());
+                    const std::vector<float> qv = normal(static_cast<size_t>(nTok * H * dk));
+                    std::vector<backend::RowCache> rc;
+                    for (auto [q, p] : b.rows) rc.push_back(rowCache(q, p));
+                    Mem dq(m_be, qv.size() * 4, c.failure), dout(m_be, static_cast<uint64_t>(nTok * H * dv) * 4, c.failure);
+                    if (!c.failure.empty()) return;
+                    dq.put(qv);
+                    m_be.latentAttention(la, rc.data(), nTok, dq.as<float>(), dout.as<float>());
+                    const std::vector<float> out = dout.get<float>(static_cast<size_t>(nTok * H * dv));
+                    std::vector<double> ref(out.size());
+                    for (int64_t t = 0; t < nTok; ++t) {
+                        const auto [seq, pos] = b.rows[static_cast<size_t>(t)];
+                        for (int h = 0; h < H; ++h) {
+                            const float* qh = qv.data() + (t * H + h) * dk;
+                            const float* Wk = w.deq.data() + int64_t(h) * (dn + dv) * Lr;  // dn rows of Lr
+                            const float* Wv = Wk + int64_t(dn) * Lr;                          // dv rows of Lr
+                            std::vector<double> sc(static_cast<size_t>(pos + 1));
+                            double mx = -std::numeric_limits<double>::infinity();
+                            for (int j = 0; j <= pos; ++j) {
+                                const float* l = lat[seq].data() + int64_t(j) * Lr;
+                                double d = 0;
+                                for (int i = 0; i < dn; ++i) {
+                                    double kn = 0;
+                                    for (int k = 0; k < Lr; ++k) kn += double(Wk[int64_t(i) * Lr + k]) * l[k];
+                                    d += qh[i] * kn;
+                                }
+                                for (int i = 0; i < dr; ++i) d += double(qh[dn + i]) * kr[seq][int64_t(j) * dr + i];
+                                sc[static_cast<size_t>(j)] = d * la.scale;
+                                mx = std::max(mx, sc[static_cast<size_t>(j)]);
+                            }
+                            double sum = 0;
+                            for (double& d : sc) sum += (d = std::exp(d - mx));
+                            std::vector<double> mixed(static_cast<size_t>(Lr), 0.0);  // sum_j p_j latent_j
+                            for (int j = 0; j <= pos; ++j)
+                                for (int k = 0; k < Lr; ++k) mixed[k] += sc[static_cast<size_t>(j)] / sum * lat[seq][int64_t(j) * Lr + k];
+                            for (int i = 0; i < dv; ++i) {
+                                double v = 0;
+                                for (int k = 0; k < Lr; ++k) v += double(Wv[int64_t(i) * Lr + k]) * mixed[k];
+                                ref[(t * H + h) * dv + i] = v;
+                            }
+                        }
+                    }
+                    c.err = nmse(out, ref);
+                });
+            }
+}
+
+// Rows rounded as matmul inputs: f16 / bf16 rounding exactly; for the quantized pairings, values on
+// a per-block grid (32 elements for Q8_0 / Q8_1, 256 for Q8_K) of 127 steps to the block's largest
+// magnitude, within 0.6 of a step of the input (half a step, plus the f16 rounding of the scale).
+void Runner::roundings() {
+    const int64_t K = 512, rows = 3;
+    for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0, TensorType::Q8_0,
+                            TensorType::Q4_1, TensorType::Q4_K, TensorType::Q6_K, TensorType::IQ4_XS, TensorType::MXFP4})
+        check("round_as_matmul_input", "type=" + typeStr(type), 0.6, [&](OpCheck& c) {
+            if (!m_be.supports(type)) {
+                c.skipped = "type not supported";
+                return;
+            }
+            const std::vector<float> x = normal(static_cast<size_t>(rows * K));
+            Mem dx(m_be, x.size() * 4, c.failure);
+            if (!c.failure.empty()) return;
+            dx.put(x);
+            m_be.roundAsMatmulInput(type, dx.as<float>(), rows, K);
+            const std::vector<float> r = dx.get<float>(x.size());
+            if (type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16) {
+                for (size_t i = 0; i < x.size(); ++i) {
+                    const float want = type == TensorType::F32 ? x[i]
+                        : type == TensorType::F16             ? tensor::fp16ToFp32(tensor::fp32ToFp16(x[i]))
+                                                              : tensor::bf16ToFp32(tensor::fp32ToBf16(x[i]));
+                    if (r[i] != want) c.err = 1e9;
+                }
+                return;
+            }
+            const bool q8k = type == TensorType::Q4_K || type == TensorType::Q6_K || type == TensorType::IQ4_XS;
+            const int64_t block = q8k ? 256 : 32;
+            const double levels = 127.0;
+            for (int64_t b0 = 0; b0 < rows * K; b0 += block) {
+                double amaxX = 0, amaxR = 0;
+                for (int64_t i = b0; i < b0 + block; ++i) {
+                    amaxX = std::max(amaxX, std::fabs(double(x[i])));
+                    amaxR = std::max(amaxR, std::fabs(double(r[i])));
+                }
+                const double step = amaxR / levels;
+                for (int64_t i = b0; i < b0 + block; ++i) {
+                    const double k = r[i] / step;
+                    if (std::fabs(k - std::round(k)) > 1e-3) c.err = 1e9;  // off the grid
+                    c.err = std::max(c.err, std::fabs(double(x[i]) - r[i]) / (amaxX / 127.0));
+                }
+            }
+        });
+    for (int64_t rows2 : {1, 5, 40})
+        check("copy_rows", "rows=" + std::to_string(rows2) + " cols=7 from ld 13 to ld 11", 0, [&](OpCheck& c) {
+            const std::vector<float> src = normal(static_cast<size_t>(rows2 * 13));
+            std::vector<float> dst = normal(static_cast<size_t>(rows2 * 11));
+            Mem ds(m_be, src.size() * 4, c.failure), dd(m_be, dst.size() * 4, c.failure);
+            if (!c.failure.empty()) return;
+            ds.put(src);
+            dd.put(dst);
+            m_be.copyRows(dd.as<float>(), 11, ds.as<float>() + 2, 13, rows2, 7);
+            const std::vector<float> got = dd.get<float>(dst.size());
+            for (int64_t r = 0; r < rows2; ++r)
+                for (int64_t i = 0; i < 11; ++i) {
+                    const float want = i < 7 ? src[r * 13 + 2 + i] : dst[r * 11 + i];  // the rest untouched
+                    if (got[r * 11 + i] != want) ++c.err;
+                }
+        });
+}
+
 void Runner::routing() {
     for (int64_t nTok : {1, 5, 40})
         for (int nExpert : {8, 61})
@@ -805,6 +990,8 @@ std::vector<OpCheck> runBackendOpCases(Backend& be, uint32_t seed) {
     r.elementwise();
     r.ropes();
     r.attentions();
+    r.latentAttentions();
+    r.roundings();
     r.routing();
     return std::move(r.checks);
 }

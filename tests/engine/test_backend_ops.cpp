@@ -65,6 +65,16 @@ public:
                       float* w) override {
         m_in.routeGrouped(r, s, n, x, u, sel, e, w);
     }
+    void latentAttention(const backend::LatentAttention& a, const backend::RowCache* r, int64_t n, const float* q,
+                         float* o) override {
+        m_in.latentAttention(a, r, n, q, o);
+    }
+    void roundAsMatmulInput(tensor::TensorType t, float* x, int64_t r, int64_t k) override {
+        m_in.roundAsMatmulInput(t, x, r, k);
+    }
+    void copyRows(float* d, int64_t ldd, const float* s, int64_t lds, int64_t r, int64_t c) override {
+        m_in.copyRows(d, ldd, s, lds, r, c);
+    }
     void addExpertBias(float* y, const float* b, const int32_t* e, int64_t p, int64_t n) override {
         m_in.addExpertBias(y, b, e, p, n);
     }

@@ -58,7 +58,7 @@ private slots:
         auto run = [&](const std::vector<int32_t>& toks, int64_t pos0, std::vector<float>& full, std::vector<float>& tail) {
             full.assign(toks.size() * V, 0.0f);
             tail.assign(toks.size() * V, 0.0f);
-            const arch::ForwardContext ctxFull{c, *m.pool, **kvFull, &hook, *m.cpu};
+            const arch::ForwardContext ctxFull{c, **kvFull, &hook, *m.cpu};
             arch::ForwardBatch b;
             b.tokens = toks.data();
             b.nTok = static_cast<int64_t>(toks.size());
@@ -68,7 +68,7 @@ private slots:
             hidden.clear();
             m.arch->forward(*m.weights, **s1, ctxFull, b);
             QCOMPARE(int64_t(hidden.size()), b.nTok * E);
-            const arch::ForwardContext ctxTail{c, *m.pool, **kvTail, nullptr, *m.cpu};
+            const arch::ForwardContext ctxTail{c, **kvTail, nullptr, *m.cpu};
             b.logits = tail.data();
             b.hidden = hidden.data();
             b.firstLayer = firstLayer;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "tensor/block_formats.h"
+#include "tensor/tensor_type.h"
 
 #include <cstdint>
 
@@ -28,5 +29,10 @@ void quantizeActQ8_0(const float* x, int64_t K, tensor::BlockQ8_0* out);
 void quantizeActQ8_1(const float* x, int64_t K, tensor::BlockQ8_1* out);
 // K a multiple of 256.
 void quantizeActQ8_K(const float* x, int64_t K, tensor::BlockQ8_K* out);
+
+// x[0..K) replaced by the values matmul's dot products see for weights of `type` (kernels.h: f16,
+// bf16, or the Q8_0 / Q8_1 / Q8_K blocks dequantized; f32 unchanged). K a multiple of the type's
+// block size.
+void roundAsMatmulInput(tensor::TensorType type, float* x, int64_t K);
 
 }  // namespace verdict::cpu

@@ -1,5 +1,6 @@
 #include "backend/cpu/cpu_backend.h"
 
+#include "backend/cpu/act_quant.h"
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/ops_activation.h"
@@ -7,6 +8,7 @@
 #include "backend/cpu/ops_moe.h"
 #include "backend/cpu/ops_norm.h"
 #include "backend/cpu/ops_rope.h"
+#include "backend/cpu/ops_vec.h"
 #include "backend/cpu/thread_pool.h"
 #include "tensor/half.h"
 
@@ -18,6 +20,12 @@
 namespace verdict::cpu {
 
 namespace {
+
+// MLA: query heads per task of the latent attention (they share one cache, read once per group),
+// and below how many query rows the absorb / up-projection read the quantized attn_kv_b rows
+// directly (axpyRows / dotRows) rather than dequantizing a head's rows once.
+constexpr int64_t kMlaHeadsPerTask = 4;
+constexpr int64_t kMlaFusedRows = 4;
 
 // Where a row's cache keeps the layer's keys and values.
 uint8_t* layerK(const backend::Attention&, const backend::RowCache& r) { return r.base; }
@@ -261,6 +269,115 @@ void CpuBackend::attention(const backend::Attention& a, const backend::RowCache*
     m_pool.parallelFor(nRuns, 1, [&](int64_t r0, int64_t r1, int thread) {
         for (int64_t i = r0; i < r1; ++i) attend(runs[static_cast<size_t>(i)], base + thread * stride, serial);
     });
+}
+
+void CpuBackend::latentAttention(const backend::LatentAttention& a, const backend::RowCache* hostRows, int64_t nTok,
+                                 const float* q, float* out) {
+    if (nTok <= 0) return;
+    const int64_t H = a.nHead, Lr = a.rank, dn = a.dNope, dr = a.dRope, dv = a.dV, dk = dn + dr;
+    const backend::Matrix& W = a.kvB;
+    auto wRow = [&](int64_t r) { return static_cast<const uint8_t*>(W.data) + static_cast<uint64_t>(r) * W.rowBytes; };
+    const int nThreads = m_pool.size();
+    int64_t maxKv = 1;
+    for (int64_t t = 0; t < nTok; ++t) maxKv = std::max<int64_t>(maxKv, hostRows[t].pos + 1);
+    const int64_t workStride = (std::max<int64_t>(2 * kMlaHeadsPerTask * maxKv, Lr) + 15) / 16 * 16;
+    const int64_t blockStride = (std::max(dn, dv) * Lr + 15) / 16 * 16;
+    thread_local std::vector<float> qLatOfThisThread, oLatOfThisThread, workOfThisThread, blockOfThisThread;
+    std::vector<float>& qLat = qLatOfThisThread;  // [nTok][H][Lr] q_nope in latent space
+    std::vector<float>& oLat = oLatOfThisThread;  // [nTok][H][Lr] attention-weighted latents
+    std::vector<float>& work = workOfThisThread;
+    std::vector<float>& block = blockOfThisThread;
+    qLat.resize(static_cast<size_t>(nTok * H * Lr));
+    oLat.resize(static_cast<size_t>(nTok * H * Lr));
+    if (work.size() < static_cast<size_t>(nThreads * workStride)) work.resize(static_cast<size_t>(nThreads * workStride));
+    if (block.size() < static_cast<size_t>(nThreads * blockStride)) block.resize(static_cast<size_t>(nThreads * blockStride));
+    float* qLatP = qLat.data();
+    float* oLatP = oLat.data();
+    float* workP = work.data();
+    float* blockP = block.data();
+    const bool fused = nTok < kMlaFusedRows;
+
+    // Absorb: qLat[t][h] = sum_i q_nope[t][h][i] * W_k[h][i]  (W_k[h][i] = row h*(dn+dv)+i of kvB, Lr
+    // elements), one head per task. A few rows (decode) run fused over the quantized rows; more rows
+    // first dequantize the head's dn key rows into the thread's block (dn x Lr floats,
+    // L2-resident), then every row sweeps it while its own qLat row stays in L1. Either way each
+    // element sums over i in order, with the same values (axpyRows).
+    m_pool.parallelFor(H, 1, [&](int64_t h0, int64_t h1, int thread) {
+        float* wk = blockP + thread * blockStride;
+        for (int64_t h = h0; h < h1; ++h) {
+            if (!fused) dequantizeRow(W.type, wRow(h * (dn + dv)), wk, dn * Lr);
+            for (int64_t t = 0; t < nTok; ++t) {
+                float* ql = qLatP + (t * H + h) * Lr;
+                const float* qn = q + t * H * dk + h * dk;
+                std::fill_n(ql, Lr, 0.0f);
+                if (fused)
+                    axpyRows(W.type, wRow(h * (dn + dv)), W.rowBytes, dn, qn, ql, Lr);
+                else
+                    for (int64_t i = 0; i < dn; ++i) axpyF32(qn[i], wk + i * Lr, ql, Lr);
+            }
+        }
+    });
+
+    // Attention in latent space, one (row, group of up to kMlaHeadsPerTask heads) per task: scores
+    // over positions 0..pos. Every head reads the same latent cache, so a group meets each position
+    // once (ops_vec.h's row functions: the same dot products and sums as head by head).
+    const int64_t groups = (H + kMlaHeadsPerTask - 1) / kMlaHeadsPerTask;
+    const uint64_t elem = a.f16 ? 2 : 4;
+    m_pool.parallelFor(nTok * groups, 1, [&](int64_t i0, int64_t i1, int thread) {
+        float* w = workP + thread * workStride;
+        for (int64_t item = i0; item < i1; ++item) {
+            const int64_t t = item / groups, h0 = (item % groups) * kMlaHeadsPerTask;
+            const int64_t nh = std::min(kMlaHeadsPerTask, H - h0);
+            const backend::RowCache& r = hostRows[t];
+            const int64_t nKv = r.pos + 1;
+            const uint8_t* latents = r.base;  // [capacity][Lr]
+            const uint8_t* kRope = r.base + static_cast<uint64_t>(r.capacity) * static_cast<uint64_t>(Lr) * elem;
+            float* scores = w;                       // [nh][nKv]: the latent part, then the sum
+            float* pe = w + kMlaHeadsPerTask * nKv;  // [nh][nKv]: the RoPE part
+            const float* ql = qLatP + (t * H + h0) * Lr;
+            const float* qp = q + t * H * dk + h0 * dk + dn;
+            float* ol = oLatP + (t * H + h0) * Lr;
+            std::fill_n(ol, nh * Lr, 0.0f);
+            if (!a.f16) {
+                dotRowsF32(ql, Lr, nh, reinterpret_cast<const float*>(latents), nKv, Lr, scores, nKv);
+                dotRowsF32(qp, dk, nh, reinterpret_cast<const float*>(kRope), nKv, dr, pe, nKv);
+            } else {
+                dotRowsF16(ql, Lr, nh, reinterpret_cast<const uint16_t*>(latents), nKv, Lr, scores, nKv);
+                dotRowsF16(qp, dk, nh, reinterpret_cast<const uint16_t*>(kRope), nKv, dr, pe, nKv);
+            }
+            for (int64_t i = 0; i < nh * nKv; ++i) scores[i] += pe[i];
+            for (int64_t i = 0; i < nh; ++i) softmaxRowFast(scores + i * nKv, nKv, a.scale, nullptr);
+            if (!a.f16)
+                accumulateRowsF32(scores, nh, nKv, reinterpret_cast<const float*>(latents), nKv, Lr, ol);
+            else
+                accumulateRowsF16(scores, nh, nKv, reinterpret_cast<const uint16_t*>(latents), nKv, Lr, ol);
+        }
+    });
+
+    // Up-project: out[t][h][k] = W_v[h][k] . oLat[t][h]  (W_v[h][k] = row h*(dn+dv)+dn+k), the dv
+    // value rows of a head taken like the key rows above.
+    m_pool.parallelFor(H, 1, [&](int64_t h0, int64_t h1, int thread) {
+        float* wv = blockP + thread * blockStride;
+        for (int64_t h = h0; h < h1; ++h) {
+            if (!fused) dequantizeRow(W.type, wRow(h * (dn + dv) + dn), wv, dv * Lr);
+            for (int64_t t = 0; t < nTok; ++t) {
+                const float* ol = oLatP + (t * H + h) * Lr;
+                float* o = out + t * H * dv + h * dv;
+                if (fused)
+                    dotRows(W.type, wRow(h * (dn + dv) + dn), W.rowBytes, dv, ol, o, Lr);
+                else
+                    for (int64_t k = 0; k < dv; ++k) o[k] = dotF32(wv + k * Lr, ol, Lr);
+            }
+        }
+    });
+}
+
+void CpuBackend::roundAsMatmulInput(tensor::TensorType type, float* x, int64_t rows, int64_t K) {
+    for (int64_t r = 0; r < rows; ++r) cpu::roundAsMatmulInput(type, x + r * K, K);
+}
+
+void CpuBackend::copyRows(float* dst, int64_t ldd, const float* src, int64_t lds, int64_t rows, int64_t cols) {
+    for (int64_t r = 0; r < rows; ++r) std::copy_n(src + r * lds, cols, dst + r * ldd);
 }
 
 void CpuBackend::routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,

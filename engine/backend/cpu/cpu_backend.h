@@ -41,6 +41,10 @@ public:
                  const float* v) override;
     void attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* q,
                    float* out) override;
+    void latentAttention(const backend::LatentAttention& a, const backend::RowCache* hostRows, int64_t nTok,
+                         const float* q, float* out) override;
+    void roundAsMatmulInput(tensor::TensorType type, float* x, int64_t rows, int64_t K) override;
+    void copyRows(float* dst, int64_t ldd, const float* src, int64_t lds, int64_t rows, int64_t cols) override;
     void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override;
     void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,

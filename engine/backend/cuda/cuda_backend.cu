@@ -66,6 +66,8 @@ public:
         return !a.sinks && a.dimK <= kMaxHeadDim && a.dimV <= kMaxHeadDim;
     }
 
+    bool supports(const backend::LatentAttention&) const override { return false; }
+
     Result<void*> allocate(uint64_t bytes, std::string_view what) override {
         auto b = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, std::max<uint64_t>(bytes, 1),
                                         std::string(what));
@@ -175,6 +177,19 @@ public:
             m_partials = std::move(p.value());
         }
         cuda::attention(s, rows, nTok, nSplit, q, out, reinterpret_cast<float*>(m_partials.data()), m_stream);
+    }
+    void latentAttention(const backend::LatentAttention&, const backend::RowCache*, int64_t, const float*,
+                         float*) override {
+        if (m_opError.empty()) m_opError = "multi-head latent attention (deepseek2) is not implemented on CUDA yet";
+    }
+    void roundAsMatmulInput(tensor::TensorType, float*, int64_t, int64_t) override {
+        if (m_opError.empty()) m_opError = "rounding as a matmul input is not implemented on CUDA yet";
+    }
+    void copyRows(float* dst, int64_t ldd, const float* src, int64_t lds, int64_t rows, int64_t cols) override {
+        if (rows > 0 && cols > 0)
+            note(cudaMemcpy2DAsync(dst, static_cast<size_t>(ldd) * 4, src, static_cast<size_t>(lds) * 4,
+                                   static_cast<size_t>(cols) * 4, static_cast<size_t>(rows), cudaMemcpyDeviceToDevice,
+                                   m_stream));
     }
     void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override {

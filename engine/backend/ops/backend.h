@@ -81,6 +81,21 @@ struct Attention {
     const float* sinks = nullptr;  // [nHead] logits that join each softmax without a value row, or null
 };
 
+// DeepSeek's multi-head latent attention over a compressed cache (MLA: DeepSeek-V2 paper, arXiv
+// 2405.04434, section 2.1), absorbed: the key and value heads are never expanded. A row's cache
+// holds per position the latent (`rank` floats: K of the RowCache layout with one head) and the
+// roped key shared by the heads (dRope floats: its V). For row t and head h, j = 0 .. pos:
+//   score_j  = scale (q_nope[t,h] . W_k[h] latent_j + q_rope[t,h] . kRope_j)
+//   out[t,h] = W_v[h] sum_j softmax(score)_j latent_j
+// W_k[h] / W_v[h]: the dNope key rows / dV value rows of head h in kvB (attn_kv_b: per head its
+// key rows, then its value rows; `rank` columns).
+struct LatentAttention {
+    int nHead = 0, dNope = 0, dRope = 0, dV = 0, rank = 0;
+    bool f16 = false;  // cache element type
+    float scale = 1.0f;
+    Matrix kvB;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -92,6 +107,7 @@ public:
     virtual bool supports(tensor::TensorType type) const = 0;
     // False for attention options this backend does not implement yet (CUDA: sinks).
     virtual bool supports(const Attention&) const { return true; }
+    virtual bool supports(const LatentAttention&) const { return true; }  // CUDA: not yet
 
     // --- memory ----------------------------------------------------------------------------------
     // At least `bytes` bytes aligned to 64, or an error naming `what` and the size.
@@ -143,6 +159,16 @@ public:
     // (q[t,h] . K) * scale (capped) . V, GQA: head h reads kv head h / (nHead / nHeadKv).
     virtual void attention(const Attention& a, const RowCache* hostRows, int64_t nTok, const float* q,
                            float* out) = 0;
+    // MLA for rows with their caches: q [nTok][nHead][dNope + dRope] (the dRope part roped), out
+    // [nTok][nHead * dV].
+    virtual void latentAttention(const LatentAttention& a, const RowCache* hostRows, int64_t nTok, const float* q,
+                                 float* out) = 0;
+    // Rows of K: x replaced by the values this backend's matmul with weights of `type` sees (the CPU:
+    // the activation rounding of backend/cpu/kernels.h), so that a value cached now and multiplied
+    // later in another order (MLA's latent against attn_kv_b) sums like the product it stands for.
+    virtual void roundAsMatmulInput(tensor::TensorType type, float* x, int64_t rows, int64_t K) = 0;
+    // dst[r][0 .. cols) = src[r][0 .. cols) for r < rows; rows ldd / lds floats apart.
+    virtual void copyRows(float* dst, int64_t ldd, const float* src, int64_t lds, int64_t rows, int64_t cols) = 0;
     // Softmax over each row of logits [nTok][nExpert], the top U (highest first, lowest id on
     // ties), their probabilities renormalised to sum 1 -> experts [nTok][U], weights [nTok][U].
     virtual void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
