@@ -166,10 +166,6 @@ void ropeRows(const ForwardContext& ctx, float* x, int64_t nTok, int64_t nHead, 
     ctx.be.rope(x, nTok, nHead, headDim, cfg.nRot, cfg.ropeMode == cpu::RopeMode::Neox, table);
 }
 
-void addRows(const float* a, const float* b, float* y, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
-}
-
 int64_t lastLayerRowBegin(const ForwardBatch& b) {
     if (!b.logits) return b.nTok;
     return b.allLogits ? 0 : b.nTok - 1;

@@ -138,8 +138,6 @@ void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, const Forwa
 // Rotates x [nTok][nHead*headDim] in place with the tables (cfg's RoPE layout and n_rot).
 void ropeRows(const ForwardContext& ctx, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table);
 
-// y[i] = a[i] + b[i] over n elements (y may alias a or b).
-void addRows(const float* a, const float* b, float* y, int64_t n);
 
 // Row t's place in its sequence's cache at `layer` (b.caches[t] at b.positions[t], else ctx.kv
 // at b.pos0 + t) for rows [from, b.nTok), and whether that cache is f16: the rows a KV store or

@@ -12,8 +12,6 @@
 // near-tied expert choices.
 #include "arch/deepseek2.h"
 
-#include "arch/kv_cache.h"
-
 namespace verdict::arch {
 
 void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deepseek2Scratch& s, int layer,
