@@ -5,8 +5,8 @@
 //   2. bindWeights  declare every tensor (name, shape, required/optional) -> the arch's weights
 //   3. forward      one batch of tokens -> KV cache updated, logits of the requested rows
 //
-// createScratch sizes the activation buffers once per session, so the forward pass allocates
-// nothing per token.
+// createScratch sizes the activation buffers once per session, in the memory of the backend that
+// will run the forward (ForwardContext::be), so the forward pass allocates nothing per token.
 #pragma once
 
 #include "arch/arch_config.h"
@@ -26,6 +26,7 @@ namespace verdict::session { class KvCache; }
 namespace verdict::arch {
 
 struct DecoderWeights;
+class WeightPlacement;
 struct VecWeight;
 
 // What a llama-family architecture adds to the pre-norm block (gemma2), for a GPU backend that
@@ -81,14 +82,16 @@ struct ForwardContext {
     session::KvCache& kv;
     const DebugHook* debug;  // optional (null)
     backend::Backend& be;
+    // Where `be` keeps the weights: null when it reads them where they were bound (host memory).
+    const WeightPlacement* weights = nullptr;
 };
 
 struct Architecture {
     std::string_view name;  // general.architecture
     Result<ArchConfig> (*readConfig)(const gguf::GgufFile& file);
     Result<std::unique_ptr<ArchWeights>> (*bindWeights)(const ArchConfig& cfg, TensorBinder& binder);
-    Result<std::unique_ptr<ArchScratch>> (*createScratch)(const ArchConfig& cfg, int64_t nBatch, int64_t nCtx,
-                                                          int nThreads);
+    Result<std::unique_ptr<ArchScratch>> (*createScratch)(const ArchConfig& cfg, int64_t nBatch,
+                                                          backend::Backend& be);
     void (*forward)(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx,
                     const ForwardBatch& batch);
     bool sequenceRows = false;  // forward honours ForwardBatch::caches / positions (batched decode)

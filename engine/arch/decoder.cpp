@@ -2,6 +2,7 @@
 
 #include "backend/cpu/ops_rope.h"
 #include "arch/kv_cache.h"
+#include "arch/weight_placement.h"
 
 #include <algorithm>
 #include <new>
@@ -86,39 +87,50 @@ uint64_t DecoderScratch::bytes() const {
                           &routerLogits, &expertWeights, &moeX, &outNorm})
         n += v->size() * sizeof(float);
     n += selected.size() * sizeof(int32_t);
-    return n;
+    return n + io.bytes();
 }
 
-// The context length and thread count do not size anything here: the attention's scratch is the
-// backend's (cpu::CpuBackend keeps a per-thread block that grows to the longest context it serves).
-Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, int64_t nBatch, int64_t /*nCtx*/,
-                                                          int /*nThreads*/) {
+void PassIo::allocate(backend::Backend& be, const ArchConfig& c, int64_t nBatch, int64_t nRot) {
+    const auto B = static_cast<size_t>(nBatch);
+    tokens.allocate(be, B);
+    ropeHost.resize(B * static_cast<size_t>(std::max<int64_t>(nRot, 2)));
+    if (!be.hostMemory()) logits.allocate(be, B * static_cast<size_t>(c.nVocab));
+}
+
+uint64_t PassIo::bytes() const {
+    return tokens.size() * sizeof(int32_t) + ropeHost.size() * sizeof(float) + logits.size() * sizeof(float);
+}
+
+// The context length sizes nothing here: the attention's scratch is the backend's
+// (cpu::CpuBackend keeps a per-thread block that grows to the longest context it serves).
+Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, int64_t nBatch, backend::Backend& be) {
     auto s = std::make_unique<DecoderScratch>();
     const auto B = static_cast<size_t>(nBatch);
     const auto E = static_cast<size_t>(c.nEmbd);
     const auto ff = static_cast<size_t>(std::max(c.nFf, c.nExpert > 0 ? c.nExpertUsed * c.nFfExp : 0));
     try {
         s->nBatch = nBatch;
-        s->inpL.allocate(B * E);
-        s->cur.allocate(B * E);
-        s->q.allocate(B * static_cast<size_t>(c.nHead * c.headDimK));
-        s->k.allocate(B * static_cast<size_t>(c.nHeadKv * c.headDimK));
-        s->v.allocate(B * static_cast<size_t>(c.nHeadKv * c.headDimV));
-        s->kqv.allocate(B * static_cast<size_t>(c.nHead * c.headDimV));
-        s->attnOut.allocate(B * E);
-        s->ffnInp.allocate(B * E);
-        s->ffnGate.allocate(B * ff);
-        s->ffnUp.allocate(B * ff);
-        s->ffnOut.allocate(B * E);
-        s->ropeTable.allocate(B * static_cast<size_t>(std::max(c.nRot, 2)));
+        s->inpL.allocate(be, B * E);
+        s->cur.allocate(be, B * E);
+        s->q.allocate(be, B * static_cast<size_t>(c.nHead * c.headDimK));
+        s->k.allocate(be, B * static_cast<size_t>(c.nHeadKv * c.headDimK));
+        s->v.allocate(be, B * static_cast<size_t>(c.nHeadKv * c.headDimV));
+        s->kqv.allocate(be, B * static_cast<size_t>(c.nHead * c.headDimV));
+        s->attnOut.allocate(be, B * E);
+        s->ffnInp.allocate(be, B * E);
+        s->ffnGate.allocate(be, B * ff);
+        s->ffnUp.allocate(be, B * ff);
+        s->ffnOut.allocate(be, B * E);
+        s->ropeTable.allocate(be, B * static_cast<size_t>(std::max(c.nRot, 2)));
         if (c.nExpert > 0) {
             const auto X = static_cast<size_t>(c.nExpert), U = static_cast<size_t>(c.nExpertUsed);
-            s->routerLogits.allocate(B * X);
-            s->selected.allocate(B * U);
-            s->expertWeights.allocate(B * U);
-            s->moeX.allocate(B * U * E);
+            s->routerLogits.allocate(be, B * X);
+            s->selected.allocate(be, B * U);
+            s->expertWeights.allocate(be, B * U);
+            s->moeX.allocate(be, B * U * E);
         }
-        s->outNorm.allocate(B * E);
+        s->outNorm.allocate(be, B * E);
+        s->io.allocate(be, c, nBatch, c.nRot);
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate activation buffers for a batch of " + std::to_string(nBatch) + " tokens"};
     }
@@ -126,21 +138,53 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, i
 }
 
 void dump(const ForwardContext& ctx, std::string_view name, int layer, const float* data, int64_t rows, int64_t cols) {
-    if (ctx.debug && *ctx.debug) (*ctx.debug)(name, layer, data, rows, cols);
+    if (!ctx.debug || !*ctx.debug) return;
+    if (ctx.be.hostMemory()) {
+        (*ctx.debug)(name, layer, data, rows, cols);
+        return;
+    }
+    thread_local std::vector<float> host;  // the backend's rows brought down for the hook
+    host.resize(static_cast<size_t>(rows * cols));
+    ctx.be.download(host.data(), data, host.size() * sizeof(float));
+    (*ctx.debug)(name, layer, host.data(), rows, cols);
 }
 
-backend::Matrix matrixOf(const Weight& w) {
-    return backend::Matrix{w.type, w.data, w.cols(), w.rows(), w.ne[2] > 0 ? w.ne[2] : 1, w.rowBytes};
+namespace {
+const void* placed(const ForwardContext& ctx, const void* host) {
+    return ctx.weights && host ? ctx.weights->find(host) : host;
+}
+}  // namespace
+
+backend::Matrix matrixOf(const ForwardContext& ctx, const Weight& w) {
+    return backend::Matrix{w.type, placed(ctx, w.data), w.cols(), w.rows(), w.ne[2] > 0 ? w.ne[2] : 1, w.rowBytes};
 }
 
-void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out) {
-    ctx.be.embedRows(matrixOf(tokEmbd), tokens, nTok, out);
+const float* vecOf(const ForwardContext& ctx, const VecWeight& v) {
+    return static_cast<const float*>(placed(ctx, v.data));
+}
+
+void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const ForwardBatch& b, PassIo& io, float* out) {
+    ctx.be.upload(io.tokens.data(), b.tokens, static_cast<uint64_t>(b.nTok) * sizeof(int32_t));
+    ctx.be.embedRows(matrixOf(ctx, tokEmbd), io.tokens.data(), b.nTok, out);
+}
+
+void loadHidden(const ForwardContext& ctx, const ForwardBatch& b, float* out) {
+    ctx.be.upload(out, b.hidden, static_cast<uint64_t>(b.nTok * ctx.cfg.nEmbd) * sizeof(float));
+}
+
+float* logitsRows(const ForwardContext& ctx, PassIo& io, const ForwardBatch& b) {
+    return ctx.be.hostMemory() ? b.logits : io.logits.data();
+}
+
+void finishLogits(const ForwardContext& ctx, const PassIo& io, const ForwardBatch& b, int64_t rows) {
+    if (ctx.be.hostMemory() || rows <= 0) return;
+    ctx.be.download(b.logits, io.logits.data(), static_cast<uint64_t>(rows * ctx.cfg.nVocab) * sizeof(float));
 }
 
 void project(const ForwardContext& ctx, const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y) {
     if (nTok <= 0) return;
-    ctx.be.matmul(matrixOf(w), x, nTok, y, w.rows());
-    if (bias && bias->present()) ctx.be.addBias(y, bias->data, nTok, w.rows());
+    ctx.be.matmul(matrixOf(ctx, w), x, nTok, y, w.rows());
+    if (bias && bias->present()) ctx.be.addBias(y, vecOf(ctx, *bias), nTok, w.rows());
 }
 
 void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos0, int64_t nTok, float* table) {
@@ -158,6 +202,10 @@ void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, const Forwa
     const cpu::RopeParams p = cfg.ropeParams(freqFactors.present() ? freqFactors.data : nullptr);
     for (int64_t t = 0; t < b.nTok; ++t)
         cpu::ropeTable(p, static_cast<int32_t>(b.positions[t]), table + t * cfg.nRot);
+}
+
+void uploadRope(const ForwardContext& ctx, const PassIo& io, float* table, int64_t nTok, int64_t nRot) {
+    if (nRot > 0 && nTok > 0) ctx.be.upload(table, io.ropeHost.data(), static_cast<uint64_t>(nTok * nRot) * sizeof(float));
 }
 
 void ropeRows(const ForwardContext& ctx, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table) {
@@ -230,13 +278,13 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
     const int64_t n = b.nTok, E = c.nEmbd;
     const int64_t qDim = c.nHead * c.headDimK, kDim = c.nHeadKv * c.headDimK, vDim = c.nHeadKv * c.headDimV;
     const int64_t oDim = c.nHead * c.headDimV;
-    ctx.be.rmsNorm(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data(), vecOf(ctx, L.attnNorm), s.cur.data(), n, E, c.rmsEps);
     dump(ctx, "attn_norm", layer, s.cur.data(), n, E);
 
     project(ctx, L.wk, &L.bk, s.cur.data(), n, s.k.data());
     project(ctx, L.wv, &L.bv, s.cur.data(), n, s.v.data());
     if (L.kNorm.present()) {  // qwen3: each head's key RMS-normalised before RoPE [Kcur_normed]
-        ctx.be.rmsNorm(s.k.data(), L.kNorm.data, s.k.data(), n * c.nHeadKv, c.headDimK, c.rmsEps);
+        ctx.be.rmsNorm(s.k.data(), vecOf(ctx, L.kNorm), s.k.data(), n * c.nHeadKv, c.headDimK, c.rmsEps);
         dump(ctx, "Kcur_normed", layer, s.k.data(), n, kDim);
     }
     ropeRows(ctx, s.k.data(), n, c.nHeadKv, c.headDimK, s.ropeTable.data());
@@ -253,13 +301,13 @@ void attentionBlock(const ForwardContext& ctx, const DecoderLayerWeights& L, Dec
     float* q = s.q.data() + rowBegin * qDim;
     project(ctx, L.wq, &L.bq, s.cur.data() + rowBegin * E, rows, q);
     if (L.qNorm.present()) {  // qwen3 [Qcur_normed]
-        ctx.be.rmsNorm(q, L.qNorm.data, q, rows * c.nHead, c.headDimK, c.rmsEps);
+        ctx.be.rmsNorm(q, vecOf(ctx, L.qNorm), q, rows * c.nHead, c.headDimK, c.rmsEps);
         dump(ctx, "Qcur_normed", layer, q, rows, qDim);
     }
     ropeRows(ctx, q, rows, c.nHead, c.headDimK, s.ropeTable.data() + rowBegin * c.nRot);
     dump(ctx, "Qcur", layer, q, rows, qDim);
 
-    selfAttention(ctx, s, layer, b, rowBegin, L.sinks.present() ? L.sinks.data : nullptr);
+    selfAttention(ctx, s, layer, b, rowBegin, vecOf(ctx, L.sinks));
     dump(ctx, "kqv_out", layer, s.kqv.data() + rowBegin * oDim, rows, oDim);
     project(ctx, L.wo, &L.bo, s.kqv.data() + rowBegin * oDim, rows, s.attnOut.data() + rowBegin * E);
     dump(ctx, "attn_out", layer, s.attnOut.data() + rowBegin * E, rows, E);
@@ -304,12 +352,12 @@ void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight&
     float* shGateOut = buf.gate + nPairs * F;
 
     // Stage 1: up and gate of every routed pair and of the shared experts, one group.
-    backend::ExpertProduct stage1[4] = {{matrixOf(upExps), selected, nPairs, x, U, buf.up},
-                                        {matrixOf(gateExps), selected, nPairs, x, U, buf.gate}};
+    backend::ExpertProduct stage1[4] = {{matrixOf(ctx, upExps), selected, nPairs, x, U, buf.up},
+                                        {matrixOf(ctx, gateExps), selected, nPairs, x, U, buf.gate}};
     int n1 = 2;
     if (S > 0) {
-        stage1[n1++] = {matrixOf(shUp), nullptr, nTok, x, 1, shUpOut};
-        stage1[n1++] = {matrixOf(shGate), nullptr, nTok, x, 1, shGateOut};
+        stage1[n1++] = {matrixOf(ctx, shUp), nullptr, nTok, x, 1, shUpOut};
+        stage1[n1++] = {matrixOf(ctx, shGate), nullptr, nTok, x, 1, shGateOut};
     }
     ctx.be.expertMatmuls(stage1, n1);
     if (extras.upBias) ctx.be.addExpertBias(buf.up, extras.upBias, selected, nPairs, F);
@@ -321,9 +369,9 @@ void runExperts(const ForwardContext& ctx, const Weight& gateExps, const Weight&
         ctx.be.swiglu(buf.gate, buf.up, hidden);
 
     // Stage 2: every down projection, one group; the routed outputs into moeX by pair.
-    backend::ExpertProduct stage2[2] = {{matrixOf(downExps), selected, nPairs, buf.gate, 1, buf.moeX}};
+    backend::ExpertProduct stage2[2] = {{matrixOf(ctx, downExps), selected, nPairs, buf.gate, 1, buf.moeX}};
     int n2 = 1;
-    if (S > 0) stage2[n2++] = {matrixOf(shDown), nullptr, nTok, shGateOut, 1, sharedOut};
+    if (S > 0) stage2[n2++] = {matrixOf(ctx, shDown), nullptr, nTok, shGateOut, 1, sharedOut};
     ctx.be.expertMatmuls(stage2, n2);
     if (extras.downBias) ctx.be.addExpertBias(buf.moeX, extras.downBias, selected, nPairs, E);
     // The weighted outputs summed in rank order (as llama.cpp adds its views).
@@ -335,7 +383,8 @@ void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScrat
     const ArchConfig& c = ctx.cfg;
     const int64_t rows = nTok - rowBegin;
     if (rows <= 0) return;
-    ctx.be.rmsNorm(s.inpL.data() + rowBegin * c.nEmbd, w.outputNorm.data, s.outNorm.data(), rows, c.nEmbd, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data() + rowBegin * c.nEmbd, vecOf(ctx, w.outputNorm), s.outNorm.data(), rows, c.nEmbd,
+                   c.rmsEps);
     dump(ctx, "result_norm", -1, s.outNorm.data(), rows, c.nEmbd);
     project(ctx, w.output, nullptr, s.outNorm.data(), rows, logits);
     dump(ctx, "result_output", -1, logits, rows, c.nVocab);
@@ -354,12 +403,13 @@ void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardCon
     const int64_t n = b.nTok, E = c.nEmbd;
 
     if (b.hidden) {
-        std::copy_n(b.hidden, n * E, s.inpL.data());
+        loadHidden(ctx, b, s.inpL.data());
     } else {
-        embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
+        embedTokens(ctx, w.tokEmbd, b, s.io, s.inpL.data());
         dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
     }
-    ropeTables(c, w.ropeFreqs, b, s.ropeTable.data());
+    ropeTables(c, w.ropeFreqs, b, s.io.ropeHost.data());
+    uploadRope(ctx, s.io, s.ropeTable.data(), n, c.nRot);
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
     for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
@@ -372,14 +422,16 @@ void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardCon
         float* ffnInp = s.ffnInp.data() + off;
         ctx.be.add(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
         dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        ctx.be.rmsNorm(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnInp, vecOf(ctx, L.ffnNorm), s.cur.data() + off, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
         ffn(il, r0, rows);
         dump(ctx, "ffn_out", il, s.ffnOut.data() + off, rows, E);
         ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
-    if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
+    if (!b.logits || r0 >= n) return;
+    outputHead(ctx, w, s, r0, n, logitsRows(ctx, s.io, b));
+    finishLogits(ctx, s.io, b, n - r0);
 }
 
 void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b) {

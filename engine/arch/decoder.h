@@ -11,8 +11,10 @@
 #include "backend/ops/backend.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <new>
 #include <vector>
 
 namespace verdict::arch {
@@ -67,24 +69,49 @@ void bindDecoderAttention(const ArchConfig& c, TensorBinder& b, int64_t layer, D
 Result<std::unique_ptr<ArchWeights>> bindDecoderWeights(const ArchConfig& cfg, TensorBinder& b,
                                                         const DecoderTensorRules& rules);
 
-// An uninitialised array: pages are touched only when a forward pass writes them, so a session
-// made for 512-token batches costs resident memory only for the batch sizes it actually runs.
+// An uninitialised array in the backend's memory, released with the scratch. On the CPU pages are
+// touched only when a forward pass writes them, so a session made for 512-token batches costs
+// resident memory only for the batch sizes it actually runs.
 template <class T>
 class ScratchBuffer {
 public:
-    void allocate(size_t n) {  // throws std::bad_alloc (caught by createDecoderScratch)
-        m_data = std::make_unique_for_overwrite<T[]>(n);
+    ScratchBuffer() = default;
+    ScratchBuffer(const ScratchBuffer&) = delete;
+    ScratchBuffer& operator=(const ScratchBuffer&) = delete;
+    ~ScratchBuffer() { reset(); }
+    void allocate(backend::Backend& be, size_t n) {  // throws std::bad_alloc (caught by createScratch)
+        reset();
+        auto p = be.allocate(std::max<size_t>(n, 1) * sizeof(T), "activations");
+        if (!p) throw std::bad_alloc();
+        m_be = &be;
+        m_data = static_cast<T*>(p.value());
         m_size = n;
     }
-    T* data() { return m_data.get(); }
-    const T* data() const { return m_data.get(); }
+    T* data() { return m_data; }
+    const T* data() const { return m_data; }
     size_t size() const { return m_size; }
-    T& operator[](size_t i) { return m_data[i]; }
-    const T& operator[](size_t i) const { return m_data[i]; }
 
 private:
-    std::unique_ptr<T[]> m_data;
+    void reset() {
+        if (m_be && m_data) m_be->release(m_data);
+        m_data = nullptr;
+        m_size = 0;
+    }
+    backend::Backend* m_be = nullptr;
+    T* m_data = nullptr;
     size_t m_size = 0;
+};
+
+// A pass's inputs and outputs on their way between the caller's host memory and the backend's:
+// token ids and RoPE tables go up, logits come down (on a backend whose memory is the host's the
+// logits are written straight into the caller's buffer).
+struct PassIo {
+    ScratchBuffer<int32_t> tokens;  // [nBatch] token ids
+    std::vector<float> ropeHost;    // [nBatch][n_rot] RoPE tables, computed on the host
+    ScratchBuffer<float> logits;    // [nBatch][n_vocab], only for a backend with memory of its own
+
+    void allocate(backend::Backend& be, const ArchConfig& cfg, int64_t nBatch, int64_t nRot);  // throws bad_alloc
+    uint64_t bytes() const;
 };
 
 // Activation buffers, [nBatch][...] each; names follow llama.cpp's graph.
@@ -108,12 +135,13 @@ struct DecoderScratch : ArchScratch {
     ScratchBuffer<float> expertWeights;   // [nBatch][n_expert_used] renormalised gate weights
     ScratchBuffer<float> moeX;            // [nBatch*n_expert_used][n_embd]  the routed experts' outputs by (token, slot)
     ScratchBuffer<float> outNorm;         // [nBatch][n_embd]  result_norm
+    PassIo io;                            // token ids, RoPE tables, logits on their way
 
     uint64_t bytes() const override;
 };
 
-Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& cfg, int64_t nBatch, int64_t nCtx,
-                                                          int nThreads);
+Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& cfg, int64_t nBatch,
+                                                          backend::Backend& be);
 
 // --- steps of the forward pass -------------------------------------------------------------------
 
@@ -121,19 +149,31 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& cfg,
 void dump(const ForwardContext& ctx, std::string_view name, int layer, const float* data, int64_t rows,
           int64_t cols);
 
-// A weight as the backend ops take it (its data where the backend keeps it: the mapping on the CPU).
-backend::Matrix matrixOf(const Weight& w);
+// A weight as the backend ops take it: its data where the backend keeps it (ctx.weights; the
+// mapping itself on the CPU).
+backend::Matrix matrixOf(const ForwardContext& ctx, const Weight& w);
+// The backend's copy of a vector weight (norm gain, bias, sinks), or null when it is absent.
+const float* vecOf(const ForwardContext& ctx, const VecWeight& v);
 
-// out[t] = row tokens[t] of the embedding matrix, dequantized to f32.
-void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const int32_t* tokens, int64_t nTok, float* out);
+// out[t] = row b.tokens[t] of the embedding matrix, dequantized to f32 (the ids go up through io).
+void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const ForwardBatch& b, PassIo& io, float* out);
+// Partial offload: the residual stream b.hidden (host memory, from the GPU's blocks) into out.
+void loadHidden(const ForwardContext& ctx, const ForwardBatch& b, float* out);
+
+// Where the output head writes rows logit rows: b.logits itself on a backend whose memory is the
+// host's, else io.logits; finishLogits then brings them to b.logits.
+float* logitsRows(const ForwardContext& ctx, PassIo& io, const ForwardBatch& b);
+void finishLogits(const ForwardContext& ctx, const PassIo& io, const ForwardBatch& b, int64_t rows);
 
 // y[t] = W x[t] (+ bias): y is [nTok][w.rows()], x is [nTok][w.cols()].
 void project(const ForwardContext& ctx, const Weight& w, const VecWeight* bias, const float* x, int64_t nTok, float* y);
 
-// (cos, sin) tables for positions pos0 .. pos0+nTok-1 into table [nTok][n_rot].
+// (cos, sin) tables for positions pos0 .. pos0+nTok-1 into table [nTok][n_rot] (host memory).
 void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, int64_t pos0, int64_t nTok, float* table);
 // The same for the rows of a batch: b.positions[t] per row when set, else b.pos0 + t.
 void ropeTables(const ArchConfig& cfg, const VecWeight& freqFactors, const ForwardBatch& b, float* table);
+// The tables the host computed into io.ropeHost ([nTok][nRot]) up into table (the backend's).
+void uploadRope(const ForwardContext& ctx, const PassIo& io, float* table, int64_t nTok, int64_t nRot);
 
 // Rotates x [nTok][nHead*headDim] in place with the tables (cfg's RoPE layout and n_rot).
 void ropeRows(const ForwardContext& ctx, float* x, int64_t nTok, int64_t nHead, int64_t headDim, const float* table);

@@ -187,7 +187,10 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBind
             Weight kB, vB;
             const bool ok = b.matrix(kB, blk(il, "attn_k_b.weight"), {dn, Lr, H}) &
                             b.matrix(vB, blk(il, "attn_v_b.weight"), {Lr, dv, H});
-            if (ok) mergeSplitKvB(kB, vB, H, dn, dv, Lr, L.wkvB, L.ownedKvB, blk(il, "attn_kv_b.weight"));
+            if (ok) {
+                mergeSplitKvB(kB, vB, H, dn, dv, Lr, L.wkvB, L.ownedKvB, blk(il, "attn_kv_b.weight"));
+                b.derived(L.ownedKvB.data(), L.ownedKvB.size(), L.wkvB.name);
+            }
         } else {
             b.matrix(L.wkvB, blk(il, "attn_kv_b.weight"), {Lr, H * (dn + dv)});
         }
@@ -216,33 +219,33 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBind
     return std::unique_ptr<ArchWeights>(std::move(w));
 }
 
-Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t nBatch, int64_t nCtx, int /*nThreads*/) {
+Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t nBatch, backend::Backend& be) {
     auto s = std::make_unique<Deepseek2Scratch>();
     const auto B = static_cast<size_t>(nBatch), E = static_cast<size_t>(c.nEmbd), H = static_cast<size_t>(c.nHead);
     const auto Lr = static_cast<size_t>(c.kvLoraRank), dr = static_cast<size_t>(c.nRot);
     const auto ff = static_cast<size_t>(std::max(c.nFf, c.nFfExp * (c.nExpertUsed + c.nExpertShared)));
     try {
         s->nBatch = nBatch;
-        s->nCtx = nCtx;
         for (auto* v : {&s->inpL, &s->cur, &s->attnOut, &s->ffnInp, &s->ffnOut, &s->shexpOut, &s->outNorm})
-            v->allocate(B * E);
-        s->qA.allocate(B * static_cast<size_t>(std::max<int64_t>(c.qLoraRank, 1)));
-        s->q.allocate(B * H * static_cast<size_t>(c.headDimK));
-        s->kvA.allocate(B * (Lr + dr));
-        s->latent.allocate(B * Lr);
-        s->kPe.allocate(B * dr);
-        s->kqv.allocate(B * H * static_cast<size_t>(c.headDimV));
-        s->ffnGate.allocate(B * ff);
-        s->ffnUp.allocate(B * ff);
-        s->ropeTable.allocate(B * dr);
+            v->allocate(be, B * E);
+        s->qA.allocate(be, B * static_cast<size_t>(std::max<int64_t>(c.qLoraRank, 1)));
+        s->q.allocate(be, B * H * static_cast<size_t>(c.headDimK));
+        s->kvA.allocate(be, B * (Lr + dr));
+        s->latent.allocate(be, B * Lr);
+        s->kPe.allocate(be, B * dr);
+        s->kqv.allocate(be, B * H * static_cast<size_t>(c.headDimV));
+        s->ffnGate.allocate(be, B * ff);
+        s->ffnUp.allocate(be, B * ff);
+        s->ropeTable.allocate(be, B * dr);
         if (c.nExpert > 0) {
             const auto X = static_cast<size_t>(c.nExpert), U = static_cast<size_t>(c.nExpertUsed);
-            s->probs.allocate(B * X);
-            s->selScore.allocate(B * X);
-            s->selected.allocate(B * U);
-            s->expertWeights.allocate(B * U);
-            s->moeX.allocate(B * U * E);
+            s->probs.allocate(be, B * X);
+            s->selScore.allocate(be, B * X);
+            s->selected.allocate(be, B * U);
+            s->expertWeights.allocate(be, B * U);
+            s->moeX.allocate(be, B * U * E);
         }
+        s->io.allocate(be, c, nBatch, c.nRot);
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate activation buffers for a batch of " + std::to_string(nBatch) + " tokens"};
     }
@@ -256,14 +259,15 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd;
 
-    embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
+    embedTokens(ctx, w.tokEmbd, b, s.io, s.inpL.data());
     dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
     // (cos, sin) of the rope part. The rotation's YaRN magnitude is cancelled (attn_factor_scaled
     // in llm_build_deepseek2); the kq scale carries it instead (readConfig).
     cpu::RopeParams rp = c.ropeParams(nullptr);
     rp.attnFactor = 1.0f / (1.0f + 0.1f * std::log(1.0f / c.ropeFreqScale));
     for (int64_t t = 0; t < n; ++t)
-        cpu::ropeTable(rp, static_cast<int32_t>(b.positions ? b.positions[t] : b.pos0 + t), s.ropeTable.data() + t * c.nRot);
+        cpu::ropeTable(rp, static_cast<int32_t>(b.positions ? b.positions[t] : b.pos0 + t), s.io.ropeHost.data() + t * c.nRot);
+    uploadRope(ctx, s.io, s.ropeTable.data(), n, c.nRot);
 
     int64_t r0 = 0;
     for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
@@ -276,7 +280,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         float* ffnInp = s.ffnInp.data() + off;
         ctx.be.add(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
         dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        ctx.be.rmsNorm(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnInp, vecOf(ctx, L.ffnNorm), s.cur.data() + off, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
         if (il < c.nLayerDenseLead)
             swiGluFfn(ctx, L.ffnGate, L.ffnUp, L.ffnDown, s, s.cur.data() + off, rows, s.ffnOut.data() + off);
@@ -288,10 +292,12 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     }
     if (!b.logits || r0 >= n) return;
     const int64_t rows = n - r0;
-    ctx.be.rmsNorm(s.inpL.data() + r0 * E, w.outputNorm.data, s.outNorm.data(), rows, E, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data() + r0 * E, vecOf(ctx, w.outputNorm), s.outNorm.data(), rows, E, c.rmsEps);
     dump(ctx, "result_norm", -1, s.outNorm.data(), rows, E);
-    project(ctx, w.output, nullptr, s.outNorm.data(), rows, b.logits);
-    dump(ctx, "result_output", -1, b.logits, rows, c.nVocab);
+    float* logits = logitsRows(ctx, s.io, b);
+    project(ctx, w.output, nullptr, s.outNorm.data(), rows, logits);
+    dump(ctx, "result_output", -1, logits, rows, c.nVocab);
+    finishLogits(ctx, s.io, b, rows);
 }
 
 }  // namespace
@@ -303,7 +309,7 @@ uint64_t Deepseek2Scratch::bytes() const {
                           &moeX})
         n += v->size() * sizeof(float);
     n += selected.size() * sizeof(int32_t);
-    return n;
+    return n + io.bytes();
 }
 
 const Architecture& deepseek2Architecture() {

@@ -51,7 +51,7 @@ struct Deepseek2Weights : ArchWeights {
 
 // Activation buffers for nBatch rows; names follow llama.cpp's graph where one exists.
 struct Deepseek2Scratch : ArchScratch {
-    int64_t nBatch = 0, nCtx = 0;
+    int64_t nBatch = 0;
     ScratchBuffer<float> inpL, cur;      // [B][E]  residual stream, norm output
     ScratchBuffer<float> qA;             // [B][Q]  compressed query
     ScratchBuffer<float> q;              // [B][H*(dn+dr)]  q_nope | q_pe per head (q_pe roped)
@@ -67,6 +67,7 @@ struct Deepseek2Scratch : ArchScratch {
     ScratchBuffer<int32_t> selected;     // [B][U]  expert ids, best first
     ScratchBuffer<float> expertWeights;  // [B][U]
     ScratchBuffer<float> moeX;           // [B*U][E]  the routed experts' outputs by (token, slot)
+    PassIo io;                           // token ids, RoPE tables, logits on their way
 
     uint64_t bytes() const override;
 };

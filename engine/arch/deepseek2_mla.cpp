@@ -19,7 +19,7 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd, H = c.nHead, Lr = c.kvLoraRank, dr = c.nRot;
     const int64_t dk = c.headDimK, dn = dk - dr, dv = c.headDimV;
-    ctx.be.rmsNorm(s.inpL.data(), L.attnNorm.data, s.cur.data(), n, E, c.rmsEps);
+    ctx.be.rmsNorm(s.inpL.data(), vecOf(ctx, L.attnNorm), s.cur.data(), n, E, c.rmsEps);
     dump(ctx, "attn_norm", layer, s.cur.data(), n, E);
 
     // Every row: latent and rope key into its cache.
@@ -27,7 +27,7 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
     project(ctx, L.wkvA, nullptr, s.cur.data(), n, s.kvA.data());
     ctx.be.copyRows(s.latent.data(), Lr, s.kvA.data(), Lr + dr, n, Lr);
     ctx.be.copyRows(s.kPe.data(), dr, s.kvA.data() + Lr, Lr + dr, n, dr);
-    ctx.be.rmsNorm(s.latent.data(), L.kvANorm.data, s.latent.data(), n, Lr, c.rmsEps);
+    ctx.be.rmsNorm(s.latent.data(), vecOf(ctx, L.kvANorm), s.latent.data(), n, Lr, c.rmsEps);
     ctx.be.roundAsMatmulInput(L.wkvB.type, s.latent.data(), n, Lr);
     ctx.be.rope(s.kPe.data(), n, 1, dr, static_cast<int>(dr), neox, s.ropeTable.data());
     dump(ctx, "kv_compressed", layer, s.latent.data(), n, Lr);
@@ -50,7 +50,7 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
     if (L.wqA.present()) {
         float* qa = s.qA.data() + rowBegin * c.qLoraRank;
         project(ctx, L.wqA, nullptr, x, rows, qa);
-        ctx.be.rmsNorm(qa, L.qANorm.data, qa, rows, c.qLoraRank, c.rmsEps);
+        ctx.be.rmsNorm(qa, vecOf(ctx, L.qANorm), qa, rows, c.qLoraRank, c.rmsEps);
         project(ctx, L.wqB, nullptr, qa, rows, q);
     } else {
         project(ctx, L.wq, nullptr, x, rows, q);
@@ -66,7 +66,7 @@ void mlaAttentionBlock(const ForwardContext& ctx, const Deepseek2LayerWeights& L
     la.dV = static_cast<int>(dv);
     la.rank = static_cast<int>(Lr);
     la.scale = c.kqScale();
-    la.kvB = matrixOf(L.wkvB);
+    la.kvB = matrixOf(ctx, L.wkvB);
     const RowCaches& rc = rowCaches(ctx, b, layer, rowBegin);
     byCacheType(rc, [&](int64_t i0, int64_t i1, bool f16) {
         la.f16 = f16;

@@ -44,7 +44,7 @@ void deepseekMoe(const ForwardContext& ctx, const Deepseek2LayerWeights& L, Deep
     // Routing.
     project(ctx, L.gateInp, nullptr, x, nTok, s.probs.data());
     dump(ctx, "ffn_moe_logits", layer, s.probs.data(), nTok, X);
-    ctx.be.routeGrouped(groupedRoutingOf(c, L.expProbsB.present() ? L.expProbsB.data : nullptr), s.probs.data(), nTok,
+    ctx.be.routeGrouped(groupedRoutingOf(c, vecOf(ctx, L.expProbsB)), s.probs.data(), nTok,
                         static_cast<int>(X), static_cast<int>(U), s.selScore.data(), s.selected.data(),
                         s.expertWeights.data());
     dump(ctx, "ffn_moe_probs", layer, s.probs.data(), nTok, X);

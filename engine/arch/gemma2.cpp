@@ -136,9 +136,9 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     const int64_t n = b.nTok, E = c.nEmbd, F = c.nFf;
 
     if (b.hidden) {  // partial offload: the GPU ran the blocks before firstLayer
-        std::copy_n(b.hidden, n * E, s.inpL.data());
+        loadHidden(ctx, b, s.inpL.data());
     } else {
-        embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
+        embedTokens(ctx, w.tokEmbd, b, s.io, s.inpL.data());
         ctx.be.scale(s.inpL.data(), std::sqrt(static_cast<float>(E)), n * E);  // ggml_scale(inpL, sqrtf(n_embd))
         dump(ctx, "inp_scaled", -1, s.inpL.data(), n, E);
     }
@@ -156,7 +156,8 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         const Gemma2PostNorms& P = g.post[static_cast<size_t>(il)];
         const int kind = c.ropeFreqBaseSwa > 0.0f && c.windowOf(il) > 0 ? 1 : 0;
         if (kind != tableKind) {
-            ropeTables(kind ? swaRope : c, w.ropeFreqs, b, s.ropeTable.data());
+            ropeTables(kind ? swaRope : c, w.ropeFreqs, b, s.io.ropeHost.data());
+            uploadRope(ctx, s.io, s.ropeTable.data(), n, c.nRot);
             tableKind = kind;
         }
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
@@ -165,14 +166,14 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
         const int64_t rows = n - r0, off = r0 * E;
         float* attnOut = s.attnOut.data() + off;
-        ctx.be.rmsNorm(attnOut, P.attnPost.data, attnOut, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(attnOut, vecOf(ctx, P.attnPost), attnOut, rows, E, c.rmsEps);
         dump(ctx, "attn_post_norm", il, attnOut, rows, E);
         float* saOut = s.ffnInp.data() + off;
         ctx.be.add(attnOut, s.inpL.data() + off, saOut, rows * E);
         dump(ctx, "sa_out", il, saOut, rows, E);
 
         float* x = s.cur.data() + off;
-        ctx.be.rmsNorm(saOut, L.ffnNorm.data, x, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(saOut, vecOf(ctx, L.ffnNorm), x, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, x, rows, E);
         project(ctx, L.ffnUp, nullptr, x, rows, s.ffnUp.data());
         project(ctx, L.ffnGate, nullptr, x, rows, s.ffnGate.data());
@@ -181,17 +182,19 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         float* ffnOut = s.ffnOut.data() + off;
         project(ctx, L.ffnDown, nullptr, s.ffnGate.data(), rows, ffnOut);
         dump(ctx, "ffn_out", il, ffnOut, rows, E);
-        ctx.be.rmsNorm(ffnOut, P.ffnPost.data, ffnOut, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnOut, vecOf(ctx, P.ffnPost), ffnOut, rows, E, c.rmsEps);
         dump(ctx, "ffn_post_norm", il, ffnOut, rows, E);
         ctx.be.add(ffnOut, saOut, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
     if (!b.logits || r0 >= n) return;
-    outputHead(ctx, w, s, r0, n, b.logits);
+    float* logits = logitsRows(ctx, s.io, b);
+    outputHead(ctx, w, s, r0, n, logits);
     if (c.finalSoftCap > 0.0f) {
-        ctx.be.softCap(b.logits, (n - r0) * c.nVocab, c.finalSoftCap);
-        dump(ctx, "result_output_capped", -1, b.logits, n - r0, c.nVocab);
+        ctx.be.softCap(logits, (n - r0) * c.nVocab, c.finalSoftCap);
+        dump(ctx, "result_output_capped", -1, logits, n - r0, c.nVocab);
     }
+    finishLogits(ctx, s.io, b, n - r0);
 }
 
 const DecoderWeights* decoderWeights(const ArchWeights& w) { return &static_cast<const Gemma2Weights&>(w).base(); }

@@ -94,10 +94,10 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBind
 
 // The activation buffers of the llama family, with the hidden buffers wide enough for the routed
 // experts and the shared ones together (runExperts' ExpertBuffers).
-Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t nBatch, int64_t nCtx, int nThreads) {
+Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t nBatch, backend::Backend& be) {
     ArchConfig wide = c;
     wide.nFf = std::max(c.nFf, c.nExpertUsed * c.nFfExp + c.nFfExp * c.nExpertShared);
-    return createDecoderScratch(wide, nBatch, nCtx, nThreads);
+    return createDecoderScratch(wide, nBatch, be);
 }
 
 void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeExtras& M, DecoderScratch& s,
@@ -106,7 +106,7 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const Glm4MoeE
     const int64_t X = c.nExpert, U = c.nExpertUsed, E = c.nEmbd;
     project(ctx, L.ffnGateInp, nullptr, x, nTok, s.routerLogits.data());
     dump(ctx, "ffn_moe_logits", layer, s.routerLogits.data(), nTok, X);
-    ctx.be.routeGrouped(groupedRoutingOf(c, M.selectionBias.present() ? M.selectionBias.data : nullptr),
+    ctx.be.routeGrouped(groupedRoutingOf(c, vecOf(ctx, M.selectionBias)),
                         s.routerLogits.data(), nTok, static_cast<int>(X), static_cast<int>(U), nullptr, s.selected.data(),
                         s.expertWeights.data());
     runExperts(ctx, L.ffnGateExps, L.ffnUpExps, L.ffnDownExps, s.selected.data(), s.expertWeights.data(), U, x, nTok,

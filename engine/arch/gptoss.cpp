@@ -103,9 +103,9 @@ void moe(const ForwardContext& ctx, const DecoderLayerWeights& L, const GptOssEx
                             s.expertWeights.data());
     static const Weight kNone;
     ExpertExtras extras;
-    extras.gateBias = reinterpret_cast<const float*>(M.gateBias.data);
-    extras.upBias = reinterpret_cast<const float*>(M.upBias.data);
-    extras.downBias = reinterpret_cast<const float*>(M.downBias.data);
+    extras.gateBias = static_cast<const float*>(matrixOf(ctx, M.gateBias).data);
+    extras.upBias = static_cast<const float*>(matrixOf(ctx, M.upBias).data);
+    extras.downBias = static_cast<const float*>(matrixOf(ctx, M.downBias).data);
     extras.swigluOai = true;
     extras.oaiAlpha = kOaiAlpha;
     extras.oaiLimit = kOaiLimit;

@@ -160,12 +160,13 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     const int64_t n = b.nTok, E = c.nEmbd;
 
     if (b.hidden) {  // partial offload: the GPU ran the blocks before firstLayer
-        std::copy_n(b.hidden, n * E, s.inpL.data());
+        loadHidden(ctx, b, s.inpL.data());
     } else {
-        embedTokens(ctx, w.tokEmbd, b.tokens, n, s.inpL.data());
+        embedTokens(ctx, w.tokEmbd, b, s.io, s.inpL.data());
         dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
     }
-    ropeTablesLongRope(c, p, ctx, b, s.ropeTable.data());
+    ropeTablesLongRope(c, p, ctx, b, s.io.ropeHost.data());
+    uploadRope(ctx, s.io, s.ropeTable.data(), n, c.nRot);
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
     for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
@@ -178,14 +179,16 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         float* ffnInp = s.ffnInp.data() + off;
         ctx.be.add(s.attnOut.data() + off, s.inpL.data() + off, ffnInp, rows * E);
         dump(ctx, "ffn_inp", il, ffnInp, rows, E);
-        ctx.be.rmsNorm(ffnInp, L.ffnNorm.data, s.cur.data() + off, rows, E, c.rmsEps);
+        ctx.be.rmsNorm(ffnInp, vecOf(ctx, L.ffnNorm), s.cur.data() + off, rows, E, c.rmsEps);
         dump(ctx, "ffn_norm", il, s.cur.data() + off, rows, E);
         denseSwiGlu(ctx, L, s, s.cur.data() + off, rows, s.ffnOut.data() + off, il);
         dump(ctx, "ffn_out", il, s.ffnOut.data() + off, rows, E);
         ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
-    if (b.logits) outputHead(ctx, w, s, r0, n, b.logits);
+    if (!b.logits || r0 >= n) return;
+    outputHead(ctx, w, s, r0, n, logitsRows(ctx, s.io, b));
+    finishLogits(ctx, s.io, b, n - r0);
 }
 
 const DecoderWeights* decoderWeights(const ArchWeights& w) { return &static_cast<const Phi3Weights&>(w).decoder; }

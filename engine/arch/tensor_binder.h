@@ -5,6 +5,7 @@
 #pragma once
 
 #include "arch/weight.h"
+#include "arch/weight_placement.h"
 #include "gguf/gguf_file.h"
 #include "verdict/engine/result.h"
 
@@ -40,6 +41,13 @@ public:
     // Sum of the data bytes of every bound tensor (weights resident when mapped).
     uint64_t boundBytes() const { return m_boundBytes; }
 
+    // Host memory the architecture built itself from bound tensors (a rebuilt matrix), which the
+    // forward reads like a bound tensor: a backend with memory of its own needs it uploaded too.
+    void derived(const void* data, uint64_t bytes, const std::string& name) { m_regions.push_back({data, bytes, name}); }
+    // Every host range the bound weights point into (tensor data, f32 copies, derived matrices):
+    // what WeightPlacement::upload copies to a backend with memory of its own.
+    const std::vector<WeightRegion>& regions() const { return m_regions; }
+
 private:
     const gguf::TensorInfo* lookup(const std::string& name, Need need);
     bool checkShape(const gguf::TensorInfo& t, std::initializer_list<int64_t> shape);
@@ -47,6 +55,7 @@ private:
     const gguf::GgufFile& m_file;
     std::vector<std::string> m_errors;
     uint64_t m_boundBytes = 0;
+    std::vector<WeightRegion> m_regions;
 };
 
 }  // namespace verdict::arch

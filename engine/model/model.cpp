@@ -67,6 +67,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     // Created first: its workers start while the file is parsed.
     m.pool = std::make_unique<cpu::ThreadPool>(options.threads);
     m.cpu = std::make_unique<cpu::CpuBackend>(*m.pool);
+    m.be = m.cpu.get();
 
     auto file = gguf::GgufFile::open(path);
     if (!file) return file.error();
@@ -85,6 +86,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     if (!weights) return weights.error();
     m.weights = std::move(weights.value());
     m.weightsBytes = binder.boundBytes();
+    m.weightRegions = binder.regions();
     if (cancelled(options, 0.1f)) return Error{path + ": loading cancelled"};
 
     auto tok = ModelTokenizer::load(*m.file);
@@ -157,4 +159,22 @@ bool Model::isEog(int32_t token) const { return m_impl->tokenizer && m_impl->tok
 int32_t Model::bos() const { return m_impl->tokenizer ? m_impl->tokenizer->bos() : -1; }
 int32_t Model::eos() const { return m_impl->tokenizer ? m_impl->tokenizer->eos() : -1; }
 
+namespace detail {
+
+Result<void> runForwardOn(ModelImpl& m, backend::Backend& be) {
+    {
+        const std::lock_guard lock(m.batchScratchMutex);
+        m.batchScratch.clear();  // on the old backend
+    }
+    m.placement.reset();
+    if (!be.hostMemory()) {
+        auto placed = arch::WeightPlacement::upload(be, m.weightRegions);
+        if (!placed) return Error{m.path + ": " + placed.error().message};
+        m.placement = std::move(placed.value());
+    }
+    m.be = &be;
+    return {};
+}
+
+}  // namespace detail
 }  // namespace verdict

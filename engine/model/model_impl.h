@@ -4,6 +4,7 @@
 
 #include "arch/arch_config.h"
 #include "arch/architecture.h"
+#include "arch/weight_placement.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/thread_pool.h"
 #include "backend/gpu/gpu_model.h"
@@ -12,7 +13,9 @@
 #include "verdict/engine/model.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace verdict::detail {
 
@@ -25,6 +28,11 @@ struct ModelImpl {
     ModelShape shape;
     std::unique_ptr<cpu::ThreadPool> pool;        // shared by every session of this model
     std::unique_ptr<cpu::CpuBackend> cpu;         // the ops of the CPU forward passes, over `pool`
+    // The backend the architecture's forward passes run on (`cpu` unless runForwardOn chose
+    // another), and its copy of the weights (null: it reads them where they were bound).
+    backend::Backend* be = nullptr;
+    std::unique_ptr<arch::WeightPlacement> placement;
+    std::vector<arch::WeightRegion> weightRegions;  // every host range the weights point into
     std::unique_ptr<ModelTokenizer> tokenizer;    // null when the file has none usable
     std::string tokenizerError;                   // why `tokenizer` is null
     double loadMs = 0;
@@ -32,6 +40,23 @@ struct ModelImpl {
     std::unique_ptr<gpu::GpuModel> gpu;           // set when opened on a GPU: forward passes run there
     int64_t gpuLayers = 0;                        // blocks on the GPU; < cfg.nLayer: the rest on the CPU
     bool partialOffload() const { return gpu && gpuLayers < cfg.nLayer; }
+
+    // Activations of batched passes (session/batch_decode.cpp) on `be`, kept between calls so that
+    // a decode loop allocates nothing per step: one per thread running a batch at the same time.
+    // Declared last: released before the backend they live on.
+    mutable std::mutex batchScratchMutex;
+    mutable std::vector<std::unique_ptr<arch::ArchScratch>> batchScratch;
+
+    // What a forward pass over `kv` runs on.
+    arch::ForwardContext forwardContext(session::KvCache& kv, const arch::DebugHook* debug) const {
+        return arch::ForwardContext{cfg, kv, debug, *be, placement.get()};
+    }
 };
+
+// Makes `be` run this model's forward passes from now on (sessions, KV caches and scratch are
+// created on it): the weights are uploaded into its memory unless it is the host's. Sessions
+// created before keep their buffers on the old backend: call it before creating any. Tests run
+// the one forward on a backend with memory of its own this way (tests/engine/checked_backend.h).
+Result<void> runForwardOn(ModelImpl& m, backend::Backend& be);
 
 }  // namespace verdict::detail

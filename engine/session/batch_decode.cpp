@@ -9,7 +9,9 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -21,29 +23,22 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// The calling thread's buffers for batched passes: activations for kMaxBatchRows rows, sized for
-// the largest context seen so far, and the pass's logits. Kept between calls so that a decode loop
-// allocates nothing per step; rebuilt when a batch of another model comes along.
+// The calling thread's host buffers for batched passes (kMaxBatchRows rows), kept between calls
+// so that a decode loop allocates nothing per step; rebuilt when a batch of another model comes
+// along. The activations are the model's (ScratchLease).
 struct BatchBuffers {
     std::weak_ptr<const Model> model;
-    int64_t nCtx = 0;
-    std::unique_ptr<arch::ArchScratch> scratch;
     std::vector<float> logits;               // [kMaxBatchRows][nVocab]
     std::vector<int32_t> tokens;             // [kMaxBatchRows]
     std::vector<int64_t> positions;          // [kMaxBatchRows]
     std::vector<session::KvCache*> caches;   // [kMaxBatchRows]
 };
 
-Result<BatchBuffers*> batchBuffers(const SessionImpl& lead, int64_t nCtx) {
+Result<BatchBuffers*> batchBuffers(const SessionImpl& lead) {
     thread_local BatchBuffers t;
-    const bool sameModel = t.scratch && t.model.lock() == lead.model;
-    if (sameModel && t.nCtx >= nCtx) return &t;
-    if (sameModel) nCtx = std::max(nCtx, t.nCtx);
-    t.scratch.reset();  // free the old buffers before allocating the new ones
+    if (!t.logits.empty() && t.model.lock() == lead.model) return &t;
     t.model.reset();
     const detail::ModelImpl& m = *lead.m;
-    auto scratch = m.arch->createScratch(m.cfg, kMaxBatchRows, nCtx, m.pool->size());
-    if (!scratch) return scratch.error();
     try {
         t.logits.resize(static_cast<size_t>(kMaxBatchRows * m.cfg.nVocab));
         t.tokens.resize(kMaxBatchRows);
@@ -52,11 +47,43 @@ Result<BatchBuffers*> batchBuffers(const SessionImpl& lead, int64_t nCtx) {
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate the logits of a batch of " + std::to_string(kMaxBatchRows) + " sequences"};
     }
-    t.scratch = std::move(scratch.value());
     t.model = lead.model;
-    t.nCtx = nCtx;
     return &t;
 }
+
+// A batched pass's activations for kMaxBatchRows rows, borrowed from the model for one call (made
+// on first use, in the memory of the model's forward backend) and handed back after it.
+class ScratchLease {
+public:
+    static Result<ScratchLease> take(const detail::ModelImpl& m) {
+        ScratchLease lease(m);
+        {
+            const std::lock_guard lock(m.batchScratchMutex);
+            if (!m.batchScratch.empty()) {
+                lease.m_scratch = std::move(m.batchScratch.back());
+                m.batchScratch.pop_back();
+                return lease;
+            }
+        }
+        auto scratch = m.arch->createScratch(m.cfg, kMaxBatchRows, *m.be);
+        if (!scratch) return scratch.error();
+        lease.m_scratch = std::move(scratch.value());
+        return lease;
+    }
+    ScratchLease(ScratchLease&& o) noexcept : m_model(o.m_model), m_scratch(std::move(o.m_scratch)) {}
+    ScratchLease& operator=(ScratchLease&&) = delete;
+    ~ScratchLease() {
+        if (!m_scratch) return;
+        const std::lock_guard lock(m_model.batchScratchMutex);
+        m_model.batchScratch.push_back(std::move(m_scratch));
+    }
+    arch::ArchScratch& operator*() const { return *m_scratch; }
+
+private:
+    explicit ScratchLease(const detail::ModelImpl& m) : m_model(m) {}
+    const detail::ModelImpl& m_model;
+    std::unique_ptr<arch::ArchScratch> m_scratch;
+};
 
 // Null entries, duplicates and mixed models; on success `out` holds the sessions' internals.
 Result<void> checkSessions(std::span<Session* const> sessions, const char* fn, std::vector<SessionImpl*>& out) {
@@ -90,12 +117,6 @@ Result<void> checkIds(std::span<const int32_t> ids, int64_t nVocab, const std::s
     return {};
 }
 
-int64_t maxContext(std::span<SessionImpl* const> ds) {
-    int64_t n = 0;
-    for (const SessionImpl* d : ds) n = std::max(n, d->nCtx);
-    return n;
-}
-
 // One row of a multi-sequence pass: `token` at `position` of the sequence cached by `d`.
 struct PassRow {
     SessionImpl* d = nullptr;
@@ -116,12 +137,14 @@ Result<void> forwardRowsGpu(std::span<const PassRow> rows, const PassLogits& onL
     const auto n = static_cast<int64_t>(rows.size());
     const bool partial = m.partialOffload();
     BatchBuffers* cpuBuf = nullptr;
+    std::optional<ScratchLease> scratch;
     if (partial) {
-        int64_t nCtx = 0;
-        for (const PassRow& r : rows) nCtx = std::max(nCtx, r.d->nCtx);
-        auto buffers = batchBuffers(lead, nCtx);
+        auto buffers = batchBuffers(lead);
         if (!buffers) return buffers.error();
         cpuBuf = *buffers;
+        auto lease = ScratchLease::take(m);
+        if (!lease) return lease.error();
+        scratch.emplace(std::move(lease.value()));
     }
     std::vector<int32_t> tokens;
     std::vector<int64_t> positions;
@@ -159,7 +182,7 @@ Result<void> forwardRowsGpu(std::span<const PassRow> rows, const PassLogits& onL
         if (partial) {
             for (int64_t r = 0; r < count; ++r)
                 cpuBuf->caches[static_cast<size_t>(r)] = rows[static_cast<size_t>(begin + r)].d->kv.get();
-            const arch::ForwardContext ctx{m.cfg, *lead.kv, nullptr, *m.cpu};
+            const arch::ForwardContext ctx = m.forwardContext(*lead.kv, nullptr);
             arch::ForwardBatch fb;
             fb.tokens = tokens.data();
             fb.nTok = count;
@@ -169,7 +192,7 @@ Result<void> forwardRowsGpu(std::span<const PassRow> rows, const PassLogits& onL
             fb.caches = cpuBuf->caches.data();
             fb.hidden = hidden.data();
             fb.firstLayer = m.gpuLayers;
-            m.arch->forward(*m.weights, *cpuBuf->scratch, ctx, fb);
+            m.arch->forward(*m.weights, **scratch, ctx, fb);
         }
         if (onLogits) onLogits(static_cast<size_t>(begin), static_cast<size_t>(count), logits.data());
     }
@@ -185,12 +208,12 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
     const SessionImpl& lead = *rows.front().d;
     const detail::ModelImpl& m = *lead.m;
     if (m.gpu) return forwardRowsGpu(rows, onLogits);
-    int64_t nCtx = 0;
-    for (const PassRow& r : rows) nCtx = std::max(nCtx, r.d->nCtx);
-    auto buffers = batchBuffers(lead, nCtx);
+    auto buffers = batchBuffers(lead);
     if (!buffers) return buffers.error();
     BatchBuffers& buf = **buffers;
-    const arch::ForwardContext ctx{m.cfg, *lead.kv, nullptr, *m.cpu};
+    auto scratch = ScratchLease::take(m);
+    if (!scratch) return scratch.error();
+    const arch::ForwardContext ctx = m.forwardContext(*lead.kv, nullptr);
     const auto n = static_cast<int64_t>(rows.size());
     for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
         const int64_t count = std::min(kMaxBatchRows, n - begin);
@@ -207,7 +230,7 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
         b.logits = onLogits ? buf.logits.data() : nullptr;
         b.positions = buf.positions.data();
         b.caches = buf.caches.data();
-        m.arch->forward(*m.weights, *buf.scratch, ctx, b);
+        m.arch->forward(*m.weights, **scratch, ctx, b);
         if (onLogits) onLogits(static_cast<size_t>(begin), static_cast<size_t>(count), buf.logits.data());
     }
     return {};
@@ -407,8 +430,10 @@ Result<std::vector<GenerateResult>> generateBatch(std::span<Session* const> sess
         if (auto r = checkIds(prompts[i], m.cfg.nVocab, what); !r) return r.error();
     }
     // Allocate the batch buffers now, so that running out of memory fails before any prefill.
-    if (m.arch->sequenceRows)
-        if (auto r = batchBuffers(*ds.front(), maxContext(ds)); !r) return r.error();
+    if (m.arch->sequenceRows) {
+        if (auto r = batchBuffers(*ds.front()); !r) return r.error();
+        if (auto r = ScratchLease::take(m); !r) return r.error();  // made now, handed back for the passes
+    }
     const auto t0 = Clock::now();
     const size_t n = ds.size();
 

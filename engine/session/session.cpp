@@ -48,7 +48,7 @@ Result<LogitsView> SessionImpl::evaluate(std::span<const int32_t> input, bool al
         tokens.insert(tokens.end(), input.begin(), input.end());
         return LogitsView{logits.data(), rows, nVocab};
     }
-    const arch::ForwardContext ctx{m->cfg, *kv, debug ? &debug : nullptr, *m->cpu};
+    const arch::ForwardContext ctx = m->forwardContext(*kv, debug ? &debug : nullptr);
     for (int64_t begin = 0; begin < n; begin += nBatch) {
         const int64_t count = std::min(nBatch, n - begin);
         const bool lastChunk = begin + count == n;
@@ -95,7 +95,7 @@ Result<void> SessionImpl::evaluateGpu(std::span<const int32_t> input, bool allLo
         if (auto r = m->gpu->forward(b); !r) return r.error();
         if (partial) {
             // The remaining blocks and the output head on the CPU, from the GPU's residual stream.
-            const arch::ForwardContext ctx{m->cfg, *kv, debug ? &debug : nullptr, *m->cpu};
+            const arch::ForwardContext ctx = m->forwardContext(*kv, debug ? &debug : nullptr);
             arch::ForwardBatch fb;
             fb.tokens = input.data() + begin;
             fb.nTok = count;
@@ -140,11 +140,11 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
         // A partially offloaded model's CPU blocks use this cache too: it is allocated for every
         // layer, but the GPU's layers are never written, so their pages are never touched.
         const arch::ArchConfig::CacheShape cs = c.cacheShape();  // MLA caches a latent, not per-head K/V
-        auto kv = session::KvCache::create(c.nLayer, cs.heads, cs.dimK, cs.dimV, d.nCtx,
+        auto kv = session::KvCache::create(*d.m->be, c.nLayer, cs.heads, cs.dimK, cs.dimV, d.nCtx,
                                            options.kvType == KvType::F16);
         if (!kv) return kv.error();
         d.kv = std::move(kv.value());
-        auto scratch = d.m->arch->createScratch(c, d.nBatch, d.nCtx, d.m->pool->size());
+        auto scratch = d.m->arch->createScratch(c, d.nBatch, *d.m->be);
         if (!scratch) return scratch.error();
         d.scratch = std::move(scratch.value());
     }

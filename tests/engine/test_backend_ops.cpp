@@ -48,6 +48,7 @@ public:
     void release(void* p) override { m_in.release(p); }
     void upload(void* d, const void* h, uint64_t b) override { m_in.upload(d, h, b); }
     void download(void* h, const void* s, uint64_t b) override { m_in.download(h, s, b); }
+    void copy(void* d, const void* s, uint64_t b) override { m_in.copy(d, s, b); }
     Result<void> synchronize() override { return m_in.synchronize(); }
     void embedRows(const backend::Matrix& w, const int32_t* t, int64_t n, float* o) override { m_in.embedRows(w, t, n, o); }
     void matmul(const backend::Matrix& w, const float* x, int64_t n, float* y, int64_t ldy) override {

@@ -1,9 +1,13 @@
 // deepseek2 (MLA + DeepSeek MoE) beyond the golden table: the Q8_0 fixture against llama.cpp up
 // to its first near-tied expert choice, the MLA cache size, the model card's active parameters
 // and the synthetic DeepSeek-V3-style model of `verdict make-model --arch deepseek2`.
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/thread_pool.h"
+#include "checked_backend.h"
 #include "fixtures.h"
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
+#include "model/model_impl.h"
 #include "session/session_impl.h"
 #include "tensor/quantize.h"
 #include "verdict/engine/model.h"
@@ -232,6 +236,23 @@ private slots:
         QCOMPARE(b.size(), a.size());
         for (size_t i = 0; i < a.size(); ++i)
             if (a[i] != b[i]) QFAIL(qPrintable(QString("logit %1: merged %2, split %3").arg(i).arg(a[i]).arg(b[i])));
+
+        // The rebuilt attn_kv_b is host memory the architecture made (TensorBinder::derived): a
+        // backend with memory of its own gets it uploaded with the tensors, and reads only that.
+        cpu::ThreadPool pool(2);
+        cpu::CpuBackend cpu(pool);
+        test::CheckedBackend checked(cpu);
+        {
+            auto placed = open(splitPath);
+            QVERIFY(placed);
+            auto on = detail::runForwardOn(const_cast<detail::ModelImpl&>(placed->impl()), checked);
+            QVERIFY2(on.ok(), on ? "" : on.error().message.c_str());
+            const std::vector<float> c = allLogits(placed, tokens);
+            QCOMPARE(c.size(), b.size());
+            QVERIFY(std::memcmp(c.data(), b.data(), b.size() * sizeof(float)) == 0);
+        }
+        for (size_t i = 0; i < checked.violations().size() && i < 5; ++i) qWarning("%s", checked.violations()[i].c_str());
+        QCOMPARE(checked.violationCount(), uint64_t(0));
     }
 
     void mlaCacheSize() {

@@ -42,10 +42,10 @@ private slots:
         if (firstLayer < 0) firstLayer = static_cast<int>(c.nLayer) - 1;
         const int64_t E = c.nEmbd, V = c.nVocab, nCtx = 32;
         const auto cs = c.cacheShape();
-        auto kvFull = session::KvCache::create(c.nLayer, cs.heads, cs.dimK, cs.dimV, nCtx, false);
-        auto kvTail = session::KvCache::create(c.nLayer, cs.heads, cs.dimK, cs.dimV, nCtx, false);
-        auto s1 = m.arch->createScratch(c, 16, nCtx, m.pool->size());
-        auto s2 = m.arch->createScratch(c, 16, nCtx, m.pool->size());
+        auto kvFull = session::KvCache::create(*m.cpu, c.nLayer, cs.heads, cs.dimK, cs.dimV, nCtx, false);
+        auto kvTail = session::KvCache::create(*m.cpu, c.nLayer, cs.heads, cs.dimK, cs.dimV, nCtx, false);
+        auto s1 = m.arch->createScratch(c, 16, *m.cpu);
+        auto s2 = m.arch->createScratch(c, 16, *m.cpu);
         QVERIFY(kvFull && kvTail && s1 && s2);
 
         // The residual stream after block firstLayer - 1 (the embeddings for block 0), as the GPU

@@ -67,6 +67,8 @@ void CpuBackend::upload(void* dst, const void* host, uint64_t bytes) { std::memc
 
 void CpuBackend::download(void* host, const void* src, uint64_t bytes) { std::memcpy(host, src, bytes); }
 
+void CpuBackend::copy(void* dst, const void* src, uint64_t bytes) { std::memcpy(dst, src, bytes); }
+
 void CpuBackend::embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) {
     const auto* base = static_cast<const uint8_t*>(w.data);
     for (int64_t t = 0; t < nTok; ++t)

@@ -23,6 +23,8 @@ public:
     void upload(void* dst, const void* host, uint64_t bytes) override;
     void download(void* host, const void* src, uint64_t bytes) override;
     Result<void> synchronize() override { return {}; }  // every op has finished when it returns
+    bool hostMemory() const override { return true; }
+    void copy(void* dst, const void* src, uint64_t bytes) override;
 
     void embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) override;
     void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override;

@@ -88,6 +88,9 @@ public:
         note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, m_stream));
         note(cudaStreamSynchronize(m_stream));
     }
+    void copy(void* dst, const void* src, uint64_t bytes) override {
+        note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_stream));
+    }
     Result<void> synchronize() override {
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaStreamSynchronize(m_stream);

@@ -117,6 +117,11 @@ public:
     virtual void download(void* host, const void* src, uint64_t bytes) = 0;
     // Waits for every op issued so far; the first failure since the last call, if any.
     virtual Result<void> synchronize() = 0;
+    // True when the backend's memory is the host's (the CPU): the forward may then hand ops the
+    // caller's host buffers (tokens, logits) directly instead of uploading / downloading them.
+    virtual bool hostMemory() const { return false; }
+    // dst = src, bytes of this backend's memory (a KV prefix shared between sequences).
+    virtual void copy(void* dst, const void* src, uint64_t bytes) = 0;
 
     // --- ops -------------------------------------------------------------------------------------
     // out[t] = row tokens[t] of w as f32 (ids already checked against w.rows by the caller).
