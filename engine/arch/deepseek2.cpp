@@ -189,7 +189,7 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBind
                             b.matrix(vB, blk(il, "attn_v_b.weight"), {Lr, dv, H});
             if (ok) {
                 mergeSplitKvB(kB, vB, H, dn, dv, Lr, L.wkvB, L.ownedKvB, blk(il, "attn_kv_b.weight"));
-                b.derived(L.ownedKvB.data(), L.ownedKvB.size(), L.wkvB.name);
+                b.derived(L.ownedKvB.data(), L.ownedKvB.size(), L.wkvB.name, L.wkvB.type);
             }
         } else {
             b.matrix(L.wkvB, blk(il, "attn_kv_b.weight"), {Lr, H * (dn + dv)});

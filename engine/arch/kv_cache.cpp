@@ -24,7 +24,7 @@ KvCache::~KvCache() {
 Result<std::unique_ptr<KvCache>> KvCache::create(backend::Backend& be, int64_t nLayer, int64_t nHeadKv,
                                                  int64_t headDimK, int64_t headDimV, int64_t capacity, bool f16) {
     std::unique_ptr<KvCache> c(new KvCache(be, nLayer, nHeadKv, headDimK, headDimV, capacity, f16));
-    auto p = be.allocate(c->m_bytes == 0 ? 64 : c->m_bytes, "the KV cache");
+    auto p = be.allocate(c->m_bytes == 0 ? 64 : c->m_bytes, "the KV cache", backend::Purpose::KvCache);
     if (!p)
         return Error{"cannot allocate the KV cache: " + std::to_string(c->m_bytes) + " bytes for "
                      + std::to_string(capacity) + " positions (" + p.error().message + ")"};

@@ -60,7 +60,7 @@ bool TensorBinder::matrix(Weight& out, const std::string& name, std::initializer
     for (int i = 0; i < 4; ++i) out.ne[i] = static_cast<int64_t>(t->ne[i]);
     out.rowBytes = *rb;
     m_boundBytes += t->nBytes;
-    m_regions.push_back({t->data, t->nBytes, name});
+    m_regions.push_back({t->data, t->nBytes, name, t->type});
     return true;
 }
 
@@ -84,7 +84,7 @@ bool TensorBinder::vector(VecWeight& out, const std::string& name, int64_t n, Ne
     }
     out.n = n;
     m_boundBytes += t->nBytes;
-    m_regions.push_back({out.data, static_cast<uint64_t>(n) * sizeof(float), name});
+    m_regions.push_back({out.data, static_cast<uint64_t>(n) * sizeof(float), name, tensor::TensorType::F32});
     return true;
 }
 

@@ -43,7 +43,9 @@ public:
 
     // Host memory the architecture built itself from bound tensors (a rebuilt matrix), which the
     // forward reads like a bound tensor: a backend with memory of its own needs it uploaded too.
-    void derived(const void* data, uint64_t bytes, const std::string& name) { m_regions.push_back({data, bytes, name}); }
+    void derived(const void* data, uint64_t bytes, const std::string& name, tensor::TensorType type) {
+        m_regions.push_back({data, bytes, name, type});
+    }
     // Every host range the bound weights point into (tensor data, f32 copies, derived matrices):
     // what WeightPlacement::upload copies to a backend with memory of its own.
     const std::vector<WeightRegion>& regions() const { return m_regions; }

@@ -30,7 +30,7 @@ Result<std::unique_ptr<WeightPlacement>> WeightPlacement::upload(backend::Backen
         s.offset = total;
         total += (s.end - s.begin + kAlign - 1) / kAlign * kAlign;
     }
-    auto mem = be.allocate(std::max<uint64_t>(total, kAlign), "the model's weights");
+    auto mem = be.allocate(std::max<uint64_t>(total, kAlign), "the model's weights", backend::Purpose::Weights);
     if (!mem) return mem.error();
     p->m_be = &be;
     p->m_data = static_cast<uint8_t*>(mem.value());

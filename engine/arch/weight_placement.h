@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backend/ops/backend.h"
+#include "tensor/tensor_type.h"
 #include "verdict/engine/result.h"
 
 #include <cstdint>
@@ -21,6 +22,7 @@ struct WeightRegion {
     const void* host = nullptr;
     uint64_t bytes = 0;
     std::string name;  // the tensor, for messages
+    tensor::TensorType type = tensor::TensorType::F32;  // as the forward reads it (vectors: f32)
 };
 
 class WeightPlacement {

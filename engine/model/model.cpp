@@ -51,6 +51,37 @@ Result<void> pageIn(const gguf::GgufFile& file, const ModelOptions& o) {
     return {};
 }
 
+// The architecture's one forward (arch/) on the op backend of cuda:N, for the architectures the
+// CUDA pass of backend/cuda/cuda_model.cu does not cover: the weights uploaded into device memory,
+// sessions' caches and scratch allocated there. What the backend cannot compute yet is an error
+// now, before any session: a weight type, MLA's latent attention, attention sinks.
+Result<void> openOneForwardOnGpu(detail::ModelImpl& m, int deviceIndex) {
+    const std::string id = "cuda:" + std::to_string(deviceIndex);
+    if (m.gpuLayers < m.cfg.nLayer)
+        return Error{"architecture '" + m.cfg.arch + "' runs on " + id
+                     + " whole or not at all for now (partial offload, --gpu-layers, covers llama, mistral, mixtral, "
+                       "qwen2, phi3 and gemma2)"};
+    auto be = gpu::openGpuBackend(deviceIndex);
+    if (!be) return be.error();
+    backend::Backend& device = *be.value();
+    for (const arch::WeightRegion& r : m.weightRegions)
+        if (!device.supports(r.type))
+            return Error{"tensor '" + r.name + "' has type " + std::string(tensor::typeName(r.type)) + ", which " + id
+                         + " cannot compute yet; use --device cpu"};
+    if (m.cfg.kvLoraRank > 0 && !device.supports(backend::LatentAttention{}))
+        return Error{"multi-head latent attention (" + m.cfg.arch + ") has no CUDA kernel yet on " + id
+                     + "; use --device cpu"};
+    static const float kSink = 0.0f;
+    backend::Attention withSinks;
+    withSinks.sinks = &kSink;
+    for (const arch::WeightRegion& r : m.weightRegions)
+        if (r.name.ends_with("attn_sinks.weight") && !device.supports(withSinks))
+            return Error{"attention sinks (" + m.cfg.arch + ") have no CUDA kernel yet on " + id + "; use --device cpu"};
+    m.device = std::move(be.value());
+    m.deviceId = id;
+    return detail::runForwardOn(m, *m.device);
+}
+
 }  // namespace
 
 Model::Model() : m_impl(std::make_unique<detail::ModelImpl>()) {}
@@ -99,9 +130,14 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     if (auto r = pageIn(*m.file, options); !r) return r.error();
     if (*deviceIndex >= 0) {
         m.gpuLayers = options.gpuLayers < 0 ? m.cfg.nLayer : std::min<int64_t>(options.gpuLayers, m.cfg.nLayer);
-        auto g = gpu::openGpuModel({*m.arch, m.cfg, *m.weights}, *deviceIndex, m.gpuLayers);
-        if (!g) return Error{path + ": " + g.error().message};
-        m.gpu = std::move(g.value());
+        const gpu::GpuModelSource source{*m.arch, m.cfg, *m.weights};
+        if (gpu::checkGpuModelPass(source)) {
+            auto g = gpu::openGpuModel(source, *deviceIndex, m.gpuLayers);
+            if (!g) return Error{path + ": " + g.error().message};
+            m.gpu = std::move(g.value());
+        } else if (auto r = openOneForwardOnGpu(m, *deviceIndex); !r) {
+            return Error{path + ": " + r.error().message};
+        }
     }
 
     const arch::ArchConfig& c = m.cfg;
@@ -134,10 +170,18 @@ const ModelShape& Model::shape() const { return m_impl->shape; }
 int Model::threads() const { return m_impl->pool->size(); }
 double Model::loadMs() const { return m_impl->loadMs; }
 uint64_t Model::weightsBytes() const { return m_impl->weightsBytes; }
-std::string Model::device() const { return m_impl->gpu ? m_impl->gpu->deviceId() : "cpu"; }
-int Model::gpuLayers() const { return static_cast<int>(m_impl->gpu ? m_impl->gpuLayers : 0); }
+std::string Model::device() const {
+    if (m_impl->gpu) return m_impl->gpu->deviceId();
+    return m_impl->device ? m_impl->deviceId : "cpu";
+}
+int Model::gpuLayers() const { return static_cast<int>(m_impl->gpu || m_impl->device ? m_impl->gpuLayers : 0); }
 std::string Model::deviceName() const {
-    return m_impl->gpu ? m_impl->gpu->deviceName() : listDevices().devices.front().name;
+    if (m_impl->gpu) return m_impl->gpu->deviceName();
+    const DeviceList list = listDevices();
+    const std::string id = device();
+    for (const DeviceInfo& d : list.devices)
+        if (d.id == id) return d.name;
+    return list.devices.front().name;
 }
 
 bool Model::hasTokenizer() const { return m_impl->tokenizer != nullptr; }

@@ -231,6 +231,7 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
         b.positions = buf.positions.data();
         b.caches = buf.caches.data();
         m.arch->forward(*m.weights, **scratch, ctx, b);
+        if (auto r = m.be->synchronize(); !r) return r.error();  // a failed op of a GPU's backend
         if (onLogits) onLogits(static_cast<size_t>(begin), static_cast<size_t>(count), buf.logits.data());
     }
     return {};

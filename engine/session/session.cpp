@@ -60,6 +60,8 @@ Result<LogitsView> SessionImpl::evaluate(std::span<const int32_t> input, bool al
         b.logits = allLogits ? logits.data() + begin * nVocab : (lastChunk ? logits.data() : nullptr);
         m->arch->forward(*m->weights, *scratch, ctx, b);
     }
+    // A backend with ops in flight (a GPU) reports a failure of any of them here.
+    if (auto r = m->be->synchronize(); !r) return r.error();
     tokens.insert(tokens.end(), input.begin(), input.end());
     return LogitsView{logits.data(), rows, nVocab};
 }
@@ -185,6 +187,16 @@ MemoryUse Session::memoryUse() const {
         u.vramKvBytes = m_impl->gpuKv->bytes();
         u.vramScratchBytes = v.scratch;
         u.vramWorkspaceBytes = v.workspace;
+        u.vramPeakBytes = v.peak;
+        u.vramDeviceUsedBytes = v.deviceUsed;
+        u.vramDeviceTotalBytes = v.deviceTotal;
+    }
+    if (m_impl->m->device) {  // the one forward on a GPU's op backend: its own accounting
+        const backend::MemoryStats v = m_impl->m->be->memory();
+        u.device = m_impl->m->deviceId;
+        u.vramWeightsBytes = v.weights;
+        u.vramKvBytes = m_impl->kv->bytes();
+        u.vramScratchBytes = v.activations;
         u.vramPeakBytes = v.peak;
         u.vramDeviceUsedBytes = v.deviceUsed;
         u.vramDeviceTotalBytes = v.deviceTotal;

@@ -118,8 +118,8 @@ bool CheckedBackend::supports(const backend::Attention& a) const { return m_in.s
 
 bool CheckedBackend::supports(const backend::LatentAttention& a) const { return m_in.supports(a); }
 
-Result<void*> CheckedBackend::allocate(uint64_t bytes, std::string_view what) {
-    auto r = m_in.allocate(bytes, what);
+Result<void*> CheckedBackend::allocate(uint64_t bytes, std::string_view what, backend::Purpose purpose) {
+    auto r = m_in.allocate(bytes, what, purpose);
     if (!r) return r;
     m_allocations[reinterpret_cast<uintptr_t>(r.value())] = Allocation{bytes, std::string(what)};
     m_liveBytes += bytes;
@@ -152,7 +152,14 @@ void CheckedBackend::download(void* host, const void* src, uint64_t bytes) {
     m_in.download(host, src, bytes);
 }
 
-Result<void> CheckedBackend::synchronize() { return m_in.synchronize(); }
+Result<void> CheckedBackend::synchronize() {
+    if (!m_syncFailure.empty()) {
+        Error e{m_syncFailure};
+        m_syncFailure.clear();
+        return e;
+    }
+    return m_in.synchronize();
+}
 
 void CheckedBackend::copy(void* dst, const void* src, uint64_t bytes) {
     check("copy", "dst", dst, bytes);

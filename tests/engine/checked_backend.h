@@ -33,13 +33,16 @@ public:
     void clearViolations();
     uint64_t liveBytes() const { return m_liveBytes; }  // the bytes asked for by the live allocations
     size_t liveAllocations() const { return m_allocations.size(); }
+    // The next synchronize() reports this failure, as a device backend reports a failed op.
+    void failNextSynchronize(std::string message) { m_syncFailure = std::move(message); }
 
     std::string name() const override;
     bool supports(tensor::TensorType type) const override;
     bool supports(const backend::Attention& a) const override;
     bool supports(const backend::LatentAttention& a) const override;
 
-    Result<void*> allocate(uint64_t bytes, std::string_view what) override;
+    Result<void*> allocate(uint64_t bytes, std::string_view what,
+                           backend::Purpose purpose = backend::Purpose::Activations) override;
     void release(void* p) override;
     void upload(void* dst, const void* host, uint64_t bytes) override;
     void download(void* host, const void* src, uint64_t bytes) override;
@@ -103,6 +106,7 @@ private:
     uint64_t m_liveBytes = 0;
     std::vector<std::string> m_violations;
     uint64_t m_violationCount = 0;
+    std::string m_syncFailure;  // failNextSynchronize
 };
 
 }  // namespace verdict::test

@@ -44,7 +44,9 @@ public:
     bool skewMatmul = false, ignoreWindow = false;
     std::string name() const override { return "skewed " + m_in.name(); }
     bool supports(tensor::TensorType t) const override { return m_in.supports(t); }
-    Result<void*> allocate(uint64_t b, std::string_view w) override { return m_in.allocate(b, w); }
+    Result<void*> allocate(uint64_t b, std::string_view w, backend::Purpose p = backend::Purpose::Activations) override {
+        return m_in.allocate(b, w, p);
+    }
     void release(void* p) override { m_in.release(p); }
     void upload(void* d, const void* h, uint64_t b) override { m_in.upload(d, h, b); }
     void download(void* h, const void* s, uint64_t b) override { m_in.download(h, s, b); }

@@ -156,6 +156,19 @@ private slots:
             QVERIFY2(placed.ok(), placed ? "" : placed.error().message.c_str());
             QVERIFY(impl.placement && impl.placement->bytes() >= impl.weightsBytes / 2);
             QVERIFY(runScript(model, got));
+
+            // A failed op of the backend (reported at synchronize, as a GPU reports it) fails the
+            // call, and the session keeps only what it held before.
+            auto s = newSession(model);
+            QVERIFY(s);
+            const std::vector<int32_t> toks = {1, 2, 3};
+            checked.failNextSynchronize("an op failed on the device");
+            auto r = s->evaluate(toks);
+            QVERIFY(!r);
+            QCOMPARE(QString::fromStdString(r.error().message), QString("an op failed on the device"));
+            QCOMPARE(s->nPast(), int64_t(0));
+            QVERIFY(s->evaluate(toks).ok());
+            QCOMPARE(s->nPast(), int64_t(3));
         }
         for (size_t i = 0; i < checked.violations().size() && i < 10; ++i) qWarning("%s", checked.violations()[i].c_str());
         QCOMPARE(checked.violationCount(), uint64_t(0));

@@ -54,7 +54,7 @@ std::string CpuBackend::name() const {
 
 bool CpuBackend::supports(tensor::TensorType type) const { return canCompute(type); }
 
-Result<void*> CpuBackend::allocate(uint64_t bytes, std::string_view what) {
+Result<void*> CpuBackend::allocate(uint64_t bytes, std::string_view what, backend::Purpose) {
     const uint64_t rounded = (std::max<uint64_t>(bytes, 1) + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded);
     if (!p) return Error{"cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what)};

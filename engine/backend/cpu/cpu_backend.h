@@ -18,7 +18,8 @@ public:
     std::string name() const override;
     bool supports(tensor::TensorType type) const override;
 
-    Result<void*> allocate(uint64_t bytes, std::string_view what) override;
+    Result<void*> allocate(uint64_t bytes, std::string_view what,
+                           backend::Purpose purpose = backend::Purpose::Activations) override;
     void release(void* p) override;
     void upload(void* dst, const void* host, uint64_t bytes) override;
     void download(void* host, const void* src, uint64_t bytes) override;

@@ -68,9 +68,12 @@ public:
 
     bool supports(const backend::LatentAttention&) const override { return false; }
 
-    Result<void*> allocate(uint64_t bytes, std::string_view what) override {
-        auto b = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, std::max<uint64_t>(bytes, 1),
-                                        std::string(what));
+    Result<void*> allocate(uint64_t bytes, std::string_view what,
+                           backend::Purpose purpose = backend::Purpose::Activations) override {
+        const VramKind kind = purpose == backend::Purpose::Weights   ? VramKind::Weights
+                              : purpose == backend::Purpose::KvCache ? VramKind::Kv
+                                                                     : VramKind::Scratch;
+        auto b = DeviceBuffer::allocate(m_device, m_ledger, kind, std::max<uint64_t>(bytes, 1), std::string(what));
         if (!b) return b.error();
         void* p = b.value().data();
         m_buffers.emplace(p, std::move(b.value()));
@@ -87,6 +90,22 @@ public:
     void download(void* host, const void* src, uint64_t bytes) override {
         note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, m_stream));
         note(cudaStreamSynchronize(m_stream));
+    }
+    backend::MemoryStats memory() const override {
+        backend::MemoryStats m;
+        m.weights = m_ledger.bytes(VramKind::Weights);
+        m.kvCache = m_ledger.bytes(VramKind::Kv);
+        m.activations = m_ledger.bytes(VramKind::Scratch) + m_ledger.bytes(VramKind::Workspace);
+        m.peak = m_ledger.peak();
+        size_t freeBytes = 0, total = 0;
+        cudaSetDevice(m_device);
+        if (cudaMemGetInfo(&freeBytes, &total) == cudaSuccess) {
+            m.deviceUsed = total - freeBytes;
+            m.deviceTotal = total;
+        } else {
+            cudaGetLastError();
+        }
+        return m;
     }
     void copy(void* dst, const void* src, uint64_t bytes) override {
         note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_stream));
@@ -299,3 +318,9 @@ Result<std::unique_ptr<backend::Backend>> openCudaBackend(int device) {
 }
 
 }  // namespace verdict::cuda
+
+namespace verdict::gpu {
+
+Result<std::unique_ptr<backend::Backend>> openGpuBackend(int device) { return cuda::openCudaBackend(device); }
+
+}  // namespace verdict::gpu

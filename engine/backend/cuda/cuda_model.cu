@@ -710,17 +710,22 @@ Result<void> CudaModel::forward(const gpu::GpuBatch& b) {
 
 }  // namespace
 
-Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const gpu::GpuModelSource& m, int device, int64_t layers) {
+Result<void> checkModelPass(const gpu::GpuModelSource& m) {
     if (!m.arch.decoderWeights || !m.arch.ropeFactors)
         return Error{"architecture '" + m.cfg.arch
-                     + "' has no CUDA forward pass yet (on the GPU: llama, mistral, mixtral, qwen2, phi3, gemma2); use "
-                       "--device cpu"};
-    arch::DecoderVariant variant = m.arch.decoderVariant ? m.arch.decoderVariant(m.weights) : arch::DecoderVariant{};
+                     + "' has no CUDA pass of its own (llama, mistral, mixtral, qwen2, phi3, gemma2 have)"};
+    const arch::DecoderVariant variant = m.arch.decoderVariant ? m.arch.decoderVariant(m.weights) : arch::DecoderVariant{};
     if (variant.geglu && m.cfg.nExpert > 0) return Error{"GeGLU experts have no CUDA kernels"};
     for (const auto& L : m.arch.decoderWeights(m.weights)->layers)
         if (L.qNorm.present() || L.kNorm.present())
             return Error{"architecture '" + m.cfg.arch + "' normalises each head's query and key (attn_q_norm / attn_k_norm), "
-                         "which the CUDA backend does not do yet; use --device cpu"};
+                         "which the CUDA pass does not do"};
+    return {};
+}
+
+Result<std::unique_ptr<gpu::GpuModel>> openCudaModel(const gpu::GpuModelSource& m, int device, int64_t layers) {
+    if (auto r = checkModelPass(m); !r) return r.error();
+    arch::DecoderVariant variant = m.arch.decoderVariant ? m.arch.decoderVariant(m.weights) : arch::DecoderVariant{};
     auto model = std::make_unique<CudaModel>(m, *m.arch.decoderWeights(m.weights), std::move(variant), device,
                                              layers);
     if (auto r = model->init(); !r) return r.error();
@@ -734,5 +739,7 @@ namespace verdict::gpu {
 Result<std::unique_ptr<GpuModel>> openGpuModel(const GpuModelSource& model, int device, int64_t layers) {
     return cuda::openCudaModel(model, device, layers);
 }
+
+Result<void> checkGpuModelPass(const GpuModelSource& model) { return cuda::checkModelPass(model); }
 
 }  // namespace verdict::gpu

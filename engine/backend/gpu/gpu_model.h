@@ -6,6 +6,7 @@
 // without it answer every GPU request with a clear error (see openGpuModel).
 #pragma once
 
+#include "backend/ops/backend.h"
 #include "verdict/engine/result.h"
 
 #include <cstdint>
@@ -81,5 +82,14 @@ struct GpuModelSource {
 // backend, there is no driver or no such device, the architecture or a tensor type has no GPU
 // kernels yet, or the weights do not fit in device memory.
 Result<std::unique_ptr<GpuModel>> openGpuModel(const GpuModelSource& model, int device, int64_t layers);
+
+// Whether openGpuModel has a CUDA pass of its own for this architecture (the llama-family block
+// without per-head Q/K norms, gemma2's variant), or why not. The others run the architecture's
+// one forward (arch/) on the device's op backend, openGpuBackend.
+Result<void> checkGpuModelPass(const GpuModelSource& model);
+
+// The op backend (backend/ops/backend.h) of CUDA device `device`, or why there is none (no CUDA in
+// this build, no driver, no such device).
+Result<std::unique_ptr<backend::Backend>> openGpuBackend(int device);
 
 }  // namespace verdict::gpu

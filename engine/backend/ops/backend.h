@@ -96,6 +96,16 @@ struct LatentAttention {
     Matrix kvB;
 };
 
+// What an allocation holds, for the backend's memory accounting (the VRAM ledger on CUDA).
+enum class Purpose { Activations, Weights, KvCache };
+
+// A backend's memory in use by purpose, its high-water mark since it was opened, and (devices) the
+// device's own view: total - free of every process, and its size. Zero where not tracked (CPU).
+struct MemoryStats {
+    uint64_t weights = 0, kvCache = 0, activations = 0, peak = 0;
+    uint64_t deviceUsed = 0, deviceTotal = 0;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -111,7 +121,7 @@ public:
 
     // --- memory ----------------------------------------------------------------------------------
     // At least `bytes` bytes aligned to 64, or an error naming `what` and the size.
-    virtual Result<void*> allocate(uint64_t bytes, std::string_view what) = 0;
+    virtual Result<void*> allocate(uint64_t bytes, std::string_view what, Purpose purpose = Purpose::Activations) = 0;
     virtual void release(void* p) = 0;
     virtual void upload(void* dst, const void* host, uint64_t bytes) = 0;
     virtual void download(void* host, const void* src, uint64_t bytes) = 0;
@@ -122,6 +132,7 @@ public:
     virtual bool hostMemory() const { return false; }
     // dst = src, bytes of this backend's memory (a KV prefix shared between sequences).
     virtual void copy(void* dst, const void* src, uint64_t bytes) = 0;
+    virtual MemoryStats memory() const { return {}; }
 
     // --- ops -------------------------------------------------------------------------------------
     // out[t] = row tokens[t] of w as f32 (ids already checked against w.rows by the caller).
