@@ -68,11 +68,23 @@ Result<void> openOneForwardOnGpu(detail::ModelImpl& m, int deviceIndex) {
         if (!device.supports(r.type))
             return Error{"tensor '" + r.name + "' has type " + std::string(tensor::typeName(r.type)) + ", which " + id
                          + " cannot compute yet; use --device cpu"};
-    if (m.cfg.kvLoraRank > 0 && !device.supports(backend::LatentAttention{}))
-        return Error{"multi-head latent attention (" + m.cfg.arch + ") has no CUDA kernel yet on " + id
-                     + "; use --device cpu"};
+    backend::LatentAttention mla;
+    mla.nHead = static_cast<int>(m.cfg.nHead);
+    mla.rank = static_cast<int>(m.cfg.kvLoraRank);
+    mla.dRope = static_cast<int>(m.cfg.nRot);
+    if (m.cfg.kvLoraRank > 0 && !device.supports(mla))
+        return Error{"multi-head latent attention of rank " + std::to_string(mla.rank) + " (" + m.cfg.arch
+                     + ") has no CUDA kernel yet on " + id + "; use --device cpu"};
+    backend::Attention attn;
+    attn.nHead = static_cast<int>(m.cfg.nHead);
+    attn.nHeadKv = static_cast<int>(m.cfg.nHeadKv);
+    attn.dimK = static_cast<int>(m.cfg.headDimK);
+    attn.dimV = static_cast<int>(m.cfg.headDimV);
+    if (m.cfg.kvLoraRank == 0 && !device.supports(attn))
+        return Error{"attention heads of " + std::to_string(attn.dimK) + " / " + std::to_string(attn.dimV)
+                     + " elements have no CUDA kernel yet on " + id + "; use --device cpu"};
     static const float kSink = 0.0f;
-    backend::Attention withSinks;
+    backend::Attention withSinks = attn;
     withSinks.sinks = &kSink;
     for (const arch::WeightRegion& r : m.weightRegions)
         if (r.name.ends_with("attn_sinks.weight") && !device.supports(withSinks))

@@ -244,9 +244,9 @@ private slots:
         VERDICT_NEED_FIXTURE(modelPath);
         VERDICT_NEED_FIXTURE(refPath);
         VERDICT_NEED_TEST_DEVICE();
-        // qwen3, qwen3moe, gemma3 and glm4moe run their one forward on the GPU's op backend; the
-        // i-quants, MXFP4 and TQ have no CUDA kernels yet, nor gpt-oss's sinks and deepseek2's MLA
-        // (Model::open says so: skipped below).
+        // qwen3, qwen3moe, gemma3, glm4moe, gpt-oss and deepseek2 run their one forward on the
+        // GPU's op backend; the i-quants, MXFP4 and TQ have no CUDA kernels yet (Model::open says
+        // so for any other refusal: skipped below).
         const bool cpuOnly = name.find("-iq") != std::string::npos || name.find("-tq") != std::string::npos ||
                              name.find("mxfp4") != std::string::npos;
         if (cpuOnly && verdict::test::testDevice() != "cpu")

@@ -133,6 +133,8 @@ private slots:
     // The architectures without a CUDA pass of their own run their one forward (arch/) on the
     // device's op backend (backend/cuda/cuda_backend.cu): every logit of a 21-token prompt, decode
     // steps and a batched decode against the CPU, and the VRAM figures from the backend's ledger.
+    // qwen3 / gemma3 / glm4moe (Q/K norms), gpt-oss (sinks, its router and clamped SwiGLU),
+    // deepseek2 (MLA, grouped routing, shared experts).
     void oneForwardMatchesCpu_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<double>("tol");
@@ -141,6 +143,11 @@ private slots:
         QTest::newRow("qwen3moe-f16") << "v0.5.0/models/synth-qwen3moe-f16.gguf" << 5e-3;
         QTest::newRow("gemma3-f16") << "v0.5.0/models/synth-gemma3-f16.gguf" << 5e-3;
         QTest::newRow("glm4moe-f16") << "v0.5.0/models/synth-glm4moe-f16.gguf" << 5e-3;
+        QTest::newRow("gpt-oss-f16 (sinks)") << "v0.5.0/models/synth-gpt-oss-f16.gguf" << 5e-3;
+        // MLA (latentAttention, ops_mla.cu) with the latent rounded as the CPU rounds it.
+        QTest::newRow("deepseek2-f16") << "models/synth-deepseek2-f16.gguf" << 5e-3;
+        QTest::newRow("deepseek2-q8_0") << "models/synth-deepseek2-q8_0.gguf" << 5e-2;
+        QTest::newRow("deepseek2lite-f16") << "models/synth-deepseek2lite-f16.gguf" << 5e-3;
     }
     void oneForwardMatchesCpu() {
         QFETCH(QString, file);
@@ -369,12 +376,14 @@ private slots:
         auto m = Model::open(path, o);
         QVERIFY(!m);
         QVERIFY2(m.error().message.find("cuda:99") != std::string::npos, m.error().message.c_str());
-        const auto mla = verdict::test::fixture("models/synth-deepseek2-f16.gguf");  // no latentAttention kernel yet
-        if (std::filesystem::exists(mla)) {
+        // A weight type without CUDA kernels, refused when the model opens, naming the tensor.
+        const auto mxfp4 = verdict::test::fixture("v0.5.0/models/synth-gpt-oss-mxfp4.gguf");
+        if (std::filesystem::exists(mxfp4)) {
             o.device = "cuda:0";
-            auto g = Model::open(mla.string(), o);
+            auto g = Model::open(mxfp4.string(), o);
             QVERIFY(!g);
-            QVERIFY2(g.error().message.find("no CUDA kernel") != std::string::npos, g.error().message.c_str());
+            QVERIFY2(g.error().message.find("mxfp4, which cuda:0 cannot compute") != std::string::npos,
+                     g.error().message.c_str());
         }
         // A KV cache larger than the device's free memory: a clear error naming the device, and the
         // model stays usable. Several sessions of the largest context the engine allows, until the

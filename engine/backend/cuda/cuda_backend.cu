@@ -31,6 +31,10 @@ public:
         m_buffers.clear();
         m_rows = {};
         m_partials = {};
+        m_mlaW = {};
+        m_mlaQ = {};
+        m_mlaO = {};
+        m_iota = {};
         m_gelu = {};
         if (m_stream) cudaStreamDestroy(m_stream);
     }
@@ -63,10 +67,12 @@ public:
     std::string name() const override { return "cuda:" + std::to_string(m_device) + " (" + m_name + ")"; }
     bool supports(tensor::TensorType type) const override { return blockTypeFor(type).has_value(); }
     bool supports(const backend::Attention& a) const override {
-        return !a.sinks && a.dimK <= kMaxHeadDim && a.dimV <= kMaxHeadDim;
+        return a.dimK <= kMaxHeadDim && a.dimV <= kMaxHeadDim;
     }
 
-    bool supports(const backend::LatentAttention&) const override { return false; }
+    bool supports(const backend::LatentAttention& a) const override {
+        return a.rank <= kMlaMaxRank && a.dRope <= kMlaMaxRope && a.rank % 32 == 0;
+    }
 
     Result<void*> allocate(uint64_t bytes, std::string_view what,
                            backend::Purpose purpose = backend::Purpose::Activations) override {
@@ -179,7 +185,7 @@ public:
     void attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* q,
                    float* out) override {
         if (!supports(a)) {
-            if (m_opError.empty()) m_opError = "attention with sinks or heads over 256 elements is not implemented";
+            if (m_opError.empty()) m_opError = "attention with heads over 256 elements is not implemented";
             return;
         }
         int64_t maxLen = 0;
@@ -200,12 +206,55 @@ public:
         }
         cuda::attention(s, rows, nTok, nSplit, q, out, reinterpret_cast<float*>(m_partials.data()), m_stream);
     }
-    void latentAttention(const backend::LatentAttention&, const backend::RowCache*, int64_t, const float*,
-                         float*) override {
-        if (m_opError.empty()) m_opError = "multi-head latent attention (deepseek2) is not implemented on CUDA yet";
+    // ops_mla.cu over attn_kv_b dequantized to f32 for the call (embedRows over an index of its
+    // rows): correct first; a V3-sized layer's rows are 64 MiB of f32 per pass, a cost to remove.
+    void latentAttention(const backend::LatentAttention& a, const backend::RowCache* hostRows, int64_t nTok,
+                         const float* q, float* out) override {
+        if (nTok <= 0) return;
+        if (!supports(a)) {
+            if (m_opError.empty()) m_opError = "latent attention of rank over 512 or a rope part over 64 is not implemented";
+            return;
+        }
+        auto w = matrix(a.kvB);
+        if (!w) return;
+        const int64_t nRows = static_cast<int64_t>(a.nHead) * (a.dNope + a.dV);
+        const uint64_t wfBytes = 4ull * static_cast<uint64_t>(nRows * a.rank);
+        const uint64_t latBytes = 4ull * static_cast<uint64_t>(nTok * a.nHead * a.rank);
+        if (m_iota.bytes() < 4ull * static_cast<uint64_t>(nRows)) m_iotaRows = 0;  // grown below: refilled
+        if (!grow(m_mlaW, wfBytes, "latent attention weights") || !grow(m_mlaQ, latBytes, "latent attention queries")
+            || !grow(m_mlaO, latBytes, "latent attention outputs") || !grow(m_iota, 4ull * static_cast<uint64_t>(nRows), "row index"))
+            return;
+        if (m_iotaRows < nRows) {
+            std::vector<int32_t> iota(static_cast<size_t>(nRows));
+            for (int64_t i = 0; i < nRows; ++i) iota[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+            upload(m_iota.data(), iota.data(), iota.size() * 4);
+            m_iotaRows = nRows;
+        }
+        float* wf = reinterpret_cast<float*>(m_mlaW.data());
+        cuda::embedRows(*w, reinterpret_cast<const int32_t*>(m_iota.data()), nRows, wf, m_stream);
+        const RowCache* rows = uploadRows(hostRows, nTok);
+        if (!rows) return;
+        const MlaShape shape{a.nHead, a.dNope, a.dRope, a.dV, a.rank, a.f16, a.scale};
+        float* qLat = reinterpret_cast<float*>(m_mlaQ.data());
+        float* oLat = reinterpret_cast<float*>(m_mlaO.data());
+        mlaAbsorb(wf, q, nTok, shape, qLat, m_stream);
+        mlaAttention(rows, nTok, shape, q, qLat, oLat, m_stream);
+        mlaUpProject(wf, oLat, nTok, shape, out, m_stream);
     }
-    void roundAsMatmulInput(tensor::TensorType, float*, int64_t, int64_t) override {
-        if (m_opError.empty()) m_opError = "rounding as a matmul input is not implemented on CUDA yet";
+    // The CPU's rounding (backend/cpu/act_quant.h), so that a value cached now sums later as the
+    // CPU's product would: the op is defined by the CPU's pairing of weight and activation types.
+    void roundAsMatmulInput(tensor::TensorType type, float* x, int64_t rows, int64_t K) override {
+        using tensor::TensorType;
+        ActRounding r = ActRounding::Q8K;  // K-quants, IQ4_XS, the lattice i-quants, TQ
+        switch (type) {
+            case TensorType::F32: r = ActRounding::None; break;
+            case TensorType::F16: r = ActRounding::F16; break;
+            case TensorType::BF16: r = ActRounding::BF16; break;
+            case TensorType::Q4_0: case TensorType::Q4_1: case TensorType::Q5_0: case TensorType::Q5_1:
+            case TensorType::Q8_0: case TensorType::IQ4_NL: case TensorType::MXFP4: r = ActRounding::Q8; break;
+            default: break;
+        }
+        cuda::roundAsMatmulInput(r, x, rows * K, m_stream);
     }
     void copyRows(float* dst, int64_t ldd, const float* src, int64_t lds, int64_t rows, int64_t cols) override {
         if (rows > 0 && cols > 0)
@@ -275,7 +324,19 @@ private:
     // The kernels find layer L of a row's cache at base + L * (its K and V bytes); the interface's
     // rows point at the layer already, so the kernels see layer 0.
     static AttentionShape shape(const backend::Attention& a) {
-        return AttentionShape{a.nHead, a.nHeadKv, a.dimK, a.dimV, a.f16, a.scale, a.softCap, a.window, 0};
+        return AttentionShape{a.nHead, a.nHeadKv, a.dimK, a.dimV, a.f16, a.scale, a.softCap, a.window, 0, a.sinks};
+    }
+    // A scratch buffer of at least `bytes` (grown after the stream is idle: ops may still read it).
+    bool grow(DeviceBuffer& b, uint64_t bytes, const char* what) {
+        if (b.bytes() >= bytes) return true;
+        cudaStreamSynchronize(m_stream);
+        auto r = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, std::max<uint64_t>(bytes, 4096), what);
+        if (!r) {
+            if (m_opError.empty()) m_opError = r.error().message;
+            return false;
+        }
+        b = std::move(r.value());
+        return true;
     }
     const RowCache* uploadRows(const backend::RowCache* hostRows, int64_t nTok) {
         m_hostRows.resize(static_cast<size_t>(nTok));
@@ -304,6 +365,8 @@ private:
     Ledger m_ledger;
     std::unordered_map<void*, DeviceBuffer> m_buffers;
     DeviceBuffer m_gelu, m_rows, m_partials;
+    DeviceBuffer m_mlaW, m_mlaQ, m_mlaO, m_iota;  // latentAttention's f32 attn_kv_b, qLat, oLat, row index
+    int64_t m_iotaRows = 0;
     std::vector<RowCache> m_hostRows;
     cudaError_t m_firstError = cudaSuccess;
     std::string m_opError;

@@ -67,7 +67,13 @@ void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t 
 // f16 bits of the input, as cpu::gegluInPlace; inputs <= -10 give 0, >= 10 themselves).
 void geglu(float* gate, const float* up, int64_t n, const uint16_t* geluTable, cudaStream_t s);
 void scale(float* x, float factor, int64_t n, cudaStream_t s);   // x *= factor
-void softCap(float* x, int64_t n, float cap, cudaStream_t s);    // x = tanh(x / cap) * cap, as cpu::softCapInPlace
+void softCap(float* x, int64_t n, float cap, cudaStream_t s);
+// x replaced by what the CPU's matmul sees for weights of a type (backend/cpu/act_quant.h
+// roundAsMatmulInput): itself (f32 weights), f16 / bf16 rounding, or the 8-bit grid of the Q8_0 /
+// Q8_1 (groups of 32) or Q8_K (groups of 256) blocks it quantizes activations to; n a multiple of
+// the group.
+enum class ActRounding { None, F16, BF16, Q8, Q8K };
+void roundAsMatmulInput(ActRounding r, float* x, int64_t n, cudaStream_t s);    // x = tanh(x / cap) * cap, as cpu::softCapInPlace
 // Rotates the first nRot elements of each head of x [nTok][nHead*headDim] with table [nTok][nRot]
 // ((cos, sin) per pair, from cpu::ropeTable); neox pairs (i, i + nRot/2), else (2i, 2i+1).
 void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox, const float* table,
@@ -88,6 +94,7 @@ struct AttentionShape {
     float softCap;         // 0 = off
     int window;            // 0 = full causal, else keys pos-window+1 .. pos
     int layer;
+    const float* sinks = nullptr;  // [nHead] (device): a logit per head in each softmax's max and sum, no value
 };
 
 // Bytes of one layer of a cache of `capacity` positions.
@@ -106,6 +113,23 @@ int64_t attentionPartialFloats(const AttentionShape& a, int maxSplits);
 int attentionSplits(const AttentionShape& a, int64_t nTok, int64_t maxLen, int maxSplits);
 void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int nSplit, const float* q, float* out,
                float* partials, cudaStream_t s);
+
+// --- ops_mla.cu: DeepSeek's latent attention, absorbed (backend::LatentAttention) -----------------
+// Over attn_kv_b's rows dequantized to f32, wf [nHead * (dNope + dV)][rank]; row t's cache (its
+// RowCache base) holds per position the latent (rank) and, after all of them, the roped key (dRope).
+constexpr int kMlaMaxRank = 512, kMlaMaxRope = 64;
+struct MlaShape {
+    int nHead, dNope, dRope, dV, rank;
+    bool f16;  // cache element type
+    float scale;
+};
+// qLat [nTok][nHead][rank] = the key rows of each head transposed, times q_nope (q [nTok][nHead][dNope + dRope]).
+void mlaAbsorb(const float* wf, const float* q, int64_t nTok, const MlaShape& a, float* qLat, cudaStream_t s);
+// oLat [nTok][nHead][rank] = softmax over positions 0 .. pos of scale (qLat . latent + q_rope . kRope), times the latents.
+void mlaAttention(const RowCache* rows, int64_t nTok, const MlaShape& a, const float* q, const float* qLat,
+                  float* oLat, cudaStream_t s);
+// out [nTok][nHead * dV] = the value rows of each head times oLat.
+void mlaUpProject(const float* wf, const float* oLat, int64_t nTok, const MlaShape& a, float* out, cudaStream_t s);
 
 // --- ops_moe.cu ----------------------------------------------------------------------------------
 // Softmax over each row of logits [nTok][nExpert], the top U (highest first, lowest id on ties),

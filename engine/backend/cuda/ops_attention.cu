@@ -7,7 +7,8 @@
 //
 // Masking follows the CPU backend (backend/cpu/ops_attention.h): row t sees positions
 // lo .. pos[t] of its own sequence, lo = pos - window + 1 with a sliding window, else 0; scores are
-// (q . k) * scale, soft-capped when softCap > 0.
+// (q . k) * scale, soft-capped when softCap > 0. A head's sink (gpt-oss; ggml_soft_max_ext's
+// sinks) joins the final state's max and sum with no value row: out = acc / (sum + e^(sink - max)).
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/cuda/cuda_ops.h"
 
@@ -22,6 +23,16 @@ constexpr int kPerLane = kMaxHeadDim / kWarp;
 constexpr int kSplitPairs = 256;  // below this many (row, head) pairs a pass splits positions
 
 __device__ __forceinline__ float toFloat(float v) { return v; }
+
+// Folds a sink logit into a softmax state {max M, sum L} whose weighted values are relative to M:
+// returns the factor the values take, and updates M, L.
+__device__ __forceinline__ float foldSink(float& M, float& L, float sink) {
+    const float M2 = fmaxf(M, sink);
+    const float c = L > 0.0f ? expf(M - M2) : 0.0f;
+    L = L * c + expf(sink - M2);
+    M = M2;
+    return c;
+}
 __device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
 
 template <class KT>
@@ -114,11 +125,12 @@ __global__ void attentionKernel(AttentionShape a, const RowCache* rows, const fl
     }
     const int64_t pairIndex = static_cast<int64_t>(t) * a.nHead + h;
     if (nSplit == 1) {
+        const float c = a.sinks ? foldSink(M, L, a.sinks[h]) : 1.0f;
         float* o = out + pairIndex * a.dimV;
         for (int d = threadIdx.x; d < a.dimV; d += blockDim.x) {
             float v = 0.0f;
             for (int w = 0; w < kWarps; ++w) v += sacc[w][d] * f[w];
-            o[d] = v / L;
+            o[d] = v * c / L;
         }
         return;
     }
@@ -146,13 +158,15 @@ __global__ void mergeSplitsKernel(AttentionShape a, int nSplit, const float* par
         const float* r = recs + s * (a.dimV + 2);
         if (r[1] > 0.0f) L += r[1] * expf(r[0] - M);
     }
+    const float M0 = M;  // the values below are relative to it
+    const float c = a.sinks ? foldSink(M, L, a.sinks[blockIdx.x]) : 1.0f;
     for (int d = threadIdx.x; d < a.dimV; d += blockDim.x) {
         float v = 0.0f;
         for (int s = 0; s < nSplit; ++s) {
             const float* r = recs + s * (a.dimV + 2);
-            if (r[1] > 0.0f) v += r[2 + d] * expf(r[0] - M);
+            if (r[1] > 0.0f) v += r[2 + d] * expf(r[0] - M0);
         }
-        out[pairIndex * a.dimV + d] = v / L;
+        out[pairIndex * a.dimV + d] = v * c / L;
     }
 }
 

@@ -1,9 +1,11 @@
 // Row-wise and element-wise ops: RMSNorm, residual adds, biases, SwiGLU / GeGLU, scaling,
-// soft-capping, RoPE. Same formulas as
+// soft-capping, RoPE, the activation rounding of roundAsMatmulInput. Same formulas as
 // the CPU backend (backend/cpu/ops_norm, ops_activation, ops_rope); the RoPE angles come from the
 // very same host function (cpu::ropeTable), so only the rotation runs here.
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/cuda/cuda_ops.h"
+
+#include <cuda_bf16.h>
 
 namespace verdict::cuda {
 namespace {
@@ -88,6 +90,68 @@ __global__ void ropeKernel(float* x, int64_t nTok, int64_t nHead, int64_t headDi
     v[i1] = __fadd_rn(__fmul_rn(x0, s), __fmul_rn(x1, c));
 }
 
+// x as f16 or bf16 would hold it (round to nearest even), back in f32.
+__global__ void roundHalfKernel(float* x, int64_t n, bool bf16) {
+    const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+    if (i < n) x[i] = bf16 ? __bfloat162float(__float2bfloat16_rn(x[i])) : __half2float(__float2half_rn(x[i]));
+}
+
+// Groups of 32 as Q8_0 / Q8_1 blocks hold them (backend/cpu/act_quant.cpp quantizeActBlock32):
+// d = amax / 127, kept as f16; q = nearest-even(x * 127 / amax); x = d * q. One warp per group.
+__global__ void roundQ8Kernel(float* x, int64_t nGroups) {
+    const int64_t g = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / kWarp;
+    if (g >= nGroups) return;  // whole warps leave together: blockDim is a multiple of 32
+    float* p = x + g * kWarp;
+    const int lane = threadIdx.x % kWarp;
+    const float v = p[lane];
+    const float amax = warpMax(fabsf(v));
+    const float id = amax != 0.0f ? 127.f / amax : 0.0f;
+    p[lane] = __half2float(__float2half_rn(amax / 127.f)) * rintf(v * id);
+}
+
+// Groups of 256 as Q8_K blocks hold them (tensor/quant_k.cpp quantizeQ8_K): the element of
+// largest magnitude (the first of equals) is `max`; q = min(127, nearest-even(-127 / max * x));
+// x = (1 / iscale) * q. One block of 256 threads per group.
+__global__ void roundQ8KKernel(float* x) {
+    __shared__ float sAbs[8], sVal[8];
+    __shared__ int sIdx[8];
+    float* p = x + blockIdx.x * static_cast<int64_t>(256);
+    const int t = threadIdx.x, lane = t % kWarp, warp = t / kWarp;
+    const float v = p[t];
+    float a = fabsf(v), val = v;
+    int idx = t;
+#pragma unroll
+    for (int off = kWarp / 2; off > 0; off /= 2) {
+        const float a2 = __shfl_xor_sync(0xffffffffu, a, off), v2 = __shfl_xor_sync(0xffffffffu, val, off);
+        const int i2 = __shfl_xor_sync(0xffffffffu, idx, off);
+        if (a2 > a || (a2 == a && i2 < idx)) {
+            a = a2;
+            val = v2;
+            idx = i2;
+        }
+    }
+    if (lane == 0) {
+        sAbs[warp] = a;
+        sVal[warp] = val;
+        sIdx[warp] = idx;
+    }
+    __syncthreads();
+    float best = sAbs[0], max = sVal[0];
+    int bi = sIdx[0];
+    for (int w = 1; w < 8; ++w)
+        if (sAbs[w] > best || (sAbs[w] == best && sIdx[w] < bi)) {
+            best = sAbs[w];
+            max = sVal[w];
+            bi = sIdx[w];
+        }
+    if (best == 0.0f) {
+        p[t] = 0.0f;
+        return;
+    }
+    const float iscale = -127.f / max;
+    p[t] = (1.0f / iscale) * fminf(127.f, rintf(iscale * v));
+}
+
 }  // namespace
 
 void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps, cudaStream_t s) {
@@ -121,6 +185,23 @@ void geglu(float* gate, const float* up, int64_t n, const uint16_t* geluTable, c
 
 void scale(float* x, float factor, int64_t n, cudaStream_t s) {
     if (n > 0) scaleKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(x, factor, n);
+}
+
+void roundAsMatmulInput(ActRounding r, float* x, int64_t n, cudaStream_t s) {
+    if (n <= 0) return;
+    switch (r) {
+        case ActRounding::None: return;
+        case ActRounding::F16:
+        case ActRounding::BF16:
+            roundHalfKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(x, n, r == ActRounding::BF16);
+            return;
+        case ActRounding::Q8:
+            roundQ8Kernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(x, n / kWarp);
+            return;
+        case ActRounding::Q8K:
+            roundQ8KKernel<<<static_cast<unsigned>(n / 256), 256, 0, s>>>(x);
+            return;
+    }
 }
 
 void softCap(float* x, int64_t n, float cap, cudaStream_t s) {

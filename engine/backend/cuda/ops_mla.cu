@@ -1,0 +1,153 @@
+// DeepSeek's multi-head latent attention, absorbed (backend::LatentAttention; DeepSeek-V2 paper,
+// arXiv 2405.04434, section 2.1): the heads are never expanded. Three kernels over attn_kv_b's rows
+// dequantized to f32 (the CPU backend's `fused == false` path computes with the same f32 values):
+//   absorb      qLat[t,h] = W_k[h]^T q_nope[t,h]               (rank floats per (row, head))
+//   attention   online softmax over the row's positions of scale (qLat . latent_j + q_rope . kRope_j),
+//               oLat[t,h] = sum_j p_j latent_j                 (the cache's latent rows are the values)
+//   up-project  out[t,h] = W_v[h] oLat[t,h]
+// W_k[h] / W_v[h]: the dNope key rows / dV value rows of head h (rows h (dNope + dV) + ..).
+#include "backend/cuda/cuda_common.cuh"
+#include "backend/cuda/cuda_ops.h"
+
+namespace verdict::cuda {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kRankPerLane = kMlaMaxRank / kWarp;
+constexpr int kRopePerLane = kMlaMaxRope / kWarp;
+
+__device__ __forceinline__ float toFloat(float v) { return v; }
+__device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
+
+// grid (H, nTok), 256 threads: thread l of the rank sums over the head's key rows, in row order.
+__global__ void absorbKernel(const float* wf, const float* q, int H, int dn, int dr, int dv, int rank, float* qLat) {
+    const int h = blockIdx.x, t = blockIdx.y;
+    const float* qn = q + (static_cast<int64_t>(t) * H + h) * (dn + dr);
+    const float* wk = wf + static_cast<int64_t>(h) * (dn + dv) * rank;
+    float* out = qLat + (static_cast<int64_t>(t) * H + h) * rank;
+    for (int l = threadIdx.x; l < rank; l += blockDim.x) {
+        float s = 0.0f;
+        for (int i = 0; i < dn; ++i) s += qn[i] * wk[static_cast<int64_t>(i) * rank + l];
+        out[l] = s;
+    }
+}
+
+// grid (H, nTok), kWarps warps taking positions in turn; their states merged in shared memory.
+template <class KT>
+__global__ void latentKernel(const RowCache* rows, int H, int dn, int dr, int rank, float scale, const float* q,
+                             const float* qLat, float* oLat) {
+    const int h = blockIdx.x, t = blockIdx.y;
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    const RowCache rc = rows[t];
+    const KT* latents = reinterpret_cast<const KT*>(rc.base);                       // [capacity][rank]
+    const KT* kRope = latents + static_cast<int64_t>(rc.capacity) * rank;           // [capacity][dr]
+    const float* ql = qLat + (static_cast<int64_t>(t) * H + h) * rank;
+    const float* qr = q + (static_cast<int64_t>(t) * H + h) * (dn + dr) + dn;
+    float qv[kRankPerLane], acc[kRankPerLane], qp[kRopePerLane];
+#pragma unroll
+    for (int i = 0; i < kRankPerLane; ++i) {
+        const int d = lane + kWarp * i;
+        qv[i] = d < rank ? ql[d] : 0.0f;
+        acc[i] = 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < kRopePerLane; ++i) {
+        const int d = lane + kWarp * i;
+        qp[i] = d < dr ? qr[d] : 0.0f;
+    }
+    float m = -INFINITY, l = 0.0f;
+    for (int p = warp; p <= rc.pos; p += kWarps) {
+        const KT* lp = latents + static_cast<int64_t>(p) * rank;
+        const KT* rp = kRope + static_cast<int64_t>(p) * dr;
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < kRankPerLane; ++i) {
+            const int d = lane + kWarp * i;
+            if (d < rank) s += qv[i] * toFloat(lp[d]);
+        }
+#pragma unroll
+        for (int i = 0; i < kRopePerLane; ++i) {
+            const int d = lane + kWarp * i;
+            if (d < dr) s += qp[i] * toFloat(rp[d]);
+        }
+        s = warpSum(s) * scale;
+        const float mNew = fmaxf(m, s);
+        const float corr = expf(m - mNew), e = expf(s - mNew);
+        l = l * corr + e;
+#pragma unroll
+        for (int i = 0; i < kRankPerLane; ++i) {
+            const int d = lane + kWarp * i;
+            if (d < rank) acc[i] = acc[i] * corr + e * toFloat(lp[d]);
+        }
+        m = mNew;
+    }
+    __shared__ float sm[kWarps], sl[kWarps], sacc[kWarps][kMlaMaxRank];
+    if (lane == 0) {
+        sm[warp] = m;
+        sl[warp] = l;
+    }
+#pragma unroll
+    for (int i = 0; i < kRankPerLane; ++i) {
+        const int d = lane + kWarp * i;
+        if (d < rank) sacc[warp][d] = acc[i];
+    }
+    __syncthreads();
+    float M = -INFINITY;
+    for (int w = 0; w < kWarps; ++w) M = fmaxf(M, sm[w]);
+    float L = 0.0f, f[kWarps];
+    for (int w = 0; w < kWarps; ++w) {
+        f[w] = sl[w] > 0.0f ? expf(sm[w] - M) : 0.0f;
+        L += sl[w] * f[w];
+    }
+    float* o = oLat + (static_cast<int64_t>(t) * H + h) * rank;
+    for (int d = threadIdx.x; d < rank; d += blockDim.x) {
+        float v = 0.0f;
+        for (int w = 0; w < kWarps; ++w) v += sacc[w][d] * f[w];
+        o[d] = v / L;
+    }
+}
+
+// grid (H, nTok), kWarps warps: warp w takes value rows w, w + kWarps, ...; a row's dot product
+// over the rank is summed across the warp.
+__global__ void upProjectKernel(const float* wf, const float* oLat, int H, int dn, int dv, int rank, float* out) {
+    const int h = blockIdx.x, t = blockIdx.y;
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    const float* ol = oLat + (static_cast<int64_t>(t) * H + h) * rank;
+    const float* wv = wf + (static_cast<int64_t>(h) * (dn + dv) + dn) * rank;
+    float* o = out + (static_cast<int64_t>(t) * H + h) * dv;
+    for (int k = warp; k < dv; k += kWarps) {
+        const float* row = wv + static_cast<int64_t>(k) * rank;
+        float s = 0.0f;
+        for (int d = lane; d < rank; d += kWarp) s += row[d] * ol[d];
+        s = warpSum(s);
+        if (lane == 0) o[k] = s;
+    }
+}
+
+}  // namespace
+
+void mlaAbsorb(const float* wf, const float* q, int64_t nTok, const MlaShape& a, float* qLat, cudaStream_t s) {
+    if (nTok <= 0) return;
+    absorbKernel<<<dim3(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok)), 256, 0, s>>>(
+        wf, q, a.nHead, a.dNope, a.dRope, a.dV, a.rank, qLat);
+}
+
+void mlaAttention(const RowCache* rows, int64_t nTok, const MlaShape& a, const float* q, const float* qLat,
+                  float* oLat, cudaStream_t s) {
+    if (nTok <= 0) return;
+    const dim3 grid(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok));
+    if (a.f16)
+        latentKernel<__half><<<grid, kWarps * kWarp, 0, s>>>(rows, a.nHead, a.dNope, a.dRope, a.rank, a.scale, q, qLat,
+                                                            oLat);
+    else
+        latentKernel<float><<<grid, kWarps * kWarp, 0, s>>>(rows, a.nHead, a.dNope, a.dRope, a.rank, a.scale, q, qLat,
+                                                           oLat);
+}
+
+void mlaUpProject(const float* wf, const float* oLat, int64_t nTok, const MlaShape& a, float* out, cudaStream_t s) {
+    if (nTok <= 0) return;
+    upProjectKernel<<<dim3(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok)), kWarps * kWarp, 0, s>>>(
+        wf, oLat, a.nHead, a.dNope, a.dV, a.rank, out);
+}
+
+}  // namespace verdict::cuda
