@@ -68,11 +68,15 @@ struct ForwardBatch {
     float* logits = nullptr;          // [allLogits ? nTok : 1][nVocab]; null: no output needed
     const int64_t* positions = nullptr;         // [nTok] per-row position, or null (see above)
     session::KvCache* const* caches = nullptr;  // [nTok] per-row cache (capacity <= the scratch's nCtx)
-    // Partial GPU offload (decoderForward only): the pass starts at block firstLayer from `hidden`
-    // ([nTok][n_embd], the residual stream after block firstLayer - 1, computed on the GPU) instead
-    // of the embeddings; the cache needs only blocks >= firstLayer. tokens is then unused.
+    // A pass split over backends (partial offload), every architecture: the pass starts at block
+    // firstLayer from `hidden` (host, [nTok][n_embd], the residual stream after block firstLayer - 1,
+    // computed elsewhere) instead of the embeddings (tokens unused); and/or it stops after block
+    // layerEnd - 1 (0 < layerEnd < n_layer) and writes its residual stream to hiddenOut (host,
+    // [nTok][n_embd]) instead of logits. The cache needs only the blocks the pass runs.
     const float* hidden = nullptr;
     int64_t firstLayer = 0;
+    int64_t layerEnd = 0;  // 0: through the last block and the output head
+    float* hiddenOut = nullptr;
 };
 
 // What a forward pass runs on: every step issues its work as ops of `be` (backend/ops/backend.h;
@@ -97,8 +101,8 @@ struct Architecture {
     bool sequenceRows = false;  // forward honours ForwardBatch::caches / positions (batched decode)
     // Architectures whose forward pass is the llama-family pre-norm block (decoderForward's steps):
     // their weights in that shape, and the RoPE frequency factors (null: none) of a sequence whose
-    // cache holds nCtxSeq positions. A GPU backend runs exactly these; null: no GPU forward. Their
-    // forward also honours ForwardBatch::hidden / firstLayer (partial offload).
+    // cache holds nCtxSeq positions. backend/cuda/cuda_model.cu runs exactly these with its own
+    // pass; null: the architecture's one forward on the CUDA op backend instead.
     const DecoderWeights* (*decoderWeights)(const ArchWeights& w) = nullptr;
     const VecWeight* (*ropeFactors)(const ArchWeights& w, const ArchConfig& cfg, int64_t nCtxSeq) = nullptr;
     DecoderVariant (*decoderVariant)(const ArchWeights& w) = nullptr;  // null: the plain block

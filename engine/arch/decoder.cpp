@@ -168,8 +168,20 @@ void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const Forward
     ctx.be.embedRows(matrixOf(ctx, tokEmbd), io.tokens.data(), b.nTok, out);
 }
 
+LayerRange layerRange(const ArchConfig& cfg, const ForwardBatch& b) {
+    const int first = b.hidden ? static_cast<int>(b.firstLayer) : 0;
+    const int end = b.layerEnd > 0 && b.layerEnd < cfg.nLayer ? static_cast<int>(b.layerEnd) : static_cast<int>(cfg.nLayer);
+    return {first, end};
+}
+
 void loadHidden(const ForwardContext& ctx, const ForwardBatch& b, float* out) {
     ctx.be.upload(out, b.hidden, static_cast<uint64_t>(b.nTok * ctx.cfg.nEmbd) * sizeof(float));
+}
+
+bool handOver(const ForwardContext& ctx, const ForwardBatch& b, const float* inpL) {
+    if (layerRange(ctx.cfg, b).end >= ctx.cfg.nLayer) return false;
+    if (b.hiddenOut) ctx.be.download(b.hiddenOut, inpL, static_cast<uint64_t>(b.nTok * ctx.cfg.nEmbd) * sizeof(float));
+    return true;
 }
 
 float* logitsRows(const ForwardContext& ctx, PassIo& io, const ForwardBatch& b) {
@@ -412,7 +424,8 @@ void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardCon
     uploadRope(ctx, s.io, s.ropeTable.data(), n, c.nRot);
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
+    const LayerRange range = layerRange(c, b);
+    for (int il = range.first; il < range.end; ++il) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
         attentionBlock(ctx, L, s, il, b, r0);
@@ -429,7 +442,7 @@ void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardCon
         ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
-    if (!b.logits || r0 >= n) return;
+    if (handOver(ctx, b, s.inpL.data()) || !b.logits || r0 >= n) return;
     outputHead(ctx, w, s, r0, n, logitsRows(ctx, s.io, b));
     finishLogits(ctx, s.io, b, n - r0);
 }

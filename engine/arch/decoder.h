@@ -157,8 +157,15 @@ const float* vecOf(const ForwardContext& ctx, const VecWeight& v);
 
 // out[t] = row b.tokens[t] of the embedding matrix, dequantized to f32 (the ids go up through io).
 void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const ForwardBatch& b, PassIo& io, float* out);
-// Partial offload: the residual stream b.hidden (host memory, from the GPU's blocks) into out.
+// A split pass (ForwardBatch::hidden / firstLayer / layerEnd): the blocks it runs, [first, end);
+// the residual stream b.hidden (host) into out when it starts later; when it stops early, its
+// residual stream down to b.hiddenOut — true then: no output head.
+struct LayerRange {
+    int first, end;
+};
+LayerRange layerRange(const ArchConfig& cfg, const ForwardBatch& b);
 void loadHidden(const ForwardContext& ctx, const ForwardBatch& b, float* out);
+bool handOver(const ForwardContext& ctx, const ForwardBatch& b, const float* inpL);
 
 // Where the output head writes rows logit rows: b.logits itself on a backend whose memory is the
 // host's, else io.logits; finishLogits then brings them to b.logits.

@@ -259,8 +259,12 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     const ArchConfig& c = ctx.cfg;
     const int64_t n = b.nTok, E = c.nEmbd;
 
-    embedTokens(ctx, w.tokEmbd, b, s.io, s.inpL.data());
-    dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    if (b.hidden) {  // a split pass: blocks before firstLayer ran elsewhere
+        loadHidden(ctx, b, s.inpL.data());
+    } else {
+        embedTokens(ctx, w.tokEmbd, b, s.io, s.inpL.data());
+        dump(ctx, "inp_embd", -1, s.inpL.data(), n, E);
+    }
     // (cos, sin) of the rope part. The rotation's YaRN magnitude is cancelled (attn_factor_scaled
     // in llm_build_deepseek2); the kq scale carries it instead (readConfig).
     cpu::RopeParams rp = c.ropeParams(nullptr);
@@ -270,7 +274,8 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     uploadRope(ctx, s.io, s.ropeTable.data(), n, c.nRot);
 
     int64_t r0 = 0;
-    for (int il = 0; il < static_cast<int>(c.nLayer); ++il) {
+    const LayerRange range = layerRange(c, b);
+    for (int il = range.first; il < range.end; ++il) {
         const Deepseek2LayerWeights& L = w.layers[static_cast<size_t>(il)];
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
         mlaAttentionBlock(ctx, L, s, il, b, r0);
@@ -290,7 +295,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
-    if (!b.logits || r0 >= n) return;
+    if (handOver(ctx, b, s.inpL.data()) || !b.logits || r0 >= n) return;
     const int64_t rows = n - r0;
     ctx.be.rmsNorm(s.inpL.data() + r0 * E, vecOf(ctx, w.outputNorm), s.outNorm.data(), rows, E, c.rmsEps);
     dump(ctx, "result_norm", -1, s.outNorm.data(), rows, E);

@@ -151,7 +151,8 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     int tableKind = -1;  // 0: global, 1: sliding
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
+    const LayerRange range = layerRange(c, b);
+    for (int il = range.first; il < range.end; ++il) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
         const Gemma2PostNorms& P = g.post[static_cast<size_t>(il)];
         const int kind = c.ropeFreqBaseSwa > 0.0f && c.windowOf(il) > 0 ? 1 : 0;
@@ -187,7 +188,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         ctx.be.add(ffnOut, saOut, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
-    if (!b.logits || r0 >= n) return;
+    if (handOver(ctx, b, s.inpL.data()) || !b.logits || r0 >= n) return;
     float* logits = logitsRows(ctx, s.io, b);
     outputHead(ctx, w, s, r0, n, logits);
     if (c.finalSoftCap > 0.0f) {

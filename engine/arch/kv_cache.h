@@ -17,9 +17,11 @@ namespace verdict::session {
 
 class KvCache {
 public:
-    // Fails (instead of aborting) when the backend cannot allocate the memory.
+    // Layers [firstLayer, nLayer) (a split pass's backend holds only its blocks). Fails (instead of
+    // aborting) when the backend cannot allocate the memory.
     static Result<std::unique_ptr<KvCache>> create(backend::Backend& be, int64_t nLayer, int64_t nHeadKv,
-                                                   int64_t headDimK, int64_t headDimV, int64_t capacity, bool f16);
+                                                   int64_t headDimK, int64_t headDimV, int64_t capacity, bool f16,
+                                                   int64_t firstLayer = 0);
     ~KvCache();
     KvCache(const KvCache&) = delete;
     KvCache& operator=(const KvCache&) = delete;
@@ -29,7 +31,7 @@ public:
     uint64_t bytes() const { return m_bytes; }
 
     // A layer's K, V right after it (backend memory): what a backend op's RowCache points at.
-    uint8_t* layerBase(int64_t layer) { return m_data + layer * m_layerBytes; }
+    uint8_t* layerBase(int64_t layer) { return m_data + (layer - m_firstLayer) * m_layerBytes; }
 
     // True when copyPositions can copy from `other`: the same layers, heads, sizes and element type.
     bool sameLayout(const KvCache& other) const;
@@ -39,10 +41,10 @@ public:
 
 private:
     KvCache(backend::Backend& be, int64_t nLayer, int64_t nHeadKv, int64_t headDimK, int64_t headDimV,
-            int64_t capacity, bool f16);
+            int64_t capacity, bool f16, int64_t firstLayer);
 
     backend::Backend& m_be;
-    int64_t m_nLayer, m_nHeadKv, m_headDimK, m_headDimV, m_capacity;
+    int64_t m_nLayer, m_nHeadKv, m_headDimK, m_headDimV, m_capacity, m_firstLayer;
     bool m_f16;
     uint64_t m_kBytes = 0, m_layerBytes = 0, m_bytes = 0;
     // Not zeroed: on the CPU pages are touched only as positions are written, so a large n_ctx

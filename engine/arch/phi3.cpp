@@ -169,7 +169,8 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     uploadRope(ctx, s.io, s.ropeTable.data(), n, c.nRot);
 
     int64_t r0 = 0;  // first row still needed (the last layer finishes only the output rows)
-    for (int il = b.hidden ? static_cast<int>(b.firstLayer) : 0; il < static_cast<int>(c.nLayer); ++il) {
+    const LayerRange range = layerRange(c, b);
+    for (int il = range.first; il < range.end; ++il) {
         const DecoderLayerWeights& L = w.layers[static_cast<size_t>(il)];
         if (il == c.nLayer - 1) r0 = lastLayerRowBegin(b);
         attentionBlock(ctx, L, s, il, b, r0);
@@ -186,7 +187,7 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
         ctx.be.add(s.ffnOut.data() + off, ffnInp, s.inpL.data() + off, rows * E);
         dump(ctx, "l_out", il, s.inpL.data() + off, rows, E);
     }
-    if (!b.logits || r0 >= n) return;
+    if (handOver(ctx, b, s.inpL.data()) || !b.logits || r0 >= n) return;
     outputHead(ctx, w, s, r0, n, logitsRows(ctx, s.io, b));
     finishLogits(ctx, s.io, b, n - r0);
 }

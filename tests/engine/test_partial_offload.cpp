@@ -1,8 +1,12 @@
 // The CPU half of a partial GPU offload: decoderForward started at block k from the residual
 // stream after block k-1 (ForwardBatch::hidden / firstLayer) gives exactly the logits of the full
 // pass, with a cache that only ever holds blocks >= k — for a prompt and for the decode step after
-// it. (The GPU half is tested in tests/gpu/test_gpu_backend.cpp.)
+// it. (The GPU half is tested in tests/gpu/test_gpu_backend.cpp.) And the same split as a placement
+// of any architecture over two backends (splitAcrossBackends).
 #include "arch/architecture.h"
+#include "arch/weight_placement.h"
+#include "backend/cpu/cpu_backend.h"
+#include "checked_backend.h"
 #include "backend/cpu/thread_pool.h"
 #include "fixtures.h"
 #include "model/model_impl.h"
@@ -79,6 +83,103 @@ private slots:
         QVERIFY(std::memcmp(full.data(), tail.data(), full.size() * sizeof(float)) == 0);
         run({77}, 6, full, tail);  // a decode step: the tail cache holds blocks >= firstLayer only
         QVERIFY(std::memcmp(full.data(), tail.data(), full.size() * sizeof(float)) == 0);
+    }
+
+    // Partial offload as a placement, for every architecture: blocks [0, split) on a backend with
+    // memory of its own (CheckedBackend: the weights uploaded, a cache holding only those blocks,
+    // the residual stream handed over through ForwardBatch::hiddenOut), the rest and the output head
+    // on the CPU (a cache of blocks >= split, ForwardBatch::hidden / firstLayer): the logits of the
+    // whole pass on the CPU, bit for bit, for a prompt, a decode step and two sequences in one pass.
+    void splitAcrossBackends_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("split");
+        QTest::newRow("stories260K / 2") << "models/stories260K.gguf" << 2;
+        QTest::newRow("moe-q8_0 / 1") << "models/synth-llama-moe-q8_0.gguf" << 1;
+        QTest::newRow("phi3 / 1") << "models/synth-phi3-f16.gguf" << 1;
+        QTest::newRow("gemma2 / 1") << "models/synth-gemma2-f16.gguf" << 1;
+        QTest::newRow("deepseek2 / 1") << "models/synth-deepseek2-q8_0.gguf" << 1;
+        QTest::newRow("deepseek2lite / 1") << "models/synth-deepseek2lite-f16.gguf" << 1;
+        QTest::newRow("gemma3 / 1") << "v0.5.0/models/synth-gemma3-f16.gguf" << 1;
+        QTest::newRow("gpt-oss / 1") << "v0.5.0/models/synth-gpt-oss-f16.gguf" << 1;
+        QTest::newRow("glm4moe / 1") << "v0.5.0/models/synth-glm4moe-f16.gguf" << 1;
+        QTest::newRow("qwen3moe / 1") << "v0.5.0/models/synth-qwen3moe-f16.gguf" << 1;
+    }
+    void splitAcrossBackends() {
+        QFETCH(QString, file);
+        QFETCH(int, split);
+        const auto path = verdict::test::fixture(file.toStdString());
+        VERDICT_NEED_FIXTURE(path);
+        cpu::ThreadPool pool(2);
+        cpu::CpuBackend cpuInner(pool);
+        test::CheckedBackend device(cpuInner);  // outlives everything placed on it below
+        {
+            ModelOptions mo;
+            mo.threads = 2;
+            auto model = Model::open(path.string(), mo);
+            QVERIFY(model.ok());
+            const detail::ModelImpl& m = (*model)->impl();
+            const arch::ArchConfig& c = m.cfg;
+            QVERIFY(split > 0 && split < c.nLayer);
+            const int64_t E = c.nEmbd, V = c.nVocab, nCtx = 32;
+            const auto cs = c.cacheShape();
+            auto placed = arch::WeightPlacement::upload(device, m.weightRegions);
+            QVERIFY(placed.ok());
+            auto mk = [&](backend::Backend& be, int64_t first) {
+                return std::move(session::KvCache::create(be, c.nLayer, cs.heads, cs.dimK, cs.dimV, nCtx, false, first).value());
+            };
+            // Two sequences: a, b on the whole CPU; each also split (head on the device, tail on the CPU).
+            auto fullA = mk(*m.cpu, 0), fullB = mk(*m.cpu, 0);
+            auto headA = mk(device, 0), headB = mk(device, 0), tailA = mk(*m.cpu, split), tailB = mk(*m.cpu, split);
+            QVERIFY(headA->bytes() * 1 > 0 && tailA->bytes() < fullA->bytes());
+            auto sFull = m.arch->createScratch(c, 16, *m.cpu);
+            auto sHead = m.arch->createScratch(c, 16, device);
+            auto sTail = m.arch->createScratch(c, 16, *m.cpu);
+            QVERIFY(sFull && sHead && sTail);
+            std::vector<float> want, got, hidden;
+            // One pass of rows (token, position, sequence 0 = a / 1 = b), logits of every row.
+            auto pass = [&](const std::vector<int32_t>& toks, const std::vector<int64_t>& pos, const std::vector<int>& seq) {
+                const auto n = static_cast<int64_t>(toks.size());
+                std::vector<session::KvCache*> full, head, tail;
+                for (int q : seq) {
+                    full.push_back(q ? fullB.get() : fullA.get());
+                    head.push_back(q ? headB.get() : headA.get());
+                    tail.push_back(q ? tailB.get() : tailA.get());
+                }
+                arch::ForwardBatch b;
+                b.tokens = toks.data();
+                b.nTok = n;
+                b.allLogits = true;
+                b.positions = pos.data();
+                want.assign(static_cast<size_t>(n * V), 0.0f);
+                got.assign(static_cast<size_t>(n * V), 1.0f);
+                hidden.assign(static_cast<size_t>(n * E), 0.0f);
+                b.caches = full.data();
+                b.logits = want.data();
+                m.arch->forward(*m.weights, **sFull, arch::ForwardContext{c, *fullA, nullptr, *m.cpu}, b);
+                arch::ForwardBatch h = b;  // blocks [0, split) on the device
+                h.caches = head.data();
+                h.logits = nullptr;
+                h.layerEnd = split;
+                h.hiddenOut = hidden.data();
+                m.arch->forward(*m.weights, **sHead, arch::ForwardContext{c, *headA, nullptr, device, placed->get()}, h);
+                arch::ForwardBatch t = b;  // the rest on the CPU
+                t.caches = tail.data();
+                t.logits = got.data();
+                t.hidden = hidden.data();
+                t.firstLayer = split;
+                m.arch->forward(*m.weights, **sTail, arch::ForwardContext{c, *tailA, nullptr, *m.cpu}, t);
+            };
+            const std::vector<int32_t> prompt = {1, 45, 99, 7, 300, 12};
+            pass(prompt, {0, 1, 2, 3, 4, 5}, {0, 0, 0, 0, 0, 0});
+            QVERIFY(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+            pass({1, 77}, {0, 6}, {1, 0});  // sequence b's first token and a's decode step in one pass
+            QVERIFY(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+            pass({5, 9}, {1, 7}, {1, 0});
+            QVERIFY(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+        }
+        for (size_t i = 0; i < device.violations().size() && i < 5; ++i) qWarning("%s", device.violations()[i].c_str());
+        QCOMPARE(device.violationCount(), uint64_t(0));
+        QCOMPARE(device.liveAllocations(), size_t(0));
     }
 };
 
