@@ -11,6 +11,7 @@
 // sinks) joins the final state's max and sum with no value row: out = acc / (sum + e^(sink - max)).
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/softmax_state.cuh"
 
 #include <algorithm>
 
@@ -22,7 +23,6 @@ constexpr int kMaxHeadDim = 256;  // checked when the model is opened
 constexpr int kPerLane = kMaxHeadDim / kWarp;
 constexpr int kSplitPairs = 256;  // below this many (row, head) pairs a pass splits positions
 
-__device__ __forceinline__ float toFloat(float v) { return v; }
 
 // Folds a sink logit into a softmax state {max M, sum L} whose weighted values are relative to M:
 // returns the factor the values take, and updates M, L.
@@ -33,7 +33,6 @@ __device__ __forceinline__ float foldSink(float& M, float& L, float sink) {
     M = M2;
     return c;
 }
-__device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
 
 template <class KT>
 __global__ void storeKvKernel(AttentionShape a, const RowCache* rows, const float* k, const float* v) {
@@ -74,14 +73,13 @@ __global__ void attentionKernel(AttentionShape a, const RowCache* rows, const fl
     V += static_cast<int64_t>(g) * rc.capacity * a.dimV;
 
     const float* qh = q + (static_cast<int64_t>(t) * a.nHead + h) * a.dimK;
-    float qv[kPerLane], acc[kPerLane];
+    float qv[kPerLane];
 #pragma unroll
     for (int i = 0; i < kPerLane; ++i) {
         const int d = lane + kWarp * i;
         qv[i] = d < a.dimK ? qh[d] : 0.0f;
-        acc[i] = 0.0f;
     }
-    float m = -INFINITY, l = 0.0f;
+    WarpSoftmax<kPerLane> state;
     for (int p = begin + warp; p < end; p += kWarps) {
         const KT* kp = K + static_cast<int64_t>(p) * a.dimK;
         float s = 0.0f;
@@ -92,46 +90,18 @@ __global__ void attentionKernel(AttentionShape a, const RowCache* rows, const fl
         }
         s = warpSum(s) * a.scale;
         if (a.softCap > 0.0f) s = a.softCap * tanhf(s / a.softCap);
-        const float mNew = fmaxf(m, s);
-        const float corr = expf(m - mNew), e = expf(s - mNew);
-        l = l * corr + e;
-        const KT* vp = V + static_cast<int64_t>(p) * a.dimV;
-#pragma unroll
-        for (int i = 0; i < kPerLane; ++i) {
-            const int d = lane + kWarp * i;
-            if (d < a.dimV) acc[i] = acc[i] * corr + e * toFloat(vp[d]);
-        }
-        m = mNew;
+        state.add(s, V + static_cast<int64_t>(p) * a.dimV, a.dimV, lane);
     }
 
     // Merge the warps' states.
-    __shared__ float sm[kWarps], sl[kWarps], sacc[kWarps][kMaxHeadDim];
-    if (lane == 0) {
-        sm[warp] = m;
-        sl[warp] = l;
-    }
-#pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-        const int d = lane + kWarp * i;
-        if (d < a.dimV) sacc[warp][d] = acc[i];
-    }
-    __syncthreads();
-    float M = -INFINITY;
-    for (int w = 0; w < kWarps; ++w) M = fmaxf(M, sm[w]);
-    float L = 0.0f, f[kWarps];
-    for (int w = 0; w < kWarps; ++w) {
-        f[w] = sl[w] > 0.0f ? expf(sm[w] - M) : 0.0f;
-        L += sl[w] * f[w];
-    }
+    __shared__ BlockSoftmax<kWarps, kMaxHeadDim> merged;
+    float M, L, f[kWarps];
+    merged.merge(state, a.dimV, M, L, f);
     const int64_t pairIndex = static_cast<int64_t>(t) * a.nHead + h;
     if (nSplit == 1) {
         const float c = a.sinks ? foldSink(M, L, a.sinks[h]) : 1.0f;
         float* o = out + pairIndex * a.dimV;
-        for (int d = threadIdx.x; d < a.dimV; d += blockDim.x) {
-            float v = 0.0f;
-            for (int w = 0; w < kWarps; ++w) v += sacc[w][d] * f[w];
-            o[d] = v * c / L;
-        }
+        for (int d = threadIdx.x; d < a.dimV; d += blockDim.x) o[d] = merged.value(d, f) * c / L;
         return;
     }
     float* rec = partials + (pairIndex * nSplit + split) * (a.dimV + 2);
@@ -139,11 +109,7 @@ __global__ void attentionKernel(AttentionShape a, const RowCache* rows, const fl
         rec[0] = L > 0.0f ? M : -INFINITY;
         rec[1] = L;
     }
-    for (int d = threadIdx.x; d < a.dimV; d += blockDim.x) {
-        float v = 0.0f;
-        for (int w = 0; w < kWarps; ++w) v += sacc[w][d] * f[w];
-        rec[2 + d] = v;
-    }
+    for (int d = threadIdx.x; d < a.dimV; d += blockDim.x) rec[2 + d] = merged.value(d, f);
 }
 
 // grid (nHead, nTok): merges the nSplit states of each (row, head).

@@ -8,6 +8,7 @@
 // W_k[h] / W_v[h]: the dNope key rows / dV value rows of head h (rows h (dNope + dV) + ..).
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/softmax_state.cuh"
 
 namespace verdict::cuda {
 namespace {
@@ -15,9 +16,6 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kRankPerLane = kMlaMaxRank / kWarp;
 constexpr int kRopePerLane = kMlaMaxRope / kWarp;
-
-__device__ __forceinline__ float toFloat(float v) { return v; }
-__device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
 
 // grid (H, nTok), 256 threads: thread l of the rank sums over the head's key rows, in row order.
 __global__ void absorbKernel(const float* wf, const float* q, int H, int dn, int dr, int dv, int rank, float* qLat) {
@@ -43,19 +41,18 @@ __global__ void latentKernel(const RowCache* rows, int H, int dn, int dr, int ra
     const KT* kRope = latents + static_cast<int64_t>(rc.capacity) * rank;           // [capacity][dr]
     const float* ql = qLat + (static_cast<int64_t>(t) * H + h) * rank;
     const float* qr = q + (static_cast<int64_t>(t) * H + h) * (dn + dr) + dn;
-    float qv[kRankPerLane], acc[kRankPerLane], qp[kRopePerLane];
+    float qv[kRankPerLane], qp[kRopePerLane];
 #pragma unroll
     for (int i = 0; i < kRankPerLane; ++i) {
         const int d = lane + kWarp * i;
         qv[i] = d < rank ? ql[d] : 0.0f;
-        acc[i] = 0.0f;
     }
 #pragma unroll
     for (int i = 0; i < kRopePerLane; ++i) {
         const int d = lane + kWarp * i;
         qp[i] = d < dr ? qr[d] : 0.0f;
     }
-    float m = -INFINITY, l = 0.0f;
+    WarpSoftmax<kRankPerLane> state;
     for (int p = warp; p <= rc.pos; p += kWarps) {
         const KT* lp = latents + static_cast<int64_t>(p) * rank;
         const KT* rp = kRope + static_cast<int64_t>(p) * dr;
@@ -70,41 +67,13 @@ __global__ void latentKernel(const RowCache* rows, int H, int dn, int dr, int ra
             const int d = lane + kWarp * i;
             if (d < dr) s += qp[i] * toFloat(rp[d]);
         }
-        s = warpSum(s) * scale;
-        const float mNew = fmaxf(m, s);
-        const float corr = expf(m - mNew), e = expf(s - mNew);
-        l = l * corr + e;
-#pragma unroll
-        for (int i = 0; i < kRankPerLane; ++i) {
-            const int d = lane + kWarp * i;
-            if (d < rank) acc[i] = acc[i] * corr + e * toFloat(lp[d]);
-        }
-        m = mNew;
+        state.add(warpSum(s) * scale, lp, rank, lane);  // the latent is the value row too
     }
-    __shared__ float sm[kWarps], sl[kWarps], sacc[kWarps][kMlaMaxRank];
-    if (lane == 0) {
-        sm[warp] = m;
-        sl[warp] = l;
-    }
-#pragma unroll
-    for (int i = 0; i < kRankPerLane; ++i) {
-        const int d = lane + kWarp * i;
-        if (d < rank) sacc[warp][d] = acc[i];
-    }
-    __syncthreads();
-    float M = -INFINITY;
-    for (int w = 0; w < kWarps; ++w) M = fmaxf(M, sm[w]);
-    float L = 0.0f, f[kWarps];
-    for (int w = 0; w < kWarps; ++w) {
-        f[w] = sl[w] > 0.0f ? expf(sm[w] - M) : 0.0f;
-        L += sl[w] * f[w];
-    }
+    __shared__ BlockSoftmax<kWarps, kMlaMaxRank> merged;
+    float M, L, f[kWarps];
+    merged.merge(state, rank, M, L, f);
     float* o = oLat + (static_cast<int64_t>(t) * H + h) * rank;
-    for (int d = threadIdx.x; d < rank; d += blockDim.x) {
-        float v = 0.0f;
-        for (int w = 0; w < kWarps; ++w) v += sacc[w][d] * f[w];
-        o[d] = v / L;
-    }
+    for (int d = threadIdx.x; d < rank; d += blockDim.x) o[d] = merged.value(d, f) / L;
 }
 
 // grid (H, nTok), kWarps warps: warp w takes value rows w, w + kWarps, ...; a row's dot product
