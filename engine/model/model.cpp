@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 namespace verdict {
@@ -58,10 +60,6 @@ Result<void> pageIn(const gguf::GgufFile& file, const ModelOptions& o) {
 // now, before any session: a weight type, MLA's latent attention, attention sinks.
 Result<void> openOneForwardOnGpu(detail::ModelImpl& m, int deviceIndex) {
     const std::string id = "cuda:" + std::to_string(deviceIndex);
-    if (m.gpuLayers < m.cfg.nLayer)
-        return Error{"architecture '" + m.cfg.arch + "' runs on " + id
-                     + " whole or not at all for now (partial offload, --gpu-layers, covers llama, mistral, mixtral, "
-                       "qwen2, phi3 and gemma2)"};
     auto be = gpu::openGpuBackend(deviceIndex);
     if (!be) return be.error();
     backend::Backend& device = *be.value();
@@ -92,7 +90,7 @@ Result<void> openOneForwardOnGpu(detail::ModelImpl& m, int deviceIndex) {
             return Error{"attention sinks (" + m.cfg.arch + ") have no CUDA kernel yet on " + id + "; use --device cpu"};
     m.device = std::move(be.value());
     m.deviceId = id;
-    return detail::runForwardOn(m, *m.device);
+    return detail::runForwardOn(m, *m.device, m.gpuLayers);
 }
 
 }  // namespace
@@ -221,14 +219,27 @@ int32_t Model::eos() const { return m_impl->tokenizer ? m_impl->tokenizer->eos()
 
 namespace detail {
 
-Result<void> runForwardOn(ModelImpl& m, backend::Backend& be) {
+Result<void> runForwardOn(ModelImpl& m, backend::Backend& be, int64_t layers) {
     {
         const std::lock_guard lock(m.batchScratchMutex);
         m.batchScratch.clear();  // on the old backend
+        m.batchScratchTail.clear();
     }
     m.placement.reset();
+    m.splitLayer = layers > 0 && layers < m.cfg.nLayer ? layers : 0;
     if (!be.hostMemory()) {
-        auto placed = arch::WeightPlacement::upload(be, m.weightRegions);
+        // A split uploads the first blocks' tensors and what is not a block's but the output head.
+        std::vector<arch::WeightRegion> regions;
+        for (const arch::WeightRegion& r : m.weightRegions) {
+            if (m.splitLayer > 0) {
+                int64_t layer = -1;
+                if (std::sscanf(r.name.c_str(), "blk.%" SCNd64 ".", &layer) == 1 ? layer >= m.splitLayer
+                                                                                  : r.name.starts_with("output"))
+                    continue;
+            }
+            regions.push_back(r);
+        }
+        auto placed = arch::WeightPlacement::upload(be, std::move(regions));
         if (!placed) return Error{m.path + ": " + placed.error().message};
         m.placement = std::move(placed.value());
     }

@@ -36,6 +36,9 @@ struct ModelImpl {
     // another), and its copy of the weights (null: it reads them where they were bound).
     backend::Backend* be = nullptr;
     std::unique_ptr<arch::WeightPlacement> placement;
+    // > 0: the forward is split (partial offload of the one forward): blocks [0, splitLayer) run on
+    // `be`, the rest and the output head on `cpu`, the residual stream handed over between them.
+    int64_t splitLayer = 0;
     std::vector<arch::WeightRegion> weightRegions;  // every host range the weights point into
     std::unique_ptr<ModelTokenizer> tokenizer;    // null when the file has none usable
     std::string tokenizerError;                   // why `tokenizer` is null
@@ -50,17 +53,24 @@ struct ModelImpl {
     // Declared last: released before the backend they live on.
     mutable std::mutex batchScratchMutex;
     mutable std::vector<std::unique_ptr<arch::ArchScratch>> batchScratch;
+    mutable std::vector<std::unique_ptr<arch::ArchScratch>> batchScratchTail;  // a split's CPU blocks
 
-    // What a forward pass over `kv` runs on.
+    // What a forward pass over `kv` runs on (with a split: its first blocks).
     arch::ForwardContext forwardContext(session::KvCache& kv, const arch::DebugHook* debug) const {
         return arch::ForwardContext{cfg, kv, debug, *be, placement.get()};
+    }
+    // A split's remaining blocks and output head, on the CPU over the tail cache.
+    arch::ForwardContext tailContext(session::KvCache& kv, const arch::DebugHook* debug) const {
+        return arch::ForwardContext{cfg, kv, debug, *cpu, nullptr};
     }
 };
 
 // Makes `be` run this model's forward passes from now on (sessions, KV caches and scratch are
-// created on it): the weights are uploaded into its memory unless it is the host's. Sessions
-// created before keep their buffers on the old backend: call it before creating any. Tests run
-// the one forward on a backend with memory of its own this way (tests/engine/checked_backend.h).
-Result<void> runForwardOn(ModelImpl& m, backend::Backend& be);
+// created on it): the weights are uploaded into its memory unless it is the host's. With
+// 0 < layers < n_layer only blocks [0, layers) run there (and only their weights and the
+// embeddings go up), the rest and the output head on the model's CPU backend: a partial offload.
+// Sessions created before keep their buffers on the old backend: call it before creating any.
+// Tests run the one forward on a backend with memory of its own this way (checked_backend.h).
+Result<void> runForwardOn(ModelImpl& m, backend::Backend& be, int64_t layers = -1);
 
 }  // namespace verdict::detail

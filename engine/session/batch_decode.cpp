@@ -32,6 +32,8 @@ struct BatchBuffers {
     std::vector<int32_t> tokens;             // [kMaxBatchRows]
     std::vector<int64_t> positions;          // [kMaxBatchRows]
     std::vector<session::KvCache*> caches;   // [kMaxBatchRows]
+    std::vector<session::KvCache*> tails;    // [kMaxBatchRows] a split forward's CPU caches
+    std::vector<float> hidden;               // [kMaxBatchRows][nEmbd] a split forward's hand-over
 };
 
 Result<BatchBuffers*> batchBuffers(const SessionImpl& lead) {
@@ -44,6 +46,8 @@ Result<BatchBuffers*> batchBuffers(const SessionImpl& lead) {
         t.tokens.resize(kMaxBatchRows);
         t.positions.resize(kMaxBatchRows);
         t.caches.resize(kMaxBatchRows);
+        t.tails.resize(kMaxBatchRows);
+        t.hidden.resize(static_cast<size_t>(kMaxBatchRows * m.cfg.nEmbd));
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate the logits of a batch of " + std::to_string(kMaxBatchRows) + " sequences"};
     }
@@ -52,36 +56,39 @@ Result<BatchBuffers*> batchBuffers(const SessionImpl& lead) {
 }
 
 // A batched pass's activations for kMaxBatchRows rows, borrowed from the model for one call (made
-// on first use, in the memory of the model's forward backend) and handed back after it.
+// on first use, in the memory of the model's forward backend, or the CPU's for a split's tail) and
+// handed back after it.
 class ScratchLease {
 public:
-    static Result<ScratchLease> take(const detail::ModelImpl& m) {
-        ScratchLease lease(m);
+    static Result<ScratchLease> take(const detail::ModelImpl& m, bool tail = false) {
+        ScratchLease lease(m, tail ? m.batchScratchTail : m.batchScratch);
         {
             const std::lock_guard lock(m.batchScratchMutex);
-            if (!m.batchScratch.empty()) {
-                lease.m_scratch = std::move(m.batchScratch.back());
-                m.batchScratch.pop_back();
+            if (!lease.m_pool.empty()) {
+                lease.m_scratch = std::move(lease.m_pool.back());
+                lease.m_pool.pop_back();
                 return lease;
             }
         }
-        auto scratch = m.arch->createScratch(m.cfg, kMaxBatchRows, *m.be);
+        auto scratch = m.arch->createScratch(m.cfg, kMaxBatchRows, tail ? *m.cpu : *m.be);
         if (!scratch) return scratch.error();
         lease.m_scratch = std::move(scratch.value());
         return lease;
     }
-    ScratchLease(ScratchLease&& o) noexcept : m_model(o.m_model), m_scratch(std::move(o.m_scratch)) {}
+    ScratchLease(ScratchLease&& o) noexcept : m_model(o.m_model), m_pool(o.m_pool), m_scratch(std::move(o.m_scratch)) {}
     ScratchLease& operator=(ScratchLease&&) = delete;
     ~ScratchLease() {
         if (!m_scratch) return;
         const std::lock_guard lock(m_model.batchScratchMutex);
-        m_model.batchScratch.push_back(std::move(m_scratch));
+        m_pool.push_back(std::move(m_scratch));
     }
     arch::ArchScratch& operator*() const { return *m_scratch; }
 
 private:
-    explicit ScratchLease(const detail::ModelImpl& m) : m_model(m) {}
+    ScratchLease(const detail::ModelImpl& m, std::vector<std::unique_ptr<arch::ArchScratch>>& pool)
+        : m_model(m), m_pool(pool) {}
     const detail::ModelImpl& m_model;
+    std::vector<std::unique_ptr<arch::ArchScratch>>& m_pool;
     std::unique_ptr<arch::ArchScratch> m_scratch;
 };
 
@@ -213,6 +220,12 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
     BatchBuffers& buf = **buffers;
     auto scratch = ScratchLease::take(m);
     if (!scratch) return scratch.error();
+    std::optional<ScratchLease> tailScratch;
+    if (m.splitLayer > 0) {
+        auto t = ScratchLease::take(m, true);
+        if (!t) return t.error();
+        tailScratch.emplace(std::move(t.value()));
+    }
     const arch::ForwardContext ctx = m.forwardContext(*lead.kv, nullptr);
     const auto n = static_cast<int64_t>(rows.size());
     for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
@@ -222,6 +235,7 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
             buf.tokens[static_cast<size_t>(r)] = row.token;
             buf.positions[static_cast<size_t>(r)] = row.position;
             buf.caches[static_cast<size_t>(r)] = row.d->kv.get();
+            buf.tails[static_cast<size_t>(r)] = row.d->kvTail.get();
         }
         arch::ForwardBatch b;
         b.tokens = buf.tokens.data();
@@ -230,7 +244,20 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
         b.logits = onLogits ? buf.logits.data() : nullptr;
         b.positions = buf.positions.data();
         b.caches = buf.caches.data();
-        m.arch->forward(*m.weights, **scratch, ctx, b);
+        if (!tailScratch) {
+            m.arch->forward(*m.weights, **scratch, ctx, b);
+        } else {  // a split forward: the first blocks on the forward's backend, the rest on the CPU
+            arch::ForwardBatch head = b;
+            head.logits = nullptr;
+            head.layerEnd = m.splitLayer;
+            head.hiddenOut = buf.hidden.data();
+            m.arch->forward(*m.weights, **scratch, ctx, head);
+            arch::ForwardBatch tail = b;
+            tail.caches = buf.tails.data();
+            tail.hidden = buf.hidden.data();
+            tail.firstLayer = m.splitLayer;
+            m.arch->forward(*m.weights, **tailScratch, m.tailContext(*lead.kvTail, nullptr), tail);
+        }
         if (auto r = m.be->synchronize(); !r) return r.error();  // a failed op of a GPU's backend
         if (onLogits) onLogits(static_cast<size_t>(begin), static_cast<size_t>(count), buf.logits.data());
     }
@@ -342,7 +369,7 @@ Result<std::vector<LogprobsResult>> logprobsBatch(std::span<Session* const> sess
                 if (d > best) best = d, donor = j;
             }
             if (donor != i) {
-                ds[i]->kv->copyPositions(*ds[donor]->kv, have[i], best);
+                ds[i]->copyPositions(*ds[donor], have[i], best);
                 have[i] = best;
             }
         }
@@ -376,7 +403,7 @@ Result<std::vector<LogprobsResult>> logprobsBatch(std::span<Session* const> sess
         if (leader[i] < 0) have[i] = std::max(have[i], need[i]);
     for (size_t i = 0; i < n; ++i)
         if (leader[i] >= 0) {
-            ds[i]->kv->copyPositions(*ds[static_cast<size_t>(leader[i])]->kv, have[i], need[i]);
+            ds[i]->copyPositions(*ds[static_cast<size_t>(leader[i])], have[i], need[i]);
             have[i] = need[i];
         }
 

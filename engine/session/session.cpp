@@ -19,6 +19,11 @@ int64_t SessionImpl::commonPrefix(std::span<const int32_t> seq) const {
     return static_cast<int64_t>(i);
 }
 
+void SessionImpl::copyPositions(const SessionImpl& src, int64_t from, int64_t to) {
+    kv->copyPositions(*src.kv, from, to);
+    if (kvTail) kvTail->copyPositions(*src.kvTail, from, to);
+}
+
 void SessionImpl::truncate(int64_t n) {
     // Positions >= n are simply overwritten by later evaluations; the cache needs no clearing.
     if (n < static_cast<int64_t>(tokens.size())) tokens.resize(static_cast<size_t>(std::max<int64_t>(n, 0)));
@@ -58,7 +63,20 @@ Result<LogitsView> SessionImpl::evaluate(std::span<const int32_t> input, bool al
         b.pos0 = nPast + begin;
         b.allLogits = allLogits;
         b.logits = allLogits ? logits.data() + begin * nVocab : (lastChunk ? logits.data() : nullptr);
-        m->arch->forward(*m->weights, *scratch, ctx, b);
+        if (!kvTail) {
+            m->arch->forward(*m->weights, *scratch, ctx, b);
+            continue;
+        }
+        // A split forward: the first blocks on the forward's backend, the rest on the CPU.
+        arch::ForwardBatch head = b;
+        head.logits = nullptr;
+        head.layerEnd = m->splitLayer;
+        head.hiddenOut = hidden.data();
+        m->arch->forward(*m->weights, *scratch, ctx, head);
+        arch::ForwardBatch tail = b;
+        tail.hidden = hidden.data();
+        tail.firstLayer = m->splitLayer;
+        m->arch->forward(*m->weights, *scratchTail, m->tailContext(*kvTail, debug ? &debug : nullptr), tail);
     }
     // A backend with ops in flight (a GPU) reports a failure of any of them here.
     if (auto r = m->be->synchronize(); !r) return r.error();
@@ -142,17 +160,26 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
         // A partially offloaded model's CPU blocks use this cache too: it is allocated for every
         // layer, but the GPU's layers are never written, so their pages are never touched.
         const arch::ArchConfig::CacheShape cs = c.cacheShape();  // MLA caches a latent, not per-head K/V
-        auto kv = session::KvCache::create(*d.m->be, c.nLayer, cs.heads, cs.dimK, cs.dimV, d.nCtx,
-                                           options.kvType == KvType::F16);
+        const bool f16 = options.kvType == KvType::F16;
+        const int64_t split = d.m->splitLayer;  // > 0: the first blocks on the forward's backend
+        auto kv = session::KvCache::create(*d.m->be, split > 0 ? split : c.nLayer, cs.heads, cs.dimK, cs.dimV, d.nCtx, f16);
         if (!kv) return kv.error();
         d.kv = std::move(kv.value());
         auto scratch = d.m->arch->createScratch(c, d.nBatch, *d.m->be);
         if (!scratch) return scratch.error();
         d.scratch = std::move(scratch.value());
+        if (split > 0) {
+            auto tail = session::KvCache::create(*d.m->cpu, c.nLayer, cs.heads, cs.dimK, cs.dimV, d.nCtx, f16, split);
+            if (!tail) return tail.error();
+            d.kvTail = std::move(tail.value());
+            auto s2 = d.m->arch->createScratch(c, d.nBatch, *d.m->cpu);
+            if (!s2) return s2.error();
+            d.scratchTail = std::move(s2.value());
+        }
     }
     try {
         d.logits.resize(static_cast<size_t>(c.nVocab));
-        if (d.m->partialOffload()) d.hidden.resize(static_cast<size_t>(d.nBatch * c.nEmbd));
+        if (d.m->partialOffload() || d.kvTail) d.hidden.resize(static_cast<size_t>(d.nBatch * c.nEmbd));
         d.tokens.reserve(static_cast<size_t>(d.nCtx));
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate session buffers"};
@@ -200,6 +227,10 @@ MemoryUse Session::memoryUse() const {
         u.vramPeakBytes = v.peak;
         u.vramDeviceUsedBytes = v.deviceUsed;
         u.vramDeviceTotalBytes = v.deviceTotal;
+    }
+    if (m_impl->kvTail) {  // a split forward's CPU blocks
+        u.kvBytes += m_impl->kvTail->bytes();
+        u.scratchBytes += m_impl->scratchTail->bytes();
     }
     if (m_impl->kv) {  // the CPU's blocks (all of them, or the rest of a partial offload)
         u.kvBytes += m_impl->kv->bytes();

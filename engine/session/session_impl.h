@@ -24,8 +24,10 @@ struct SessionImpl {
     SessionOptions options;
     int64_t nCtx = 0;
     int64_t nBatch = 0;
-    std::unique_ptr<session::KvCache> kv;         // CPU models
-    std::unique_ptr<arch::ArchScratch> scratch;   // CPU models
+    std::unique_ptr<session::KvCache> kv;         // the forward's backend (a split's first blocks)
+    std::unique_ptr<arch::ArchScratch> scratch;
+    std::unique_ptr<session::KvCache> kvTail;     // a split forward (ModelImpl::splitLayer): the CPU's
+    std::unique_ptr<arch::ArchScratch> scratchTail;  // blocks, their cache and activations
     std::unique_ptr<gpu::GpuKv> gpuKv;            // GPU models (m->gpu): the cache in device memory
                                                   // (partial offload: kv and scratch serve the CPU's blocks)
     std::vector<float> hidden;                    // partial offload: [nBatch][nEmbd] handed from GPU to CPU
@@ -39,6 +41,8 @@ struct SessionImpl {
     // The GPU path of evaluate: chunks of nBatch rows through m->gpu (then the CPU's blocks when
     // the model is partially offloaded).
     Result<void> evaluateGpu(std::span<const int32_t> input, bool allLogits);
+    // Copies cached positions [from, to) from `src` (the same model and cache layout), every stage.
+    void copyPositions(const SessionImpl& src, int64_t from, int64_t to);
     // Length of the common prefix of the cache and `seq`.
     int64_t commonPrefix(std::span<const int32_t> seq) const;
     void truncate(int64_t n);

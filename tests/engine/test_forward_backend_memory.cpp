@@ -5,7 +5,8 @@
 // download logits and debug dumps — what a GPU backend needs before it can run the same
 // description — and the logits must stay bit-identical to the CPU's: prompts in several chunks,
 // decode steps, batched decode over sessions of different lengths, logprobsBatch sharing a
-// prefix (KV copies between caches), and the debug hook.
+// prefix (KV copies between caches), and the debug hook. Also split (partial offload): the first
+// blocks on the checked backend, the rest on the CPU, every session holding a cache per stage.
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/thread_pool.h"
 #include "checked_backend.h"
@@ -121,6 +122,7 @@ class TestForwardBackendMemory : public QObject {
 private slots:
     void sameLogitsWithBackendMemoryOnly_data() {
         QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("split");  // > 0: blocks [0, split) on the checked backend, the rest on the CPU
         for (const char* f : {"models/stories260K.gguf", "models/synth-llama-moe-q8_0.gguf",
                               "models/synth-qwen2-f16.gguf", "models/synth-phi3-f16.gguf",
                               "models/synth-gemma2-f16.gguf", "models/synth-deepseek2-q8_0.gguf",
@@ -128,10 +130,16 @@ private slots:
                               "v0.5.0/models/synth-qwen3-q4_k_m.gguf", "v0.5.0/models/synth-qwen3moe-f16.gguf",
                               "v0.5.0/models/synth-gemma3-f16.gguf", "v0.5.0/models/synth-gpt-oss-mxfp4.gguf",
                               "v0.5.0/models/synth-glm4moe-f16.gguf", "v0.5.0/models/synth-llama-iq4_xs.gguf"})
-            QTest::newRow(f) << QString(f);
+            QTest::newRow(f) << QString(f) << 0;
+        // Partial offload of the one forward: the sessions hold a cache and scratch per stage.
+        for (const char* f : {"models/stories260K.gguf", "models/synth-deepseek2-q8_0.gguf", "models/synth-gemma2-f16.gguf",
+                              "models/synth-phi3-f16.gguf", "v0.5.0/models/synth-gpt-oss-f16.gguf",
+                              "v0.5.0/models/synth-qwen3moe-f16.gguf"})
+            QTest::newRow((std::string(f) + " split at 1").c_str()) << QString(f) << 1;
     }
     void sameLogitsWithBackendMemoryOnly() {
         QFETCH(QString, file);
+        QFETCH(int, split);
         const auto path = test::fixture(file.toStdString());
         VERDICT_NEED_FIXTURE(path);
 
@@ -152,9 +160,12 @@ private slots:
             QVERIFY(model);
             // The test owns the model it opened: runForwardOn is called before any session exists.
             auto& impl = const_cast<detail::ModelImpl&>(model->impl());
-            auto placed = detail::runForwardOn(impl, checked);
+            auto placed = detail::runForwardOn(impl, checked, split > 0 ? split : -1);
             QVERIFY2(placed.ok(), placed ? "" : placed.error().message.c_str());
-            QVERIFY(impl.placement && impl.placement->bytes() >= impl.weightsBytes / 2);
+            QCOMPARE(impl.splitLayer, int64_t(split));
+            QVERIFY(impl.placement);
+            if (split == 0) QVERIFY(impl.placement->bytes() >= impl.weightsBytes / 2);
+            else QVERIFY(impl.placement->bytes() < impl.weightsBytes);  // only the first blocks' tensors
             QVERIFY(runScript(model, got));
 
             // A failed op of the backend (reported at synchronize, as a GPU reports it) fails the

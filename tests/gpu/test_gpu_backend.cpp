@@ -202,6 +202,42 @@ private slots:
         qInfo("%s: max |gpu - cpu| %.3g, batched vs solo %.3g", qPrintable(file), worst, batchDiff);
     }
 
+    // Partial offload of the one forward (--gpu-layers 1): the first block on cuda:0, the rest and
+    // the output head on the CPU, each session holding a cache per stage.
+    void oneForwardPartialOffload_data() { oneForwardMatchesCpu_data(); }
+    void oneForwardPartialOffload() {
+        QFETCH(QString, file);
+        QFETCH(double, tol);
+        const auto path = verdict::test::fixture(file.toStdString());
+        VERDICT_NEED_FIXTURE(path);
+        ModelOptions o;
+        auto cpuModel = Model::open(path.string(), o);
+        o.device = "cuda:0";
+        o.gpuLayers = 1;
+        auto gpuModel = Model::open(path.string(), o);
+        QVERIFY(cpuModel.ok());
+        QVERIFY2(gpuModel.ok(), gpuModel ? "" : gpuModel.error().message.c_str());
+        QCOMPARE((*gpuModel)->gpuLayers(), 1);
+        auto sc = session(*cpuModel), sg = session(*gpuModel);
+        QVERIFY(sc && sg);
+        const auto nVocab = static_cast<int32_t>((*cpuModel)->shape().nVocab);
+        const auto p = prompt(21, 5, nVocab);
+        auto lc = sc->evaluate(p, true);
+        auto lg = sg->evaluate(p, true);
+        QVERIFY2(lg.ok(), lg ? "" : lg.error().message.c_str());
+        double worst = 0;
+        for (int64_t r = 0; r < lc->rows; ++r) worst = std::max(worst, maxAbsDiff(lg->row(r), lc->row(r)));
+        const int32_t tok = 7;
+        auto a = sc->evaluate(std::span<const int32_t>(&tok, 1));
+        auto b = sg->evaluate(std::span<const int32_t>(&tok, 1));
+        QVERIFY(a.ok() && b.ok());
+        worst = std::max(worst, maxAbsDiff(b->last(), a->last()));
+        QVERIFY2(worst <= tol, qPrintable(QString("logits differ by %1").arg(worst)));
+        const MemoryUse u = sg->memoryUse();
+        QVERIFY(u.vramKvBytes > 0 && u.kvBytes > u.vramKvBytes);  // the tail's cache is on the CPU
+        qInfo("%s --gpu-layers 1: max |gpu - cpu| %.3g", qPrintable(file), worst);
+    }
+
     // decodeBatch on the GPU against each session decoding alone on the GPU: 5 rows (matvec path)
     // and 40 rows (the GEMM path for plain types and > 32 rows for quantised ones).
     void batchedDecode_data() {
