@@ -90,10 +90,10 @@ uint64_t DecoderScratch::bytes() const {
     return n + io.bytes();
 }
 
-void PassIo::allocate(backend::Backend& be, const ArchConfig& c, int64_t nBatch, int64_t nRot) {
+void PassIo::allocate(backend::Backend& be, const ArchConfig& c, int64_t nBatch) {
     const auto B = static_cast<size_t>(nBatch);
     tokens.allocate(be, B);
-    ropeHost.resize(B * static_cast<size_t>(std::max<int64_t>(nRot, 2)));
+    ropeHost.resize(B * static_cast<size_t>(std::max<int64_t>(c.nRot, 2)));
     if (!be.hostMemory()) logits.allocate(be, B * static_cast<size_t>(c.nVocab));
 }
 
@@ -130,7 +130,7 @@ Result<std::unique_ptr<ArchScratch>> createDecoderScratch(const ArchConfig& c, i
             s->moeX.allocate(be, B * U * E);
         }
         s->outNorm.allocate(be, B * E);
-        s->io.allocate(be, c, nBatch, c.nRot);
+        s->io.allocate(be, c, nBatch);
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate activation buffers for a batch of " + std::to_string(nBatch) + " tokens"};
     }

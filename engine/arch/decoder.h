@@ -110,7 +110,7 @@ struct PassIo {
     std::vector<float> ropeHost;    // [nBatch][n_rot] RoPE tables, computed on the host
     ScratchBuffer<float> logits;    // [nBatch][n_vocab], only for a backend with memory of its own
 
-    void allocate(backend::Backend& be, const ArchConfig& cfg, int64_t nBatch, int64_t nRot);  // throws bad_alloc
+    void allocate(backend::Backend& be, const ArchConfig& cfg, int64_t nBatch);  // throws bad_alloc
     uint64_t bytes() const;
 };
 

@@ -245,7 +245,7 @@ Result<std::unique_ptr<ArchScratch>> createScratch(const ArchConfig& c, int64_t 
             s->expertWeights.allocate(be, B * U);
             s->moeX.allocate(be, B * U * E);
         }
-        s->io.allocate(be, c, nBatch, c.nRot);
+        s->io.allocate(be, c, nBatch);
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate activation buffers for a batch of " + std::to_string(nBatch) + " tokens"};
     }

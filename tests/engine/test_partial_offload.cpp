@@ -124,13 +124,14 @@ private slots:
             const auto cs = c.cacheShape();
             auto placed = arch::WeightPlacement::upload(device, m.weightRegions);
             QVERIFY(placed.ok());
-            auto mk = [&](backend::Backend& be, int64_t first) {
-                return std::move(session::KvCache::create(be, c.nLayer, cs.heads, cs.dimK, cs.dimV, nCtx, false, first).value());
+            auto mk = [&](backend::Backend& be, int64_t first, int64_t end) {  // blocks [first, end)
+                return std::move(session::KvCache::create(be, end, cs.heads, cs.dimK, cs.dimV, nCtx, false, first).value());
             };
             // Two sequences: a, b on the whole CPU; each also split (head on the device, tail on the CPU).
-            auto fullA = mk(*m.cpu, 0), fullB = mk(*m.cpu, 0);
-            auto headA = mk(device, 0), headB = mk(device, 0), tailA = mk(*m.cpu, split), tailB = mk(*m.cpu, split);
-            QVERIFY(headA->bytes() * 1 > 0 && tailA->bytes() < fullA->bytes());
+            auto fullA = mk(*m.cpu, 0, c.nLayer), fullB = mk(*m.cpu, 0, c.nLayer);
+            auto headA = mk(device, 0, split), headB = mk(device, 0, split);
+            auto tailA = mk(*m.cpu, split, c.nLayer), tailB = mk(*m.cpu, split, c.nLayer);
+            QCOMPARE(headA->bytes() + tailA->bytes(), fullA->bytes());  // each stage holds its blocks only
             auto sFull = m.arch->createScratch(c, 16, *m.cpu);
             auto sHead = m.arch->createScratch(c, 16, device);
             auto sTail = m.arch->createScratch(c, 16, *m.cpu);
