@@ -1,7 +1,7 @@
 // The grids and sign table of the lattice i-quants (block_formats.h), as data.
 //
 // A grid entry packs one group: byte j (little-endian) is element j's magnitude (IQ2_*: 8 bytes,
-// IQ3_*: 4 bytes) or signed value (IQ1_*: int8 -1 / 0 / 1). Values in iq_grids.cpp (source named there).
+// IQ3_*: 4 bytes) or signed value (IQ1_*: int8 -1 / 0 / 1). Values in iq_grids.inc and iq1_grid.inc (sources named there).
 #pragma once
 
 #include <array>

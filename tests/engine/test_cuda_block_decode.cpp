@@ -1,10 +1,14 @@
 // Host tests of the CUDA backend's block math (engine/backend/cuda/block_decode.cuh): every unit
 // decoded by decodeUnit must equal the reference tensor::dequantizeRow bit for bit, dotUnit must
 // match a double-precision dot of the dequantized row, and the half / bfloat16 conversions must
-// reproduce tensor/half.h on every bit pattern.
+// reproduce tensor/half.h on every bit pattern. Every weight type the CPU can dequantize is
+// covered, the i-quants, MXFP4 and TQ1_0 / TQ2_0 included: on the host the functions read the
+// CPU's own grids, on the device copies made from the same data files (iq_tables.cuh).
 #include "backend/cuda/block_decode.cuh"
 #include "backend/cuda/block_type.h"
 #include "tensor/half.h"
+#include "tensor/iq_decode.h"
+#include "tensor/iq_grids.h"
 #include "tensor/quantize.h"
 #include "tensor/tensor_type.h"
 
@@ -26,17 +30,34 @@ using DecodeFn = void (*)(const uint8_t*, int64_t, float*);
 using DotFn = float (*)(const uint8_t*, int64_t, const float*);
 using QuadFn = void (*)(const uint8_t*, int64_t, int, float*);
 
+// Random block bytes: a type-specific fix of the scale fields so every value is finite.
+using FixFn = void (*)(uint8_t* block, std::mt19937& rng);
+
 struct Case {
     TensorType tensorType;
     BlockType blockType;
     DecodeFn decode;
     DotFn dot;
-    std::vector<int> halfOffsets;
-    QuadFn quad = nullptr;  // byte offsets of the f16 scale fields inside a block
+    std::vector<int> halfOffsets;  // byte offsets of the f16 scale fields inside a block
+    QuadFn quad = nullptr;
+    FixFn fix = nullptr;
 };
 
-template <BlockType T> Case makeCase(TensorType tt, std::vector<int> halfOffsets) {
-    return {tt, T, &decodeUnit<T>, &dotUnit<T>, std::move(halfOffsets), &decodeQuad<T>};
+template <BlockType T> Case makeCase(TensorType tt, std::vector<int> halfOffsets, FixFn fix = nullptr) {
+    return {tt, T, &decodeUnit<T>, &dotUnit<T>, std::move(halfOffsets), &decodeQuad<T>, fix};
+}
+
+// MXFP4: an exponent byte within 2^-20 .. 2^20 (beyond, 12 * 2^(e-128) overflows to inf at the
+// top), and now and then the subnormal scales e = 0 / 1.
+void fixMxfp4(uint8_t* b, std::mt19937& rng) {
+    const int r = std::uniform_int_distribution<int>(0, 9)(rng);
+    b[0] = static_cast<uint8_t>(r == 0 ? 0 : r == 1 ? 1 : std::uniform_int_distribution<int>(108, 148)(rng));
+}
+// IQ1_M: its f16 scale is the top nibbles of the four scale words (bytes 49, 51, 53, 55).
+void fixIq1m(uint8_t* b, std::mt19937& rng) {
+    const uint16_t h = tensor::fp32ToFp16(std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng));
+    for (int w = 0; w < 4; ++w)
+        b[48 + 2 * w + 1] = static_cast<uint8_t>((b[48 + 2 * w + 1] & 0x0F) | (((h >> (4 * w)) & 0xF) << 4));
 }
 
 std::vector<Case> allCases() {
@@ -54,6 +75,18 @@ std::vector<Case> allCases() {
         makeCase<BlockType::Q4_K>(TensorType::Q4_K, {0, 2}),
         makeCase<BlockType::Q5_K>(TensorType::Q5_K, {0, 2}),
         makeCase<BlockType::Q6_K>(TensorType::Q6_K, {208}),
+        makeCase<BlockType::IQ4_NL>(TensorType::IQ4_NL, {0}),
+        makeCase<BlockType::IQ4_XS>(TensorType::IQ4_XS, {0}),
+        makeCase<BlockType::MXFP4>(TensorType::MXFP4, {}, &fixMxfp4),
+        makeCase<BlockType::IQ2_XXS>(TensorType::IQ2_XXS, {0}),
+        makeCase<BlockType::IQ2_XS>(TensorType::IQ2_XS, {0}),
+        makeCase<BlockType::IQ2_S>(TensorType::IQ2_S, {0}),
+        makeCase<BlockType::IQ3_XXS>(TensorType::IQ3_XXS, {0}),
+        makeCase<BlockType::IQ3_S>(TensorType::IQ3_S, {0}),
+        makeCase<BlockType::IQ1_S>(TensorType::IQ1_S, {0}),
+        makeCase<BlockType::IQ1_M>(TensorType::IQ1_M, {}, &fixIq1m),
+        makeCase<BlockType::TQ1_0>(TensorType::TQ1_0, {52}),
+        makeCase<BlockType::TQ2_0>(TensorType::TQ2_0, {64}),
     };
 }
 
@@ -161,16 +194,26 @@ private slots:
             const auto tr = tensor::typeTraits(id);
             if (!tr) continue;
             const TensorType t = tr->type;
-            // Q8_1 / Q8_K are activation formats; the i-quants, MXFP4 and TQ1_0 / TQ2_0 run on the CPU
-            // only so far (the CUDA backend refuses them by name at load).
-            bool cpuOnly = false;
-            for (TensorType c : {TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4, TensorType::IQ2_XXS,
-                                 TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS, TensorType::IQ3_S,
-                                 TensorType::IQ1_S, TensorType::IQ1_M, TensorType::TQ1_0, TensorType::TQ2_0})
-                cpuOnly = cpuOnly || t == c;
-            const bool expected = tensor::canDequantize(t) && t != TensorType::Q8_1 && t != TensorType::Q8_K && !cpuOnly;
+            // Every weight type the CPU reads; Q8_1 / Q8_K are activation formats.
+            const bool expected = tensor::canDequantize(t) && t != TensorType::Q8_1 && t != TensorType::Q8_K;
             QVERIFY2(blockTypeFor(t).has_value() == expected, std::string(tr->name).c_str());
+            if (expected) {
+                bool tested = false;
+                for (const Case& c : allCases()) tested = tested || c.tensorType == t;
+                QVERIFY2(tested, (std::string(tr->name) + " has no case in allCases()").c_str());
+            }
         }
+    }
+
+    // The computed sign byte of IQ2_XXS / IQ2_XS / IQ3_XXS against the CPU's table; the MXFP4 scale
+    // and the TQ1_0 trits against the CPU's functions for every byte.
+    void helpersMatchCpu() {
+        for (unsigned i = 0; i < 128; ++i) QCOMPARE(iq2SignByte(i), static_cast<unsigned>(tensor::kIQ2Signs[i]));
+        for (unsigned e = 0; e < 256; ++e)
+            QCOMPARE(tensor::floatBits(mxfp4Scale(static_cast<uint8_t>(e))),
+                     tensor::floatBits(tensor::mxfp4HalfScale(static_cast<uint8_t>(e))));
+        for (unsigned q = 0; q < 256; ++q)
+            for (int n = 0; n < 5; ++n) QCOMPARE(tq1Trit(q, n), static_cast<int>(tensor::tq1Trit(static_cast<uint8_t>(q), n)));
     }
 
     void halfBitsAllPatterns() {
@@ -209,6 +252,7 @@ private slots:
         std::mt19937 rng(1234);
         const int nRows = 6;
         for (const Case& c : allCases()) {
+            if (!tensor::canQuantize(c.tensorType)) continue;  // the lattice i-quants: random bytes below
             for (int len : {256, 512}) {
                 const std::vector<float> src = makeRows(nRows, len, rng);
                 const size_t rb = rowBytesOf(c.tensorType, len);
@@ -240,9 +284,10 @@ private slots:
                     bytes[b * bi.bytes + off] = static_cast<uint8_t>(h & 0xff);
                     bytes[b * bi.bytes + off + 1] = static_cast<uint8_t>(h >> 8);
                 }
+                if (c.fix) c.fix(bytes + b * bi.bytes, rng);
             }
             // Plain float rows of random bytes may hold NaN / inf: compare decode only.
-            const bool finite = !c.halfOffsets.empty();
+            const bool finite = !c.halfOffsets.empty() || c.fix;
             checkRows(c, bytes, nRows, len, finite, rng);
             if (QTest::currentTestFailed()) return;
         }

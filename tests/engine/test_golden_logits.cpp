@@ -195,13 +195,13 @@ private slots:
             {"synth-deepseek2-q4_k", quantWide, tieQuant},
             {"synth-deepseek2lite-f16", f16Deep, tieF16},
             // Third batch (llama.cpp v0.5.0, fixtures/v0.5.0): the same master in the mixes llama.cpp
-            // makes by default and in the non-linear 4-bit types (CPU only so far).
+            // makes by default and in the non-linear 4-bit types.
             {"v0.5.0/synth-llama-q4_k_m", quant},
             {"v0.5.0/synth-llama-q5_k_m", quant},
             {"v0.5.0/synth-llama-iq4_nl", quant},
             {"v0.5.0/synth-llama-iq4_xs", quant},
             {"v0.5.0/synth-llama-mxfp4", quant},
-            // The lattice i-quants and the ternary formats (CPU only so far), the quantized bound: the
+            // The lattice i-quants and the ternary formats, the quantized bound: the
             // steps agree to 5e-5 (the references' 5 digits) up to the first step where one activation's
             // Q8_K rounding flips (summation order), then move by 0.9-2e-2 from there on (the flip is in
             // the KV cache). Measured: tq2_0 / tq1_0 1.7e-2 (bit-identical files; 8.9e-3 before attention's
@@ -244,13 +244,9 @@ private slots:
         VERDICT_NEED_FIXTURE(modelPath);
         VERDICT_NEED_FIXTURE(refPath);
         VERDICT_NEED_TEST_DEVICE();
-        // qwen3, qwen3moe, gemma3, glm4moe, gpt-oss and deepseek2 run their one forward on the
-        // GPU's op backend; the i-quants, MXFP4 and TQ have no CUDA kernels yet (Model::open says
-        // so for any other refusal: skipped below).
-        const bool cpuOnly = name.find("-iq") != std::string::npos || name.find("-tq") != std::string::npos ||
-                             name.find("mxfp4") != std::string::npos;
-        if (cpuOnly && verdict::test::testDevice() != "cpu")
-            QSKIP("the i-quants, MXFP4 and TQ1_0 / TQ2_0 run on the CPU only so far");
+        // On a GPU every file opens: qwen3, qwen3moe, gemma3, glm4moe, gpt-oss and deepseek2 run
+        // their one forward on the op backend, every weight type (the i-quants, MXFP4 and TQ
+        // included) has CUDA kernels; Model::open's refusal of what has none is skipped below.
         const auto refs = loadReference(refPath);
         QVERIFY(!refs.empty());
 

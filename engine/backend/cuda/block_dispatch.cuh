@@ -27,6 +27,18 @@ void dispatchType(BlockType t, F&& f) {
         case BlockType::Q4_K: f(TypeTag<BlockType::Q4_K>{}); break;
         case BlockType::Q5_K: f(TypeTag<BlockType::Q5_K>{}); break;
         case BlockType::Q6_K: f(TypeTag<BlockType::Q6_K>{}); break;
+        case BlockType::IQ4_NL: f(TypeTag<BlockType::IQ4_NL>{}); break;
+        case BlockType::IQ4_XS: f(TypeTag<BlockType::IQ4_XS>{}); break;
+        case BlockType::MXFP4: f(TypeTag<BlockType::MXFP4>{}); break;
+        case BlockType::IQ2_XXS: f(TypeTag<BlockType::IQ2_XXS>{}); break;
+        case BlockType::IQ2_XS: f(TypeTag<BlockType::IQ2_XS>{}); break;
+        case BlockType::IQ2_S: f(TypeTag<BlockType::IQ2_S>{}); break;
+        case BlockType::IQ3_XXS: f(TypeTag<BlockType::IQ3_XXS>{}); break;
+        case BlockType::IQ3_S: f(TypeTag<BlockType::IQ3_S>{}); break;
+        case BlockType::IQ1_S: f(TypeTag<BlockType::IQ1_S>{}); break;
+        case BlockType::IQ1_M: f(TypeTag<BlockType::IQ1_M>{}); break;
+        case BlockType::TQ1_0: f(TypeTag<BlockType::TQ1_0>{}); break;
+        case BlockType::TQ2_0: f(TypeTag<BlockType::TQ2_0>{}); break;
     }
 }
 

@@ -9,7 +9,7 @@
 namespace verdict::cuda {
 
 // The BlockType that decodes weight rows of type t; nullopt for types the CUDA backend cannot
-// read (IQ*, TQ*, MXFP4, integer types, and the activation formats Q8_1 / Q8_K).
+// read (integer types, and the activation formats Q8_1 / Q8_K).
 inline std::optional<BlockType> blockTypeFor(tensor::TensorType t) {
     using TT = tensor::TensorType;
     switch (t) {
@@ -26,6 +26,18 @@ inline std::optional<BlockType> blockTypeFor(tensor::TensorType t) {
         case TT::Q4_K: return BlockType::Q4_K;
         case TT::Q5_K: return BlockType::Q5_K;
         case TT::Q6_K: return BlockType::Q6_K;
+        case TT::IQ4_NL: return BlockType::IQ4_NL;
+        case TT::IQ4_XS: return BlockType::IQ4_XS;
+        case TT::MXFP4: return BlockType::MXFP4;
+        case TT::IQ2_XXS: return BlockType::IQ2_XXS;
+        case TT::IQ2_XS: return BlockType::IQ2_XS;
+        case TT::IQ2_S: return BlockType::IQ2_S;
+        case TT::IQ3_XXS: return BlockType::IQ3_XXS;
+        case TT::IQ3_S: return BlockType::IQ3_S;
+        case TT::IQ1_S: return BlockType::IQ1_S;
+        case TT::IQ1_M: return BlockType::IQ1_M;
+        case TT::TQ1_0: return BlockType::TQ1_0;
+        case TT::TQ2_0: return BlockType::TQ2_0;
         default: return std::nullopt;
     }
 }
@@ -56,6 +68,18 @@ constexpr BlockInfo blockInfo(BlockType b) {
         case BlockType::Q4_K: return blockInfoOf<BlockType::Q4_K>();
         case BlockType::Q5_K: return blockInfoOf<BlockType::Q5_K>();
         case BlockType::Q6_K: return blockInfoOf<BlockType::Q6_K>();
+        case BlockType::IQ4_NL: return blockInfoOf<BlockType::IQ4_NL>();
+        case BlockType::IQ4_XS: return blockInfoOf<BlockType::IQ4_XS>();
+        case BlockType::MXFP4: return blockInfoOf<BlockType::MXFP4>();
+        case BlockType::IQ2_XXS: return blockInfoOf<BlockType::IQ2_XXS>();
+        case BlockType::IQ2_XS: return blockInfoOf<BlockType::IQ2_XS>();
+        case BlockType::IQ2_S: return blockInfoOf<BlockType::IQ2_S>();
+        case BlockType::IQ3_XXS: return blockInfoOf<BlockType::IQ3_XXS>();
+        case BlockType::IQ3_S: return blockInfoOf<BlockType::IQ3_S>();
+        case BlockType::IQ1_S: return blockInfoOf<BlockType::IQ1_S>();
+        case BlockType::IQ1_M: return blockInfoOf<BlockType::IQ1_M>();
+        case BlockType::TQ1_0: return blockInfoOf<BlockType::TQ1_0>();
+        case BlockType::TQ2_0: return blockInfoOf<BlockType::TQ2_0>();
     }
     return {0, 0, 0};
 }
