@@ -55,6 +55,13 @@ struct ModelImpl {
     mutable std::vector<std::unique_ptr<arch::ArchScratch>> batchScratch;
     mutable std::vector<std::unique_ptr<arch::ArchScratch>> batchScratchTail;  // a split's CPU blocks
 
+    // Passes on a backend with memory of its own (a GPU's op backend keeps per-pass state: its
+    // stream, staging, row tables) run one at a time; the CPU's run side by side (no lock).
+    mutable std::mutex passMutex;
+    std::unique_lock<std::mutex> lockPasses() const {
+        return be && !be->hostMemory() ? std::unique_lock<std::mutex>(passMutex) : std::unique_lock<std::mutex>();
+    }
+
     // What a forward pass over `kv` runs on (with a split: its first blocks).
     arch::ForwardContext forwardContext(session::KvCache& kv, const arch::DebugHook* debug) const {
         return arch::ForwardContext{cfg, kv, debug, *be, placement.get()};

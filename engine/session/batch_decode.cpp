@@ -226,6 +226,7 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
         if (!t) return t.error();
         tailScratch.emplace(std::move(t.value()));
     }
+    const auto passes = m.lockPasses();
     const arch::ForwardContext ctx = m.forwardContext(*lead.kv, nullptr);
     const auto n = static_cast<int64_t>(rows.size());
     for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {

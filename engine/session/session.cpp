@@ -53,6 +53,7 @@ Result<LogitsView> SessionImpl::evaluate(std::span<const int32_t> input, bool al
         tokens.insert(tokens.end(), input.begin(), input.end());
         return LogitsView{logits.data(), rows, nVocab};
     }
+    const auto passes = m->lockPasses();
     const arch::ForwardContext ctx = m->forwardContext(*kv, debug ? &debug : nullptr);
     for (int64_t begin = 0; begin < n; begin += nBatch) {
         const int64_t count = std::min(nBatch, n - begin);

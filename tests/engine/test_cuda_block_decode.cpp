@@ -4,8 +4,10 @@
 // reproduce tensor/half.h on every bit pattern. Every weight type the CPU can dequantize is
 // covered, the i-quants, MXFP4 and TQ1_0 / TQ2_0 included: on the host the functions read the
 // CPU's own grids, on the device copies made from the same data files (iq_tables.cuh).
+// Also the host half of grouping pairs by expert (expert_order.h).
 #include "backend/cuda/block_decode.cuh"
 #include "backend/cuda/block_type.h"
+#include "backend/cuda/expert_order.h"
 #include "tensor/half.h"
 #include "tensor/iq_decode.h"
 #include "tensor/iq_grids.h"
@@ -214,6 +216,30 @@ private slots:
                      tensor::floatBits(tensor::mxfp4HalfScale(static_cast<uint8_t>(e))));
         for (unsigned q = 0; q < 256; ++q)
             for (int n = 0; n < 5; ++n) QCOMPARE(tq1Trit(q, n), static_cast<int>(tensor::tq1Trit(static_cast<uint8_t>(q), n)));
+    }
+
+    // The counting sort that groups a prefill's (token, slot) pairs by expert on the GPU paths.
+    void expertOrder() {
+        const std::vector<int32_t> ids = {3, 0, 3, 1, 0, 3, 2, 0};
+        std::vector<int64_t> begin;
+        std::vector<int32_t> order;
+        int32_t bad = -1;
+        QVERIFY(sortPairsByExpert(ids, 5, begin, order, bad));
+        QCOMPARE(begin, (std::vector<int64_t>{0, 3, 4, 5, 8, 8}));
+        QCOMPARE(order, (std::vector<int32_t>{1, 4, 7, 3, 6, 0, 2, 5}));  // pair order within an expert
+        std::mt19937 rng(5);
+        std::vector<int32_t> many(1000);
+        for (int32_t& e : many) e = std::uniform_int_distribution<int32_t>(0, 63)(rng);
+        QVERIFY(sortPairsByExpert(many, 64, begin, order, bad));
+        for (int64_t e = 0; e < 64; ++e)
+            for (int64_t j = begin[static_cast<size_t>(e)]; j < begin[static_cast<size_t>(e) + 1]; ++j) {
+                QCOMPARE(many[static_cast<size_t>(order[static_cast<size_t>(j)])], static_cast<int32_t>(e));
+                if (j > begin[static_cast<size_t>(e)]) QVERIFY(order[static_cast<size_t>(j)] > order[static_cast<size_t>(j) - 1]);
+            }
+        QVERIFY(!sortPairsByExpert({0, 7, 1}, 5, begin, order, bad));
+        QCOMPARE(bad, 7);
+        QVERIFY(!sortPairsByExpert({-1}, 5, begin, order, bad));
+        QCOMPARE(bad, -1);
     }
 
     void halfBitsAllPatterns() {

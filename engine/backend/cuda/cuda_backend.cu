@@ -4,11 +4,14 @@
 #include "backend/cuda/block_type.h"
 #include "backend/cuda/cuda_memory.h"
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/expert_order.h"
+#include "backend/cuda/gemm.h"
 #include "tensor/half.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +24,16 @@ constexpr int kMaxSplits = 32;     // attention position splits (decode), as cud
 constexpr int kMaxHeadDim = 256;   // ops_attention.cu
 constexpr int kMaxExperts = 512;   // ops_moe.cu
 constexpr int kMaxUsedExperts = 32;
+// A routed expert product of more pairs than this (a prefill) is grouped by expert: each used
+// expert's matrix multiplies its rows as one product (gemm.h), so it is read once per pass rather
+// than once per pair. Fewer pairs (decode) read their experts' rows in place (expertMatvec).
+constexpr int64_t kGroupMinPairs = kMmaMaxCols;
+// Uploads up to this size go through the pinned staging buffer (queued, no wait); larger ones
+// (weights) are copied synchronously.
+constexpr uint64_t kStageMaxBytes = 4ull << 20;
+constexpr uint64_t kStageAlign = 256;
+
+uint64_t stageAlign(uint64_t n) { return (n + kStageAlign - 1) / kStageAlign * kStageAlign; }
 
 class CudaBackend final : public backend::Backend {
 public:
@@ -28,13 +41,18 @@ public:
     ~CudaBackend() override {
         cudaSetDevice(m_device);
         if (m_stream) cudaStreamSynchronize(m_stream);
+        m_gemm.reset();
         m_buffers.clear();
         m_rows = {};
+        m_xHalf = {};
+        m_wHalf = {};
+        m_groupX = {};
+        m_groupY = {};
+        m_order = {};
+        if (m_pinned) cudaFreeHost(m_pinned);
         m_partials = {};
-        m_mlaW = {};
         m_mlaQ = {};
         m_mlaO = {};
-        m_iota = {};
         m_gelu = {};
         if (m_stream) cudaStreamDestroy(m_stream);
     }
@@ -53,6 +71,7 @@ public:
         m_name = prop.name;
         if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return fail(e);
         if (cudaError_t e = cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking); e != cudaSuccess) return fail(e);
+        if (auto r = m_gemm.init(m_device, m_ledger, m_stream, "cuda:" + std::to_string(m_device)); !r) return r.error();
         // ggml's f16 GELU table, the CPU's own values (cpu::geluTanhF16), for geglu.
         std::vector<uint16_t> table(65536);
         for (size_t i = 0; i < table.size(); ++i)
@@ -86,16 +105,24 @@ public:
         return p;
     }
     void release(void* p) override {
-        cudaStreamSynchronize(m_stream);  // no op still reading it
+        idle();  // no op still reading it
         m_buffers.erase(p);
     }
+    // Small uploads (a pass's token ids, RoPE tables) are copied into pinned staging and queued, so
+    // the ops after them do not wait; large ones (weights) are copied before this returns, as the
+    // host buffer may go away then.
     void upload(void* dst, const void* host, uint64_t bytes) override {
+        if (bytes == 0) return;
+        if (const uint8_t* staged = stage(host, bytes)) {
+            note(cudaMemcpyAsync(dst, staged, bytes, cudaMemcpyHostToDevice, m_stream));
+            return;
+        }
         note(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, m_stream));
-        note(cudaStreamSynchronize(m_stream));  // the host buffer may go away when this returns
+        idle();
     }
     void download(void* host, const void* src, uint64_t bytes) override {
         note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, m_stream));
-        note(cudaStreamSynchronize(m_stream));
+        idle();
     }
     backend::MemoryStats memory() const override {
         backend::MemoryStats m;
@@ -119,8 +146,11 @@ public:
     Result<void> synchronize() override {
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaStreamSynchronize(m_stream);
+        if (e == cudaSuccess) resetStaging();
         if (e == cudaSuccess && m_firstError != cudaSuccess) e = m_firstError;
         m_firstError = cudaSuccess;
+        if (std::string blasError = m_gemm.takeError(); !blasError.empty() && m_opError.empty())
+            m_opError = "cuBLAS: " + blasError;
         if (!m_opError.empty()) {
             std::string msg = name() + ": " + m_opError;
             m_opError.clear();
@@ -134,17 +164,11 @@ public:
         if (auto d = matrix(w)) cuda::embedRows(*d, tokens, nTok, out, m_stream);
     }
     void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override {
-        auto d = matrix(w);
-        if (!d || nTok <= 0) return;
-        if (nTok <= kMatvecMaxCols) {
-            matvec(*d, x, w.cols, static_cast<int>(nTok), y, ldy, m_stream);
-        } else {
-            matmulMma(*d, x, w.cols, nTok, y, ldy, m_stream);
-        }
+        if (auto d = matrix(w); d && nTok > 0) product(*d, x, w.cols, nTok, y, ldy);
     }
+    // Routed products of up to kGroupMinPairs pairs read each pair's expert rows in place
+    // (expertMatvec); more are grouped by expert (groupedProduct); dense ones run as matmul.
     void expertMatmuls(const backend::ExpertProduct* products, int count) override {
-        // One launch per product: routed pairs read their expert's rows in place (expertMatvec);
-        // dense products run as matmul. No grouping by expert yet (cuda_model.cu's prefill does).
         for (int i = 0; i < count; ++i) {
             const backend::ExpertProduct& p = products[i];
             if (p.nPairs <= 0) continue;
@@ -153,7 +177,10 @@ public:
             } else if (!p.experts) {
                 if (m_opError.empty()) m_opError = "a dense expert product with repeated input rows is not implemented";
             } else if (auto d = matrix(p.w)) {
-                expertMatvec(*d, p.experts, p.nPairs, p.x, p.w.cols, p.xDiv, p.y, p.w.rows, m_stream);
+                if (p.nPairs > kGroupMinPairs)
+                    groupedProduct(p, *d);
+                else
+                    expertMatvec(*d, p.experts, p.nPairs, p.x, p.w.cols, p.xDiv, p.y, p.w.rows, m_stream);
             }
         }
     }
@@ -190,24 +217,16 @@ public:
         }
         int64_t maxLen = 0;
         for (int64_t t = 0; t < nTok; ++t) maxLen = std::max<int64_t>(maxLen, hostRows[t].pos + 1);
-        const RowCache* rows = uploadRows(hostRows, nTok);
-        if (!rows) return;
         const AttentionShape s = shape(a);
         const int nSplit = attentionSplits(s, nTok, maxLen, kMaxSplits);
-        const uint64_t need = 4ull * static_cast<uint64_t>(attentionPartialFloats(s, kMaxSplits));
-        if (m_partials.bytes() < need) {
-            cudaStreamSynchronize(m_stream);
-            auto p = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, need, "attention partials");
-            if (!p) {
-                if (m_opError.empty()) m_opError = p.error().message;
-                return;
-            }
-            m_partials = std::move(p.value());
-        }
+        if (!grow(m_partials, 4ull * static_cast<uint64_t>(attentionPartialFloats(s, kMaxSplits)), "attention partials"))
+            return;
+        // Growing a buffer waits for the stream and recycles the staging: tables are uploaded last.
+        const RowCache* rows = uploadRows(hostRows, nTok);
+        if (!rows) return;
         cuda::attention(s, rows, nTok, nSplit, q, out, reinterpret_cast<float*>(m_partials.data()), m_stream);
     }
-    // ops_mla.cu over attn_kv_b dequantized to f32 for the call (embedRows over an index of its
-    // rows): correct first; a V3-sized layer's rows are 64 MiB of f32 per pass, a cost to remove.
+    // ops_mla.cu: absorb and up-project read attn_kv_b's blocks in place.
     void latentAttention(const backend::LatentAttention& a, const backend::RowCache* hostRows, int64_t nTok,
                          const float* q, float* out) override {
         if (nTok <= 0) return;
@@ -217,29 +236,17 @@ public:
         }
         auto w = matrix(a.kvB);
         if (!w) return;
-        const int64_t nRows = static_cast<int64_t>(a.nHead) * (a.dNope + a.dV);
-        const uint64_t wfBytes = 4ull * static_cast<uint64_t>(nRows * a.rank);
         const uint64_t latBytes = 4ull * static_cast<uint64_t>(nTok * a.nHead * a.rank);
-        if (m_iota.bytes() < 4ull * static_cast<uint64_t>(nRows)) m_iotaRows = 0;  // grown below: refilled
-        if (!grow(m_mlaW, wfBytes, "latent attention weights") || !grow(m_mlaQ, latBytes, "latent attention queries")
-            || !grow(m_mlaO, latBytes, "latent attention outputs") || !grow(m_iota, 4ull * static_cast<uint64_t>(nRows), "row index"))
+        if (!grow(m_mlaQ, latBytes, "latent attention queries") || !grow(m_mlaO, latBytes, "latent attention outputs"))
             return;
-        if (m_iotaRows < nRows) {
-            std::vector<int32_t> iota(static_cast<size_t>(nRows));
-            for (int64_t i = 0; i < nRows; ++i) iota[static_cast<size_t>(i)] = static_cast<int32_t>(i);
-            upload(m_iota.data(), iota.data(), iota.size() * 4);
-            m_iotaRows = nRows;
-        }
-        float* wf = reinterpret_cast<float*>(m_mlaW.data());
-        cuda::embedRows(*w, reinterpret_cast<const int32_t*>(m_iota.data()), nRows, wf, m_stream);
-        const RowCache* rows = uploadRows(hostRows, nTok);
+        const RowCache* rows = uploadRows(hostRows, nTok);  // after the growth (see attention)
         if (!rows) return;
         const MlaShape shape{a.nHead, a.dNope, a.dRope, a.dV, a.rank, a.f16, a.scale};
         float* qLat = reinterpret_cast<float*>(m_mlaQ.data());
         float* oLat = reinterpret_cast<float*>(m_mlaO.data());
-        mlaAbsorb(wf, q, nTok, shape, qLat, m_stream);
+        mlaAbsorb(*w, q, nTok, shape, qLat, m_stream);
         mlaAttention(rows, nTok, shape, q, qLat, oLat, m_stream);
-        mlaUpProject(wf, oLat, nTok, shape, out, m_stream);
+        mlaUpProject(*w, oLat, nTok, shape, out, m_stream);
     }
     // The CPU's rounding (backend/cpu/act_quant.h), so that a value cached now sums later as the
     // CPU's product would: the op is defined by the CPU's pairing of weight and activation types.
@@ -269,6 +276,7 @@ public:
                 m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
             return;
         }
+        ++m_routeEpoch;  // the expert ids change: groupedProduct sorts them again
         cuda::routeSoftmaxTopK(logits, nTok, nExpert, U, experts, weights, m_stream);
     }
     void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
@@ -278,6 +286,7 @@ public:
                 m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
             return;
         }
+        ++m_routeEpoch;  // the expert ids change: groupedProduct sorts them again
         cuda::routeTopKSoftmax(logits, nTok, nExpert, U, experts, weights, m_stream);
     }
     void routeGrouped(const backend::GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U,
@@ -287,6 +296,7 @@ public:
                 m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
             return;
         }
+        ++m_routeEpoch;  // the expert ids change: groupedProduct sorts them again
         cuda::routeGrouped(r.sigmoid, r.selectionBias, r.nGroups, r.nGroupsUsed, r.normalize, r.scale, scores, nTok,
                            nExpert, U, selection, experts, weights, m_stream);
     }
@@ -301,6 +311,96 @@ private:
     Error fail(cudaError_t e) const { return Error{"cuda:" + std::to_string(m_device) + ": " + cudaErrorText(e)}; }
     void note(cudaError_t e) {
         if (e != cudaSuccess && m_firstError == cudaSuccess) m_firstError = e;
+    }
+
+    // Waits for the stream; the staging buffers are free again.
+    void idle() {
+        note(cudaStreamSynchronize(m_stream));
+        resetStaging();
+    }
+    void resetStaging() {
+        m_pinnedUsed = 0;
+        m_rowsUsed = 0;
+    }
+    // A pinned copy of host[0 .. bytes) that stays valid until the stream is next idle, or null
+    // (too large, or pinned memory unavailable): the caller copies synchronously.
+    const uint8_t* stage(const void* host, uint64_t bytes) {
+        if (bytes > kStageMaxBytes) return nullptr;
+        const uint64_t need = stageAlign(bytes);
+        if (m_pinnedUsed + need > m_pinnedBytes) {
+            idle();
+            if (need > m_pinnedBytes) {
+                if (m_pinned) cudaFreeHost(m_pinned);
+                m_pinned = nullptr;
+                m_pinnedBytes = 0;
+                const uint64_t size = std::max<uint64_t>(need, 1ull << 20);
+                void* p = nullptr;
+                if (cudaMallocHost(&p, size) != cudaSuccess) {
+                    cudaGetLastError();
+                    return nullptr;
+                }
+                m_pinned = static_cast<uint8_t*>(p);
+                m_pinnedBytes = size;
+            }
+        }
+        uint8_t* dst = m_pinned + m_pinnedUsed;
+        std::memcpy(dst, host, bytes);
+        m_pinnedUsed += need;
+        return dst;
+    }
+
+    // y = W x through gemm.h, its f16 scratch grown first when the product needs it.
+    void product(const DeviceMatrix& d, const float* x, int64_t ldx, int64_t nTok, float* y, int64_t ldy) {
+        if (!grow(m_xHalf, 2 * Gemm::xHalfElems(d, nTok), "f16 activations")
+            || !grow(m_wHalf, 2 * Gemm::wHalfElems(d, nTok), "an f16 weight tile"))
+            return;
+        m_gemm.product(d, x, ldx, nTok, y, ldy, reinterpret_cast<__half*>(m_xHalf.data()),
+                       reinterpret_cast<__half*>(m_wHalf.data()));
+    }
+
+    // A routed product grouped by expert (a prefill's): the pairs sorted by expert on the host
+    // (the expert ids copied down once per routing: stage 1's products and stage 2's share the
+    // order), their input rows gathered expert by expert, one product per used expert, the output
+    // rows scattered back to pair order. As cuda_model.cu's groupedExperts.
+    void groupedProduct(const backend::ExpertProduct& p, const DeviceMatrix& d) {
+        const int64_t P = p.nPairs, K = d.cols, N = d.rows;
+        if (!sortPairs(p.experts, P, d.nMat)) return;
+        if (!grow(m_groupX, 4ull * static_cast<uint64_t>(P * K), "expert inputs grouped by expert")
+            || !grow(m_groupY, 4ull * static_cast<uint64_t>(P * N), "expert outputs grouped by expert"))
+            return;
+        float* gx = reinterpret_cast<float*>(m_groupX.data());
+        float* gy = reinterpret_cast<float*>(m_groupY.data());
+        const int32_t* order = reinterpret_cast<const int32_t*>(m_order.data());
+        gatherRows(p.x, K, order, P, p.xDiv, gx, m_stream);
+        for (int64_t e = 0; e < d.nMat; ++e) {
+            const int64_t b0 = m_begin[static_cast<size_t>(e)], rows = m_begin[static_cast<size_t>(e) + 1] - b0;
+            if (rows == 0) continue;
+            product(d.expert(e), gx + b0 * K, K, rows, gy + b0 * N, N);
+        }
+        scatterRows(gy, N, order, P, p.y, m_stream);
+    }
+
+    // m_order (device) = the pairs in expert order (pair order within an expert), m_begin (host) =
+    // each expert's first place in it. Reused while the ids are those of the last sort.
+    bool sortPairs(const int32_t* experts, int64_t P, int64_t nExpert) {
+        if (experts == m_sortedIds && P == m_sortedPairs && m_routeEpoch == m_sortedEpoch) return true;
+        m_sortedIds = nullptr;
+        m_hostExperts.resize(static_cast<size_t>(P));
+        note(cudaMemcpyAsync(m_hostExperts.data(), experts, 4ull * static_cast<uint64_t>(P), cudaMemcpyDeviceToHost,
+                             m_stream));
+        idle();
+        if (m_firstError != cudaSuccess) return false;
+        if (int32_t bad = 0; !sortPairsByExpert(m_hostExperts, nExpert, m_begin, m_hostOrder, bad)) {
+            if (m_opError.empty())
+                m_opError = "expert id " + std::to_string(bad) + " outside the " + std::to_string(nExpert) + " experts";
+            return false;
+        }
+        if (!grow(m_order, 4ull * static_cast<uint64_t>(P), "the pairs' expert order")) return false;
+        upload(m_order.data(), m_hostOrder.data(), 4ull * static_cast<uint64_t>(P));
+        m_sortedIds = experts;
+        m_sortedPairs = P;
+        m_sortedEpoch = m_routeEpoch;
+        return true;
     }
 
     std::optional<DeviceMatrix> matrix(const backend::Matrix& w) {
@@ -329,7 +429,7 @@ private:
     // A scratch buffer of at least `bytes` (grown after the stream is idle: ops may still read it).
     bool grow(DeviceBuffer& b, uint64_t bytes, const char* what) {
         if (b.bytes() >= bytes) return true;
-        cudaStreamSynchronize(m_stream);
+        idle();
         auto r = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, std::max<uint64_t>(bytes, 4096), what);
         if (!r) {
             if (m_opError.empty()) m_opError = r.error().message;
@@ -342,21 +442,27 @@ private:
         m_hostRows.resize(static_cast<size_t>(nTok));
         for (int64_t t = 0; t < nTok; ++t)
             m_hostRows[static_cast<size_t>(t)] = RowCache{hostRows[t].base, hostRows[t].capacity, hostRows[t].pos};
+        // Each op's table has a place of its own in m_rows until the stream is next idle, so no op
+        // waits for the one before it to have read its table.
         const uint64_t bytes = m_hostRows.size() * sizeof(RowCache);
-        if (m_rows.bytes() < bytes) {
-            cudaStreamSynchronize(m_stream);
-            auto r = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch, std::max<uint64_t>(bytes, 4096),
-                                            "the row table");
-            if (!r) {
-                if (m_opError.empty()) m_opError = r.error().message;
-                return nullptr;
+        const uint64_t need = stageAlign(bytes);
+        if (m_rowsUsed + need > m_rows.bytes()) {
+            idle();
+            if (need > m_rows.bytes()) {
+                m_rows = {};
+                auto r = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch,
+                                                std::max<uint64_t>(need, 64 * 1024), "row tables");
+                if (!r) {
+                    if (m_opError.empty()) m_opError = r.error().message;
+                    return nullptr;
+                }
+                m_rows = std::move(r.value());
             }
-            m_rows = std::move(r.value());
         }
-        // Synchronous: the table is rewritten by the next op while this one may still read it.
-        cudaStreamSynchronize(m_stream);
-        note(cudaMemcpy(m_rows.data(), m_hostRows.data(), bytes, cudaMemcpyHostToDevice));
-        return reinterpret_cast<const RowCache*>(m_rows.data());
+        uint8_t* dst = m_rows.data() + m_rowsUsed;
+        m_rowsUsed += need;
+        upload(dst, m_hostRows.data(), bytes);
+        return reinterpret_cast<const RowCache*>(dst);
     }
 
     int m_device;
@@ -365,9 +471,19 @@ private:
     Ledger m_ledger;
     std::unordered_map<void*, DeviceBuffer> m_buffers;
     DeviceBuffer m_gelu, m_rows, m_partials;
-    DeviceBuffer m_mlaW, m_mlaQ, m_mlaO, m_iota;  // latentAttention's f32 attn_kv_b, qLat, oLat, row index
-    int64_t m_iotaRows = 0;
+    DeviceBuffer m_mlaQ, m_mlaO;                  // latentAttention's qLat, oLat
     std::vector<RowCache> m_hostRows;
+    uint64_t m_rowsUsed = 0;                      // bytes of m_rows handed out since the stream was idle
+    uint8_t* m_pinned = nullptr;                  // pinned staging of small uploads (stage)
+    uint64_t m_pinnedBytes = 0, m_pinnedUsed = 0;
+    Gemm m_gemm;
+    DeviceBuffer m_xHalf, m_wHalf;                // gemm.h's f16 scratch
+    DeviceBuffer m_groupX, m_groupY, m_order;     // groupedProduct's rows and the pairs' order
+    std::vector<int32_t> m_hostExperts, m_hostOrder;
+    std::vector<int64_t> m_begin;
+    const int32_t* m_sortedIds = nullptr;         // what m_order was sorted from (sortPairs)
+    int64_t m_sortedPairs = 0;
+    uint64_t m_routeEpoch = 0, m_sortedEpoch = 0; // routing ops run / at the last sort
     cudaError_t m_firstError = cudaSuccess;
     std::string m_opError;
 };

@@ -16,26 +16,23 @@
 #include "backend/cuda/cuda_memory.h"
 #include "backend/cuda/cuda_model.h"
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/expert_order.h"
+#include "backend/cuda/gemm.h"
 #include "backend/gpu/gpu_model.h"
 #include "tensor/half.h"
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace verdict::cuda {
 namespace {
 
 constexpr uint64_t kAlign = 256;
-constexpr uint64_t kWorkspaceBytes = 32ull << 20;    // cuBLAS workspace
-constexpr int64_t kTileElems = int64_t{32} << 20;    // f16 weight tile for GEMMs (64 MiB)
 constexpr int64_t kLogitRows = 64;                   // output rows per logits chunk
 constexpr int kMaxSplits = 32;                       // attention position splits (decode)
 constexpr int kMaxHeadDim = 256;
@@ -43,59 +40,6 @@ constexpr int kMaxExperts = 512;
 constexpr int kMaxUsedExperts = 32;
 
 uint64_t alignUp(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-// cuBLAS is loaded when a model first opens on a GPU, not linked: the binary (CUDA runtime linked
-// statically) then starts, and runs on the CPU, on machines without the CUDA libraries.
-struct Blas {
-    decltype(&cublasCreate_v2) create = nullptr;
-    decltype(&cublasDestroy_v2) destroy = nullptr;
-    decltype(&cublasSetStream_v2) setStream = nullptr;
-    decltype(&cublasSetWorkspace_v2) setWorkspace = nullptr;
-    decltype(&cublasSgemm_v2) sgemm = nullptr;
-    // The C symbol (the C++ header adds an overload taking cudaDataType as the compute type).
-    cublasStatus_t (*gemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
-                             const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
-                             cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
-    std::string error;  // why it could not be loaded
-};
-
-const Blas& blas() {
-    static const Blas kBlas = [] {
-        Blas b;
-        void* lib = nullptr;
-        for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
-            if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
-        if (!lib) {
-            b.error = "cuBLAS (libcublas.so.13) could not be loaded: install the CUDA Toolkit's libraries (or add their "
-                      "folder to LD_LIBRARY_PATH)";
-            return b;
-        }
-        auto load = [&](auto& fn, const char* symbol) {
-            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
-            if (!fn && b.error.empty()) b.error = std::string("cuBLAS lacks ") + symbol;
-        };
-        load(b.create, "cublasCreate_v2");
-        load(b.destroy, "cublasDestroy_v2");
-        load(b.setStream, "cublasSetStream_v2");
-        load(b.setWorkspace, "cublasSetWorkspace_v2");
-        load(b.sgemm, "cublasSgemm_v2");
-        load(b.gemmEx, "cublasGemmEx");
-        return b;
-    }();
-    return kBlas;
-}
-
-const char* blasText(cublasStatus_t s) {
-    switch (s) {
-        case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-        case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED (out of memory)";
-        case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-        case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-        case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-        default: return "cuBLAS error";
-    }
-}
 
 class CudaKv final : public gpu::GpuKv {
 public:
@@ -172,11 +116,11 @@ private:
     int64_t m_maxRows = 0;  // most rows of a weight matrix (N)
 
     Ledger m_ledger;
-    DeviceBuffer m_weights, m_workspace;
+    DeviceBuffer m_weights;
     Scratch m_s;
     cudaStream_t m_stream = nullptr;
-    cublasHandle_t m_blas = nullptr;
-    std::string m_blasError;  // first cuBLAS failure of the current pass
+    Gemm m_gemm;  // the products (gemm.h); its cuBLAS failures are reported by check()
+    std::string m_passError;  // the first failure of the current pass found on the host, reported by check()
 
     DeviceMatrix m_tokEmbd, m_output;
     const float* m_outputNorm = nullptr;
@@ -199,14 +143,13 @@ private:
     };
     std::vector<Graph> m_graphs;
     bool m_graphsOff = false;  // capture failed once, or VERDICT_CUDA_GRAPHS=0
-    bool m_mmaOff = false;     // VERDICT_CUDA_MMA=0: 9..64-row passes of quantised weights through cuBLAS
 };
 
 CudaModel::~CudaModel() {
     cudaSetDevice(m_device);
     if (m_stream) cudaStreamSynchronize(m_stream);
     dropGraphs();
-    if (m_blas) blas().destroy(m_blas);
+    m_gemm.reset();  // its handle before the stream it uses
     if (m_stream) cudaStreamDestroy(m_stream);
 }
 
@@ -216,11 +159,10 @@ Result<void> CudaModel::check(const char* what) {
     if (e != cudaSuccess)
         return Error{deviceId() + ": " + what + " failed: " + cudaErrorText(e)
                      + " (the device context may be unusable: reopen the model)"};
-    if (!m_blasError.empty()) {
-        std::string msg = deviceId() + ": " + what + " failed: " + m_blasError;
-        m_blasError.clear();
-        return Error{msg};
-    }
+    std::string passError = std::move(m_passError);
+    m_passError.clear();
+    if (std::string blasError = m_gemm.takeError(); !blasError.empty() && passError.empty()) passError = blasError;
+    if (!passError.empty()) return Error{deviceId() + ": " + what + " failed: " + passError};
     return {};
 }
 
@@ -240,16 +182,8 @@ Result<void> CudaModel::init() {
     if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return Error{deviceId() + ": " + cudaErrorText(e)};
     if (cudaError_t e = cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking); e != cudaSuccess)
         return Error{deviceId() + ": cannot create a stream: " + cudaErrorText(e)};
-    if (!blas().error.empty()) return Error{deviceId() + ": " + blas().error};
-    if (cublasStatus_t st = blas().create(&m_blas); st != CUBLAS_STATUS_SUCCESS)
-        return Error{deviceId() + ": cannot initialise cuBLAS: " + blasText(st)};
-    blas().setStream(m_blas, m_stream);
-    auto ws = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Workspace, kWorkspaceBytes, "the cuBLAS workspace");
-    if (!ws) return ws.error();
-    m_workspace = std::move(ws.value());
-    blas().setWorkspace(m_blas, m_workspace.data(), m_workspace.bytes());
+    if (auto r = m_gemm.init(m_device, m_ledger, m_stream, deviceId()); !r) return r.error();
     if (const char* g = std::getenv("VERDICT_CUDA_GRAPHS"); g && std::string(g) == "0") m_graphsOff = true;
-    if (const char* g = std::getenv("VERDICT_CUDA_MMA"); g && std::string(g) == "0") m_mmaOff = true;
     return upload();
 }
 
@@ -421,7 +355,7 @@ Result<void> CudaModel::ensureScratch(int64_t rows) {
         {&s.experts, 4ull * rows * U},
         {&s.rowCache, sizeof(RowCache) * static_cast<uint64_t>(rows)},
         {&s.xHalf, 2ull * rows * U * m_maxCols},  // U: a grouped expert GEMM may take every pair
-        {&s.wHalf, 2ull * static_cast<uint64_t>(std::min(kTileElems, m_maxRows * m_maxCols))},
+        {&s.wHalf, 2ull * static_cast<uint64_t>(std::min(Gemm::kTileElems, m_maxRows * m_maxCols))},
     };
     uint64_t total = 0;
     for (const Part& p : parts) total += alignUp(p.bytes);
@@ -449,43 +383,10 @@ AttentionShape CudaModel::attentionShape(int layer, bool f16) const {
                           static_cast<int>(c.windowOf(layer)), layer};
 }
 
-// y [nTok][W.rows] = x [nTok][W.cols] W^T (+ bias).
+// y [nTok][W.rows] = x [nTok][W.cols] W^T (+ bias), the kernel chosen by gemm.h.
 void CudaModel::project(const DeviceMatrix& w, const float* bias, const float* x, int64_t nTok, float* y) {
-    const int64_t N = w.rows, K = w.cols;
-    const bool quantised = w.type != BlockType::F32 && w.type != BlockType::F16;
-    if (nTok <= kMatvecMaxCols) {
-        // Blocks read in place, once for all the rows.
-        matvec(w, x, K, static_cast<int>(nTok), y, N, m_stream);
-    } else if (quantised && nTok <= kMmaMaxCols && !m_mmaOff) {
-        // Batched decode: tensor cores on tiles decoded in place (no f16 copy of the weight).
-        matmulMma(w, x, K, nTok, y, N, m_stream);
-    } else if (w.type == BlockType::F32) {
-        const float one = 1.0f, zero = 0.0f;
-        const cublasStatus_t st = blas().sgemm(m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N),
-                                              static_cast<int>(nTok), static_cast<int>(K), &one,
-                                              reinterpret_cast<const float*>(w.data), static_cast<int>(K), x,
-                                              static_cast<int>(K), &zero, y, static_cast<int>(N));
-        if (st != CUBLAS_STATUS_SUCCESS && m_blasError.empty()) m_blasError = blasText(st);
-    } else {
-        // Tensor cores: f16 inputs, f32 accumulation and output; the weight in tiles of rows.
-        toHalf(x, m_s.xHalf, nTok * K, m_stream);
-        const int64_t tileRows = std::max<int64_t>(1, std::min(N, kTileElems / K));
-        const float one = 1.0f, zero = 0.0f;
-        for (int64_t r0 = 0; r0 < N; r0 += tileRows) {
-            const int64_t nr = std::min(tileRows, N - r0);
-            const __half* a = reinterpret_cast<const __half*>(w.data + static_cast<uint64_t>(r0) * w.rowBytes);
-            if (w.type != BlockType::F16) {
-                dequantizeF16(w, r0, nr, m_s.wHalf, m_stream);
-                a = m_s.wHalf;
-            }
-            const cublasStatus_t st = blas().gemmEx(
-                m_blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(nr), static_cast<int>(nTok), static_cast<int>(K),
-                &one, a, CUDA_R_16F, static_cast<int>(K), m_s.xHalf, CUDA_R_16F, static_cast<int>(K), &zero, y + r0,
-                CUDA_R_32F, static_cast<int>(N), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-            if (st != CUBLAS_STATUS_SUCCESS && m_blasError.empty()) m_blasError = blasText(st);
-        }
-    }
-    if (bias) addBias(y, bias, nTok, N, m_stream);
+    m_gemm.product(w, x, w.cols, nTok, y, w.rows, m_s.xHalf, m_s.wHalf);
+    if (bias) addBias(y, bias, nTok, w.rows, m_stream);
 }
 
 // --- the forward pass ----------------------------------------------------------------------------
@@ -551,33 +452,23 @@ void CudaModel::groupedExperts(const LayerMatrices& L, int64_t n) {
     cudaMemcpyAsync(m_hostExperts.data(), s.experts, sizeof(int32_t) * m_hostExperts.size(), cudaMemcpyDeviceToHost,
                     m_stream);
     cudaStreamSynchronize(m_stream);
-    // Counting sort of the pairs by expert, in pair order within an expert.
-    std::vector<int64_t> begin(static_cast<size_t>(X + 1), 0);
-    for (int32_t e : m_hostExperts) ++begin[static_cast<size_t>(e) + 1];
-    for (int64_t e = 0; e < X; ++e) begin[static_cast<size_t>(e) + 1] += begin[static_cast<size_t>(e)];
-    m_hostOrder.resize(static_cast<size_t>(P));
-    std::vector<int64_t> next(begin.begin(), begin.end() - 1);
-    for (int64_t p = 0; p < P; ++p)
-        m_hostOrder[static_cast<size_t>(next[static_cast<size_t>(m_hostExperts[static_cast<size_t>(p)])]++)] =
-            static_cast<int32_t>(p);
+    std::vector<int64_t> begin;
+    if (int32_t bad = 0; !sortPairsByExpert(m_hostExperts, X, begin, m_hostOrder, bad)) {
+        if (m_passError.empty()) m_passError = "expert id " + std::to_string(bad) + " outside the model's experts";
+        return;
+    }
     cudaMemcpyAsync(s.order, m_hostOrder.data(), sizeof(int32_t) * m_hostOrder.size(), cudaMemcpyHostToDevice, m_stream);
     gatherRows(s.cur, E, s.order, P, U, s.moeX, m_stream);
-    auto expert = [](const DeviceMatrix& stack, int64_t e) {
-        DeviceMatrix m = stack;
-        m.data += static_cast<uint64_t>(e) * stack.matrixBytes();
-        m.nMat = 1;
-        return m;
-    };
     for (int64_t e = 0; e < X; ++e) {
         const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
         if (rows == 0) continue;
-        project(expert(L.upExps, e), nullptr, s.moeX + b0 * E, rows, s.up + b0 * FX);
-        project(expert(L.gateExps, e), nullptr, s.moeX + b0 * E, rows, s.gate + b0 * FX);
+        project(L.upExps.expert(e), nullptr, s.moeX + b0 * E, rows, s.up + b0 * FX);
+        project(L.gateExps.expert(e), nullptr, s.moeX + b0 * E, rows, s.gate + b0 * FX);
     }
     swiglu(s.gate, s.up, P * FX, m_stream);
     for (int64_t e = 0; e < X; ++e) {  // the outputs overwrite the grouped inputs
         const int64_t b0 = begin[static_cast<size_t>(e)], rows = begin[static_cast<size_t>(e) + 1] - b0;
-        if (rows > 0) project(expert(L.downExps, e), nullptr, s.gate + b0 * FX, rows, s.moeX + b0 * E);
+        if (rows > 0) project(L.downExps.expert(e), nullptr, s.gate + b0 * FX, rows, s.moeX + b0 * E);
     }
     scatterRows(s.moeX, E, s.order, P, s.moeY, m_stream);
 }
@@ -613,14 +504,13 @@ cudaGraphExec_t CudaModel::capture(int64_t n, bool f16, int64_t headFrom, int64_
     bool ok = cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
     if (ok) {
         enqueuePass(n, f16, nSplit, headFrom, headRows);
-        ok = cudaStreamEndCapture(m_stream, &graph) == cudaSuccess && m_blasError.empty();
+        ok = cudaStreamEndCapture(m_stream, &graph) == cudaSuccess && m_gemm.takeError().empty();
     }
     ok = ok && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
     if (graph) cudaGraphDestroy(graph);
     if (!ok) {
         // Not fatal: this pass and the following ones run without graphs (m_graphsOff).
         cudaGetLastError();
-        m_blasError.clear();
         if (exec) cudaGraphExecDestroy(exec);
         m_graphsOff = true;
         return nullptr;

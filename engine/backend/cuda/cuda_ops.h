@@ -25,6 +25,13 @@ struct DeviceMatrix {
     int64_t nMat = 1;        // matrices in the stack (experts)
     uint64_t rowBytes = 0;
     uint64_t matrixBytes() const { return rowBytes * static_cast<uint64_t>(rows); }
+    // Matrix e of the stack, alone.
+    DeviceMatrix expert(int64_t e) const {
+        DeviceMatrix m = *this;
+        m.data += static_cast<uint64_t>(e) * matrixBytes();
+        m.nMat = 1;
+        return m;
+    }
 };
 
 // --- ops_matvec.cu: quantised matrix x few vectors, reading the blocks in place ------------------
@@ -115,7 +122,7 @@ void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int 
                float* partials, cudaStream_t s);
 
 // --- ops_mla.cu: DeepSeek's latent attention, absorbed (backend::LatentAttention) -----------------
-// Over attn_kv_b's rows dequantized to f32, wf [nHead * (dNope + dV)][rank]; row t's cache (its
+// Over attn_kv_b's rows [nHead * (dNope + dV)][rank] in their GGUF blocks; row t's cache (its
 // RowCache base) holds per position the latent (rank) and, after all of them, the roped key (dRope).
 constexpr int kMlaMaxRank = 512, kMlaMaxRope = 64;
 struct MlaShape {
@@ -124,12 +131,14 @@ struct MlaShape {
     float scale;
 };
 // qLat [nTok][nHead][rank] = the key rows of each head transposed, times q_nope (q [nTok][nHead][dNope + dRope]).
-void mlaAbsorb(const float* wf, const float* q, int64_t nTok, const MlaShape& a, float* qLat, cudaStream_t s);
+void mlaAbsorb(const DeviceMatrix& kvB, const float* q, int64_t nTok, const MlaShape& a, float* qLat,
+               cudaStream_t s);
 // oLat [nTok][nHead][rank] = softmax over positions 0 .. pos of scale (qLat . latent + q_rope . kRope), times the latents.
 void mlaAttention(const RowCache* rows, int64_t nTok, const MlaShape& a, const float* q, const float* qLat,
                   float* oLat, cudaStream_t s);
 // out [nTok][nHead * dV] = the value rows of each head times oLat.
-void mlaUpProject(const float* wf, const float* oLat, int64_t nTok, const MlaShape& a, float* out, cudaStream_t s);
+void mlaUpProject(const DeviceMatrix& kvB, const float* oLat, int64_t nTok, const MlaShape& a, float* out,
+                  cudaStream_t s);
 
 // --- ops_moe.cu ----------------------------------------------------------------------------------
 // Softmax over each row of logits [nTok][nExpert], the top U (highest first, lowest id on ties),

@@ -1,11 +1,13 @@
 // DeepSeek's multi-head latent attention, absorbed (backend::LatentAttention; DeepSeek-V2 paper,
-// arXiv 2405.04434, section 2.1): the heads are never expanded. Three kernels over attn_kv_b's rows
-// dequantized to f32 (the CPU backend's `fused == false` path computes with the same f32 values):
+// arXiv 2405.04434, section 2.1): the heads are never expanded. Three kernels; absorb and
+// up-project read attn_kv_b's rows in their GGUF blocks (block_decode.cuh decodeQuad: the values of
+// the f32 dequantization the CPU backend's `fused == false` path computes with, bit for bit):
 //   absorb      qLat[t,h] = W_k[h]^T q_nope[t,h]               (rank floats per (row, head))
 //   attention   online softmax over the row's positions of scale (qLat . latent_j + q_rope . kRope_j),
 //               oLat[t,h] = sum_j p_j latent_j                 (the cache's latent rows are the values)
 //   up-project  out[t,h] = W_v[h] oLat[t,h]
 // W_k[h] / W_v[h]: the dNope key rows / dV value rows of head h (rows h (dNope + dV) + ..).
+#include "backend/cuda/block_dispatch.cuh"
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/softmax_state.cuh"
@@ -17,17 +19,26 @@ constexpr int kWarps = 4;
 constexpr int kRankPerLane = kMlaMaxRank / kWarp;
 constexpr int kRopePerLane = kMlaMaxRope / kWarp;
 
-// grid (H, nTok), 256 threads: thread l of the rank sums over the head's key rows, in row order.
-__global__ void absorbKernel(const float* wf, const float* q, int H, int dn, int dr, int dv, int rank, float* qLat) {
-    const int h = blockIdx.x, t = blockIdx.y;
+// grid (H, nTok), one thread per quad of the rank (rank / 4, rounded up to whole warps): thread l
+// sums elements 4l .. 4l+3 over the head's key rows, in row order.
+template <BlockType T>
+__global__ void absorbKernel(const uint8_t* w, uint64_t rowBytes, const float* q, int H, int dn, int dr, int dv,
+                             int rank, float* qLat) {
+    const int h = blockIdx.x, t = blockIdx.y, l = threadIdx.x;
+    if (4 * l >= rank) return;
     const float* qn = q + (static_cast<int64_t>(t) * H + h) * (dn + dr);
-    const float* wk = wf + static_cast<int64_t>(h) * (dn + dv) * rank;
-    float* out = qLat + (static_cast<int64_t>(t) * H + h) * rank;
-    for (int l = threadIdx.x; l < rank; l += blockDim.x) {
-        float s = 0.0f;
-        for (int i = 0; i < dn; ++i) s += qn[i] * wk[static_cast<int64_t>(i) * rank + l];
-        out[l] = s;
+    const uint8_t* wk = w + static_cast<uint64_t>(h) * (dn + dv) * rowBytes;
+    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < dn; ++i) {
+        float v[4];
+        decodeQuad<T>(wk + static_cast<uint64_t>(i) * rowBytes, l / 8, l % 8, v);
+        const float x = qn[i];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) s[j] += x * v[j];
     }
+    float* out = qLat + (static_cast<int64_t>(t) * H + h) * rank + 4 * l;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) out[j] = s[j];
 }
 
 // grid (H, nTok), kWarps warps taking positions in turn; their states merged in shared memory.
@@ -77,17 +88,23 @@ __global__ void latentKernel(const RowCache* rows, int H, int dn, int dr, int ra
 }
 
 // grid (H, nTok), kWarps warps: warp w takes value rows w, w + kWarps, ...; a row's dot product
-// over the rank is summed across the warp.
-__global__ void upProjectKernel(const float* wf, const float* oLat, int H, int dn, int dv, int rank, float* out) {
+// over the rank (lane l: quads l, l + 32, ...) is summed across the warp.
+template <BlockType T>
+__global__ void upProjectKernel(const uint8_t* w, uint64_t rowBytes, const float* oLat, int H, int dn, int dv,
+                                int rank, float* out) {
     const int h = blockIdx.x, t = blockIdx.y;
     const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
     const float* ol = oLat + (static_cast<int64_t>(t) * H + h) * rank;
-    const float* wv = wf + (static_cast<int64_t>(h) * (dn + dv) + dn) * rank;
+    const uint8_t* wv = w + (static_cast<uint64_t>(h) * (dn + dv) + dn) * rowBytes;
     float* o = out + (static_cast<int64_t>(t) * H + h) * dv;
     for (int k = warp; k < dv; k += kWarps) {
-        const float* row = wv + static_cast<int64_t>(k) * rank;
+        const uint8_t* row = wv + static_cast<uint64_t>(k) * rowBytes;
         float s = 0.0f;
-        for (int d = lane; d < rank; d += kWarp) s += row[d] * ol[d];
+        for (int l = lane; 4 * l < rank; l += kWarp) {
+            float v[4];
+            decodeQuad<T>(row, l / 8, l % 8, v);
+            s += v[0] * ol[4 * l] + v[1] * ol[4 * l + 1] + v[2] * ol[4 * l + 2] + v[3] * ol[4 * l + 3];
+        }
         s = warpSum(s);
         if (lane == 0) o[k] = s;
     }
@@ -95,10 +112,15 @@ __global__ void upProjectKernel(const float* wf, const float* oLat, int H, int d
 
 }  // namespace
 
-void mlaAbsorb(const float* wf, const float* q, int64_t nTok, const MlaShape& a, float* qLat, cudaStream_t s) {
+void mlaAbsorb(const DeviceMatrix& kvB, const float* q, int64_t nTok, const MlaShape& a, float* qLat,
+               cudaStream_t s) {
     if (nTok <= 0) return;
-    absorbKernel<<<dim3(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok)), 256, 0, s>>>(
-        wf, q, a.nHead, a.dNope, a.dRope, a.dV, a.rank, qLat);
+    const int threads = (a.rank / 4 + kWarp - 1) / kWarp * kWarp;
+    dispatchType(kvB.type, [&](auto tag) {
+        absorbKernel<decltype(tag)::value>
+            <<<dim3(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok)), threads, 0, s>>>(
+                kvB.data, kvB.rowBytes, q, a.nHead, a.dNope, a.dRope, a.dV, a.rank, qLat);
+    });
 }
 
 void mlaAttention(const RowCache* rows, int64_t nTok, const MlaShape& a, const float* q, const float* qLat,
@@ -113,10 +135,14 @@ void mlaAttention(const RowCache* rows, int64_t nTok, const MlaShape& a, const f
                                                            oLat);
 }
 
-void mlaUpProject(const float* wf, const float* oLat, int64_t nTok, const MlaShape& a, float* out, cudaStream_t s) {
+void mlaUpProject(const DeviceMatrix& kvB, const float* oLat, int64_t nTok, const MlaShape& a, float* out,
+                  cudaStream_t s) {
     if (nTok <= 0) return;
-    upProjectKernel<<<dim3(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok)), kWarps * kWarp, 0, s>>>(
-        wf, oLat, a.nHead, a.dNope, a.dV, a.rank, out);
+    dispatchType(kvB.type, [&](auto tag) {
+        upProjectKernel<decltype(tag)::value>
+            <<<dim3(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok)), kWarps * kWarp, 0, s>>>(
+                kvB.data, kvB.rowBytes, oLat, a.nHead, a.dNope, a.dV, a.rank, out);
+    });
 }
 
 }  // namespace verdict::cuda
