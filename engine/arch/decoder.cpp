@@ -164,6 +164,7 @@ const float* vecOf(const ForwardContext& ctx, const VecWeight& v) {
 }
 
 void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const ForwardBatch& b, PassIo& io, float* out) {
+    ctx.be.beginPass(b.nTok);
     ctx.be.upload(io.tokens.data(), b.tokens, static_cast<uint64_t>(b.nTok) * sizeof(int32_t));
     ctx.be.embedRows(matrixOf(ctx, tokEmbd), io.tokens.data(), b.nTok, out);
 }
@@ -175,6 +176,7 @@ LayerRange layerRange(const ArchConfig& cfg, const ForwardBatch& b) {
 }
 
 void loadHidden(const ForwardContext& ctx, const ForwardBatch& b, float* out) {
+    ctx.be.beginPass(b.nTok);
     ctx.be.upload(out, b.hidden, static_cast<uint64_t>(b.nTok * ctx.cfg.nEmbd) * sizeof(float));
 }
 

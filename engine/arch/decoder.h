@@ -156,6 +156,7 @@ backend::Matrix matrixOf(const ForwardContext& ctx, const Weight& w);
 const float* vecOf(const ForwardContext& ctx, const VecWeight& v);
 
 // out[t] = row b.tokens[t] of the embedding matrix, dequantized to f32 (the ids go up through io).
+// It and loadHidden begin every pass (Backend::beginPass).
 void embedTokens(const ForwardContext& ctx, const Weight& tokEmbd, const ForwardBatch& b, PassIo& io, float* out);
 // A split pass (ForwardBatch::hidden / firstLayer / layerEnd): the blocks it runs, [first, end);
 // the residual stream b.hidden (host) into out when it starts later; when it stops early, its

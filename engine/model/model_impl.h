@@ -28,8 +28,8 @@ struct ModelImpl {
     ModelShape shape;
     std::unique_ptr<cpu::ThreadPool> pool;        // shared by every session of this model
     std::unique_ptr<cpu::CpuBackend> cpu;         // the ops of the CPU forward passes, over `pool`
-    // A GPU's op backend, when the model runs its one forward there (architectures without a CUDA
-    // pass of their own, gpu::checkGpuModelPass); deviceId "cuda:N" then.
+    // A GPU's op backend, when the model runs its one forward there (every model opened on a GPU,
+    // unless VERDICT_CUDA_MODEL_PASS=1 gave the llama family cuda_model.cu's pass); deviceId "cuda:N".
     std::unique_ptr<backend::Backend> device;
     std::string deviceId;
     // The backend the architecture's forward passes run on (`cpu` unless runForwardOn chose

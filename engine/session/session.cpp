@@ -20,6 +20,7 @@ int64_t SessionImpl::commonPrefix(std::span<const int32_t> seq) const {
 }
 
 void SessionImpl::copyPositions(const SessionImpl& src, int64_t from, int64_t to) {
+    const auto passes = m->lockPasses();  // a device's copies go on the stream its passes use
     kv->copyPositions(*src.kv, from, to);
     if (kvTail) kvTail->copyPositions(*src.kvTail, from, to);
 }
@@ -225,6 +226,7 @@ MemoryUse Session::memoryUse() const {
         u.vramWeightsBytes = v.weights;
         u.vramKvBytes = m_impl->kv->bytes();
         u.vramScratchBytes = v.activations;
+        u.vramWorkspaceBytes = v.workspace;
         u.vramPeakBytes = v.peak;
         u.vramDeviceUsedBytes = v.deviceUsed;
         u.vramDeviceTotalBytes = v.deviceTotal;

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -32,6 +33,7 @@ constexpr int64_t kGroupMinPairs = kMmaMaxCols;
 // (weights) are copied synchronously.
 constexpr uint64_t kStageMaxBytes = 4ull << 20;
 constexpr uint64_t kStageAlign = 256;
+constexpr size_t kMaxGraphs = 8;  // executable graphs kept (the shapes of recent decode passes)
 
 uint64_t stageAlign(uint64_t n) { return (n + kStageAlign - 1) / kStageAlign * kStageAlign; }
 
@@ -40,7 +42,14 @@ public:
     explicit CudaBackend(int device) : m_device(device) {}
     ~CudaBackend() override {
         cudaSetDevice(m_device);
+        if (m_capturing) {  // a pass abandoned while recording: drop the recording
+            cudaGraph_t g = nullptr;
+            cudaStreamEndCapture(m_stream, &g);
+            if (g) cudaGraphDestroy(g);
+            cudaGetLastError();
+        }
         if (m_stream) cudaStreamSynchronize(m_stream);
+        for (const GraphExec& g : m_graphs) cudaGraphExecDestroy(g.exec);
         m_gemm.reset();
         m_buffers.clear();
         m_rows = {};
@@ -72,6 +81,7 @@ public:
         if (cudaError_t e = cudaSetDevice(m_device); e != cudaSuccess) return fail(e);
         if (cudaError_t e = cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking); e != cudaSuccess) return fail(e);
         if (auto r = m_gemm.init(m_device, m_ledger, m_stream, "cuda:" + std::to_string(m_device)); !r) return r.error();
+        if (const char* g = std::getenv("VERDICT_CUDA_GRAPHS"); g && std::string(g) == "0") m_graphsOff = true;
         // ggml's f16 GELU table, the CPU's own values (cpu::geluTanhF16), for geglu.
         std::vector<uint16_t> table(65536);
         for (size_t i = 0; i < table.size(); ++i)
@@ -95,6 +105,7 @@ public:
 
     Result<void*> allocate(uint64_t bytes, std::string_view what,
                            backend::Purpose purpose = backend::Purpose::Activations) override {
+        flush();  // no allocation while a pass is being recorded
         const VramKind kind = purpose == backend::Purpose::Weights   ? VramKind::Weights
                               : purpose == backend::Purpose::KvCache ? VramKind::Kv
                                                                      : VramKind::Scratch;
@@ -117,18 +128,38 @@ public:
             note(cudaMemcpyAsync(dst, staged, bytes, cudaMemcpyHostToDevice, m_stream));
             return;
         }
+        flush();  // pageable memory: not a copy a graph can hold
         note(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, m_stream));
         idle();
     }
     void download(void* host, const void* src, uint64_t bytes) override {
+        flush();
         note(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, m_stream));
         idle();
+    }
+    // Decode-sized passes are recorded as CUDA graphs: from here the stream is captured, the ops
+    // that follow recorded rather than run, until the pass first needs results or the device idle
+    // (its logits' download, synchronize, a buffer growing), where the recording is launched as one
+    // graph (flush): a decode step's few hundred kernels start back to back instead of one launch
+    // at a time. Every recording is a fresh capture of the pass as it is, so it cannot replay stale
+    // arguments; the executable graph of an earlier recording with as many nodes is updated in
+    // place (cudaGraphExecUpdate) when the topology is the same, else one is instantiated.
+    // VERDICT_CUDA_GRAPHS=0 turns it off.
+    void beginPass(int64_t rows) override {
+        if (m_graphsOff || m_capturing || rows > kMatvecMaxCols) return;
+        if (cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+            cudaGetLastError();
+            m_graphsOff = true;  // not fatal: passes run op by op
+            return;
+        }
+        m_capturing = true;
     }
     backend::MemoryStats memory() const override {
         backend::MemoryStats m;
         m.weights = m_ledger.bytes(VramKind::Weights);
         m.kvCache = m_ledger.bytes(VramKind::Kv);
-        m.activations = m_ledger.bytes(VramKind::Scratch) + m_ledger.bytes(VramKind::Workspace);
+        m.activations = m_ledger.bytes(VramKind::Scratch);
+        m.workspace = m_ledger.bytes(VramKind::Workspace);
         m.peak = m_ledger.peak();
         size_t freeBytes = 0, total = 0;
         cudaSetDevice(m_device);
@@ -144,6 +175,7 @@ public:
         note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_stream));
     }
     Result<void> synchronize() override {
+        flush();
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaStreamSynchronize(m_stream);
         if (e == cudaSuccess) resetStaging();
@@ -315,8 +347,76 @@ private:
 
     // Waits for the stream; the staging buffers are free again.
     void idle() {
+        flush();
         note(cudaStreamSynchronize(m_stream));
         resetStaging();
+    }
+
+    // Ends a recording (beginPass) and launches it.
+    void flush() {
+        if (!m_capturing) return;
+        m_capturing = false;
+        cudaGraph_t graph = nullptr;
+        const cudaError_t e = cudaStreamEndCapture(m_stream, &graph);
+        if (e != cudaSuccess || !graph) {
+            cudaGetLastError();
+            if (graph) cudaGraphDestroy(graph);
+            graphFailed(std::string("recording the pass as a CUDA graph failed (") + cudaErrorText(e) + ")");
+            return;
+        }
+        size_t nodes = 0;
+        cudaGraphGetNodes(graph, nullptr, &nodes);
+        cudaGraphExec_t exec = nodes > 0 ? execFor(graph, nodes) : nullptr;
+        cudaGraphDestroy(graph);
+        if (nodes == 0) return;
+        if (!exec) {
+            graphFailed("instantiating the pass's CUDA graph failed");
+            return;
+        }
+        if (cudaError_t l = cudaGraphLaunch(exec, m_stream); l != cudaSuccess) {
+            cudaGetLastError();
+            graphFailed(std::string("launching the pass's CUDA graph failed (") + cudaErrorText(l) + ")");
+        }
+    }
+    // The recorded ops did not run: the pass fails (its caller keeps what it had, and may run it
+    // again), and passes run op by op from now on.
+    void graphFailed(const std::string& why) {
+        m_graphsOff = true;
+        if (m_opError.empty()) m_opError = why + "; the pass did not run (CUDA graphs are off from now on)";
+    }
+    // An executable graph for `graph`: the one of as many nodes updated in place, or a new one (the
+    // least recently used dropped beyond kMaxGraphs); null when instantiation fails.
+    cudaGraphExec_t execFor(cudaGraph_t graph, size_t nodes) {
+        GraphExec* slot = nullptr;
+        for (GraphExec& g : m_graphs)
+            if (g.nodes == nodes) slot = &g;
+        if (slot) {
+            cudaGraphExecUpdateResultInfo info{};
+            if (cudaGraphExecUpdate(slot->exec, graph, &info) == cudaSuccess) {
+                slot->lastUse = ++m_graphClock;
+                return slot->exec;
+            }
+            cudaGetLastError();
+            cudaGraphExecDestroy(slot->exec);
+            slot->exec = nullptr;
+        } else if (m_graphs.size() >= kMaxGraphs) {
+            slot = &*std::min_element(m_graphs.begin(), m_graphs.end(),
+                                      [](const GraphExec& a, const GraphExec& b) { return a.lastUse < b.lastUse; });
+            cudaGraphExecDestroy(slot->exec);
+            slot->exec = nullptr;
+        } else {
+            m_graphs.push_back({});
+            slot = &m_graphs.back();
+        }
+        slot->nodes = nodes;
+        slot->lastUse = ++m_graphClock;
+        if (cudaGraphInstantiate(&slot->exec, graph, 0) != cudaSuccess) {
+            cudaGetLastError();
+            slot->exec = nullptr;
+            m_graphs.erase(m_graphs.begin() + (slot - m_graphs.data()));
+            return nullptr;
+        }
+        return slot->exec;
     }
     void resetStaging() {
         m_pinnedUsed = 0;
@@ -386,6 +486,7 @@ private:
         if (experts == m_sortedIds && P == m_sortedPairs && m_routeEpoch == m_sortedEpoch) return true;
         m_sortedIds = nullptr;
         m_hostExperts.resize(static_cast<size_t>(P));
+        flush();
         note(cudaMemcpyAsync(m_hostExperts.data(), experts, 4ull * static_cast<uint64_t>(P), cudaMemcpyDeviceToHost,
                              m_stream));
         idle();
@@ -484,6 +585,15 @@ private:
     const int32_t* m_sortedIds = nullptr;         // what m_order was sorted from (sortPairs)
     int64_t m_sortedPairs = 0;
     uint64_t m_routeEpoch = 0, m_sortedEpoch = 0; // routing ops run / at the last sort
+    struct GraphExec {
+        size_t nodes = 0;
+        cudaGraphExec_t exec = nullptr;
+        uint64_t lastUse = 0;
+    };
+    std::vector<GraphExec> m_graphs;              // beginPass / flush
+    uint64_t m_graphClock = 0;
+    bool m_capturing = false;
+    bool m_graphsOff = false;                     // VERDICT_CUDA_GRAPHS=0, or a recording failed
     cudaError_t m_firstError = cudaSuccess;
     std::string m_opError;
 };

@@ -103,6 +103,7 @@ enum class Purpose { Activations, Weights, KvCache };
 // device's own view: total - free of every process, and its size. Zero where not tracked (CPU).
 struct MemoryStats {
     uint64_t weights = 0, kvCache = 0, activations = 0, peak = 0;
+    uint64_t workspace = 0;  // a library's (cuBLAS's) working memory
     uint64_t deviceUsed = 0, deviceTotal = 0;
 };
 
@@ -127,6 +128,9 @@ public:
     virtual void download(void* host, const void* src, uint64_t bytes) = 0;
     // Waits for every op issued so far; the first failure since the last call, if any.
     virtual Result<void> synchronize() = 0;
+    // A hint at the start of each forward pass (embedTokens / loadHidden): `rows` rows follow. The
+    // CUDA backend records decode-sized passes as CUDA graphs from here; others ignore it.
+    virtual void beginPass(int64_t rows) { (void)rows; }
     // True when the backend's memory is the host's (the CPU): the forward may then hand ops the
     // caller's host buffers (tokens, logits) directly instead of uploading / downloading them.
     virtual bool hostMemory() const { return false; }
