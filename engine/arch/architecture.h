@@ -25,18 +25,7 @@ namespace verdict::session { class KvCache; }
 
 namespace verdict::arch {
 
-struct DecoderWeights;
 class WeightPlacement;
-struct VecWeight;
-
-// What a llama-family architecture adds to the pre-norm block (gemma2), for a GPU backend that
-// runs the block itself. Defaults: the plain block.
-struct DecoderVariant {
-    float embedScale = 0.0f;                  // embeddings multiplied by this (gemma2: sqrt(n_embd)); 0 = not
-    bool geglu = false;                       // FFN gate gelu_tanh (ggml's f16 table) instead of silu
-    std::vector<const VecWeight*> attnPost;   // per layer: RMSNorm of the attention output; empty = none
-    std::vector<const VecWeight*> ffnPost;    // per layer: RMSNorm of the FFN output; empty = none
-};
 
 // The weights of a loaded model, as the architecture's forward pass wants them.
 struct ArchWeights {
@@ -99,13 +88,6 @@ struct Architecture {
     void (*forward)(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx,
                     const ForwardBatch& batch);
     bool sequenceRows = false;  // forward honours ForwardBatch::caches / positions (batched decode)
-    // Architectures whose forward pass is the llama-family pre-norm block (decoderForward's steps):
-    // their weights in that shape, and the RoPE frequency factors (null: none) of a sequence whose
-    // cache holds nCtxSeq positions. backend/cuda/cuda_model.cu runs exactly these with its own
-    // pass; null: the architecture's one forward on the CUDA op backend instead.
-    const DecoderWeights* (*decoderWeights)(const ArchWeights& w) = nullptr;
-    const VecWeight* (*ropeFactors)(const ArchWeights& w, const ArchConfig& cfg, int64_t nCtxSeq) = nullptr;
-    DecoderVariant (*decoderVariant)(const ArchWeights& w) = nullptr;  // null: the plain block
 };
 
 }  // namespace verdict::arch

@@ -404,13 +404,6 @@ void outputHead(const ForwardContext& ctx, const DecoderWeights& w, DecoderScrat
     dump(ctx, "result_output", -1, logits, rows, c.nVocab);
 }
 
-const DecoderWeights* plainDecoderWeights(const ArchWeights& w) { return &static_cast<const DecoderWeights&>(w); }
-
-const VecWeight* plainRopeFactors(const ArchWeights& w, const ArchConfig&, int64_t) {
-    const VecWeight& f = static_cast<const DecoderWeights&>(w).ropeFreqs;
-    return f.present() ? &f : nullptr;
-}
-
 void preNormForward(const DecoderWeights& w, DecoderScratch& s, const ForwardContext& ctx, const ForwardBatch& b,
                     const FfnStep& ffn) {
     const ArchConfig& c = ctx.cfg;

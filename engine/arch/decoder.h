@@ -279,9 +279,4 @@ int64_t lastLayerRowBegin(const ForwardBatch& b);
 // Q/K/V biases), which readConfig and bindWeights settle before this runs.
 void decoderForward(const ArchWeights& weights, ArchScratch& scratch, const ForwardContext& ctx, const ForwardBatch& b);
 
-// Architecture::decoderWeights / ropeFactors of the plain llama-family architectures (llama, qwen2):
-// the DecoderWeights themselves, and their optional rope_freqs.
-const DecoderWeights* plainDecoderWeights(const ArchWeights& w);
-const VecWeight* plainRopeFactors(const ArchWeights& w, const ArchConfig& cfg, int64_t nCtxSeq);
-
 }  // namespace verdict::arch

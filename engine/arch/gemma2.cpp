@@ -198,38 +198,15 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     finishLogits(ctx, s.io, b, n - r0);
 }
 
-const DecoderWeights* decoderWeights(const ArchWeights& w) { return &static_cast<const Gemma2Weights&>(w).base(); }
-
-const VecWeight* ropeFactors(const ArchWeights& w, const ArchConfig&, int64_t) {
-    const VecWeight& f = static_cast<const Gemma2Weights&>(w).base().ropeFreqs;
-    return f.present() ? &f : nullptr;
-}
-
-DecoderVariant variant(const ArchWeights& w) {
-    const auto& g = static_cast<const Gemma2Weights&>(w);
-    DecoderVariant v;
-    v.embedScale = std::sqrt(static_cast<float>(g.base().tokEmbd.cols()));
-    v.geglu = true;
-    for (const Gemma2PostNorms& p : g.post) {
-        v.attnPost.push_back(&p.attnPost);
-        v.ffnPost.push_back(&p.ffnPost);
-    }
-    return v;
-}
-
 }  // namespace
 
 const Architecture& gemma2Architecture() {
-    static const Architecture kArch{"gemma2", readConfig, bindWeights, createDecoderScratch, forward, true,
-                                    decoderWeights, ropeFactors, variant};
+    static const Architecture kArch{"gemma2", readConfig, bindWeights, createDecoderScratch, forward, true};
     return kArch;
 }
 
-// The CUDA backend refuses gemma3 (its Q/K norms are checked there), so the variant does not
-// need the per-layer RoPE base.
 const Architecture& gemma3Architecture() {
-    static const Architecture kArch{"gemma3", readGemma3Config, bindWeights, createDecoderScratch, forward, true,
-                                    decoderWeights, ropeFactors, variant};
+    static const Architecture kArch{"gemma3", readGemma3Config, bindWeights, createDecoderScratch, forward, true};
     return kArch;
 }
 

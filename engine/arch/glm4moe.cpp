@@ -135,7 +135,6 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
 }  // namespace
 
-// No GPU forward yet (decoderWeights null: the CUDA backend refuses it by name).
 const Architecture& glm4moeArchitecture() {
     static const Architecture kArch{"glm4moe", readConfig, bindWeights, createScratch, forward, true};
     return kArch;

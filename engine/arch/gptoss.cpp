@@ -128,7 +128,6 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
 
 }  // namespace
 
-// No GPU forward yet (decoderWeights null: the CUDA backend refuses it by name).
 const Architecture& gptOssArchitecture() {
     static const Architecture kArch{"gpt-oss", readConfig, bindWeights, createDecoderScratch, forward, true};
     return kArch;

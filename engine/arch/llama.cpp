@@ -32,8 +32,7 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBi
 }  // namespace
 
 const Architecture& llamaArchitecture() {
-    static const Architecture kArch{"llama",          readConfig, bindWeights, createDecoderScratch, decoderForward, true,
-                                    plainDecoderWeights, plainRopeFactors};
+    static const Architecture kArch{"llama",          readConfig, bindWeights, createDecoderScratch, decoderForward, true};
     return kArch;
 }
 

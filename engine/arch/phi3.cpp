@@ -192,18 +192,10 @@ void forward(const ArchWeights& weights, ArchScratch& scratch, const ForwardCont
     finishLogits(ctx, s.io, b, n - r0);
 }
 
-const DecoderWeights* decoderWeights(const ArchWeights& w) { return &static_cast<const Phi3Weights&>(w).decoder; }
-
-const VecWeight* ropeFactors(const ArchWeights& w, const ArchConfig& c, int64_t nCtxSeq) {
-    const VecWeight& f = ropeFactorsFor(c, static_cast<const Phi3Weights&>(w), nCtxSeq);
-    return f.present() ? &f : nullptr;
-}
-
 }  // namespace
 
 const Architecture& phi3Architecture() {
-    static const Architecture kArch{"phi3", readConfig, bindWeights, createDecoderScratch, forward, true,
-                                    decoderWeights, ropeFactors};
+    static const Architecture kArch{"phi3", readConfig, bindWeights, createDecoderScratch, forward, true};
     return kArch;
 }
 

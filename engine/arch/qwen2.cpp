@@ -35,8 +35,7 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBi
 }  // namespace
 
 const Architecture& qwen2Architecture() {
-    static const Architecture kArch{"qwen2",          readConfig, bindWeights, createDecoderScratch, decoderForward, true,
-                                    plainDecoderWeights, plainRopeFactors};
+    static const Architecture kArch{"qwen2",          readConfig, bindWeights, createDecoderScratch, decoderForward, true};
     return kArch;
 }
 

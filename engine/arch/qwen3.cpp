@@ -42,14 +42,12 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& cfg, TensorBi
 }  // namespace
 
 const Architecture& qwen3Architecture() {
-    static const Architecture kArch{"qwen3",          readConfig<false>, bindWeights, createDecoderScratch, decoderForward, true,
-                                    plainDecoderWeights, plainRopeFactors};
+    static const Architecture kArch{"qwen3",          readConfig<false>, bindWeights, createDecoderScratch, decoderForward, true};
     return kArch;
 }
 
 const Architecture& qwen3moeArchitecture() {
-    static const Architecture kArch{"qwen3moe",       readConfig<true>, bindWeights, createDecoderScratch, decoderForward, true,
-                                    plainDecoderWeights, plainRopeFactors};
+    static const Architecture kArch{"qwen3moe",       readConfig<true>, bindWeights, createDecoderScratch, decoderForward, true};
     return kArch;
 }
 

@@ -54,10 +54,10 @@ Result<void> pageIn(const gguf::GgufFile& file, const ModelOptions& o) {
     return {};
 }
 
-// The architecture's one forward (arch/) on the op backend of cuda:N, for the architectures the
-// CUDA pass of backend/cuda/cuda_model.cu does not cover: the weights uploaded into device memory,
+// The architecture's one forward (arch/) on the op backend of cuda:N: the weights uploaded into device memory,
 // sessions' caches and scratch allocated there. What the backend cannot compute yet is an error
-// now, before any session: a weight type, MLA's latent attention, attention sinks.
+// now, before any session: a weight type, MLA's latent attention, a head size, attention sinks,
+// the expert counts.
 Result<void> openOneForwardOnGpu(detail::ModelImpl& m, int deviceIndex) {
     const std::string id = "cuda:" + std::to_string(deviceIndex);
     auto be = gpu::openGpuBackend(deviceIndex);
@@ -82,6 +82,9 @@ Result<void> openOneForwardOnGpu(detail::ModelImpl& m, int deviceIndex) {
     if (m.cfg.kvLoraRank == 0 && !device.supports(attn))
         return Error{"attention heads of " + std::to_string(attn.dimK) + " / " + std::to_string(attn.dimV)
                      + " elements have no CUDA kernel yet on " + id + "; use --device cpu"};
+    if (m.cfg.nExpert > 0 && !device.supportsExperts(m.cfg.nExpert, m.cfg.nExpertUsed))
+        return Error{std::to_string(m.cfg.nExpert) + " experts (" + std::to_string(m.cfg.nExpertUsed)
+                     + " used per token) exceed what " + id + " routes (512, 32); use --device cpu"};
     static const float kSink = 0.0f;
     backend::Attention withSinks = attn;
     withSinks.sinks = &kSink;
@@ -141,19 +144,8 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     if (auto r = pageIn(*m.file, options); !r) return r.error();
     if (*deviceIndex >= 0) {
         m.gpuLayers = options.gpuLayers < 0 ? m.cfg.nLayer : std::min<int64_t>(options.gpuLayers, m.cfg.nLayer);
-        const gpu::GpuModelSource source{*m.arch, m.cfg, *m.weights};
-        // Every architecture runs its one forward (arch/) on the CUDA op backend. VERDICT_CUDA_MODEL_PASS=1
-        // sends the llama family through cuda_model.cu's pass of its own instead: kept until the two
-        // have been compared on a GPU (tests/gpu test_gpu_backend_model_pass), then it goes.
-        const char* own = std::getenv("VERDICT_CUDA_MODEL_PASS");
-        const bool modelPass = own && std::string_view(own) == "1";
-        if (modelPass && gpu::checkGpuModelPass(source)) {
-            auto g = gpu::openGpuModel(source, *deviceIndex, m.gpuLayers);
-            if (!g) return Error{path + ": " + g.error().message};
-            m.gpu = std::move(g.value());
-        } else if (auto r = openOneForwardOnGpu(m, *deviceIndex); !r) {
-            return Error{path + ": " + r.error().message};
-        }
+        // Every architecture runs its one forward (arch/) on the CUDA op backend.
+        if (auto r = openOneForwardOnGpu(m, *deviceIndex); !r) return Error{path + ": " + r.error().message};
     }
 
     const arch::ArchConfig& c = m.cfg;
@@ -166,10 +158,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     m.shape.nHeadKv = c.nHeadKv;
     m.shape.nExpert = c.nExpert;
     m.shape.nExpertUsed = c.nExpertUsed;
-    if (m.arch->decoderWeights)  // llama-family view (llama, qwen2, phi3, gemma2)
-        m.shape.tiedOutput = m.arch->decoderWeights(*m.weights)->tiedOutput;
-    else if (const auto* dw = dynamic_cast<const arch::DecoderWeights*>(m.weights.get()))
-        m.shape.tiedOutput = dw->tiedOutput;
+    m.shape.tiedOutput = m.file->tensor("output.weight") == nullptr;  // the architectures reuse token_embd then
 
     m.loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (cancelled(options, 1.0f)) return Error{path + ": loading cancelled"};
@@ -187,12 +176,10 @@ int Model::threads() const { return m_impl->pool->size(); }
 double Model::loadMs() const { return m_impl->loadMs; }
 uint64_t Model::weightsBytes() const { return m_impl->weightsBytes; }
 std::string Model::device() const {
-    if (m_impl->gpu) return m_impl->gpu->deviceId();
     return m_impl->device ? m_impl->deviceId : "cpu";
 }
-int Model::gpuLayers() const { return static_cast<int>(m_impl->gpu || m_impl->device ? m_impl->gpuLayers : 0); }
+int Model::gpuLayers() const { return static_cast<int>(m_impl->device ? m_impl->gpuLayers : 0); }
 std::string Model::deviceName() const {
-    if (m_impl->gpu) return m_impl->gpu->deviceName();
     const DeviceList list = listDevices();
     const std::string id = device();
     for (const DeviceInfo& d : list.devices)

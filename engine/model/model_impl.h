@@ -7,7 +7,7 @@
 #include "arch/weight_placement.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/thread_pool.h"
-#include "backend/gpu/gpu_model.h"
+#include "backend/gpu/gpu_backend.h"
 #include "gguf/gguf_file.h"
 #include "model/model_tokenizer.h"
 #include "verdict/engine/model.h"
@@ -28,8 +28,7 @@ struct ModelImpl {
     ModelShape shape;
     std::unique_ptr<cpu::ThreadPool> pool;        // shared by every session of this model
     std::unique_ptr<cpu::CpuBackend> cpu;         // the ops of the CPU forward passes, over `pool`
-    // A GPU's op backend, when the model runs its one forward there (every model opened on a GPU,
-    // unless VERDICT_CUDA_MODEL_PASS=1 gave the llama family cuda_model.cu's pass); deviceId "cuda:N".
+    // A GPU's op backend, when the model runs its one forward there; deviceId "cuda:N" then.
     std::unique_ptr<backend::Backend> device;
     std::string deviceId;
     // The backend the architecture's forward passes run on (`cpu` unless runForwardOn chose
@@ -44,9 +43,7 @@ struct ModelImpl {
     std::string tokenizerError;                   // why `tokenizer` is null
     double loadMs = 0;
     uint64_t weightsBytes = 0;
-    std::unique_ptr<gpu::GpuModel> gpu;           // set when opened on a GPU: forward passes run there
     int64_t gpuLayers = 0;                        // blocks on the GPU; < cfg.nLayer: the rest on the CPU
-    bool partialOffload() const { return gpu && gpuLayers < cfg.nLayer; }
 
     // Activations of batched passes (session/batch_decode.cpp) on `be`, kept between calls so that
     // a decode loop allocates nothing per step: one per thread running a batch at the same time.

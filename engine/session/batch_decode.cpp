@@ -135,77 +135,6 @@ struct PassRow {
 // empty one asks for no logits (the rows only fill the caches).
 using PassLogits = std::function<void(size_t first, size_t count, const float* logits)>;
 
-// The GPU side of forwardRows: each row on its session's device cache; with a partial offload the
-// CPU's blocks follow on each row's CPU cache, from the GPU's residual stream.
-Result<void> forwardRowsGpu(std::span<const PassRow> rows, const PassLogits& onLogits) {
-    const SessionImpl& lead = *rows.front().d;
-    const detail::ModelImpl& m = *lead.m;
-    const int64_t nVocab = m.cfg.nVocab;
-    const auto n = static_cast<int64_t>(rows.size());
-    const bool partial = m.partialOffload();
-    BatchBuffers* cpuBuf = nullptr;
-    std::optional<ScratchLease> scratch;
-    if (partial) {
-        auto buffers = batchBuffers(lead);
-        if (!buffers) return buffers.error();
-        cpuBuf = *buffers;
-        auto lease = ScratchLease::take(m);
-        if (!lease) return lease.error();
-        scratch.emplace(std::move(lease.value()));
-    }
-    std::vector<int32_t> tokens;
-    std::vector<int64_t> positions;
-    std::vector<gpu::GpuKv*> caches;
-    std::vector<float> logits, hidden;
-    try {
-        const auto most = static_cast<size_t>(std::min(n, kMaxBatchRows));
-        tokens.resize(most);
-        positions.resize(most);
-        caches.resize(most);
-        logits.resize(most * static_cast<size_t>(nVocab));
-        if (partial) hidden.resize(most * static_cast<size_t>(m.cfg.nEmbd));
-    } catch (const std::bad_alloc&) {
-        return Error{"cannot allocate the logits of a batch of " + std::to_string(n) + " rows"};
-    }
-    for (int64_t begin = 0; begin < n; begin += kMaxBatchRows) {
-        const int64_t count = std::min(kMaxBatchRows, n - begin);
-        for (int64_t r = 0; r < count; ++r) {
-            const PassRow& row = rows[static_cast<size_t>(begin + r)];
-            tokens[static_cast<size_t>(r)] = row.token;
-            positions[static_cast<size_t>(r)] = row.position;
-            caches[static_cast<size_t>(r)] = row.d->gpuKv.get();
-        }
-        gpu::GpuBatch b;
-        b.tokens = tokens.data();
-        b.positions = positions.data();
-        b.caches = caches.data();
-        b.nTok = count;
-        if (partial) {
-            b.hidden = hidden.data();
-        } else if (onLogits) {
-            b.logits = logits.data();
-        }
-        if (auto r = m.gpu->forward(b); !r) return r.error();
-        if (partial) {
-            for (int64_t r = 0; r < count; ++r)
-                cpuBuf->caches[static_cast<size_t>(r)] = rows[static_cast<size_t>(begin + r)].d->kv.get();
-            const arch::ForwardContext ctx = m.forwardContext(*lead.kv, nullptr);
-            arch::ForwardBatch fb;
-            fb.tokens = tokens.data();
-            fb.nTok = count;
-            fb.allLogits = true;
-            fb.logits = onLogits ? logits.data() : nullptr;
-            fb.positions = positions.data();
-            fb.caches = cpuBuf->caches.data();
-            fb.hidden = hidden.data();
-            fb.firstLayer = m.gpuLayers;
-            m.arch->forward(*m.weights, **scratch, ctx, fb);
-        }
-        if (onLogits) onLogits(static_cast<size_t>(begin), static_cast<size_t>(count), logits.data());
-    }
-    return {};
-}
-
 // Runs `rows` (already checked: ids, room, sessions of one model; the rows of one session are
 // consecutive positions in order, each cache holding its sequence's positions before its first
 // row) in passes of up to kMaxBatchRows rows, every row on its own session's cache. The sessions'
@@ -214,7 +143,6 @@ Result<void> forwardRowsGpu(std::span<const PassRow> rows, const PassLogits& onL
 Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogits) {
     const SessionImpl& lead = *rows.front().d;
     const detail::ModelImpl& m = *lead.m;
-    if (m.gpu) return forwardRowsGpu(rows, onLogits);
     auto buffers = batchBuffers(lead);
     if (!buffers) return buffers.error();
     BatchBuffers& buf = **buffers;
@@ -270,7 +198,7 @@ Result<void> forwardRows(std::span<const PassRow> rows, const PassLogits& onLogi
 Result<void> decodeRows(std::span<SessionImpl* const> ds, std::span<const int32_t> tokens) {
     const detail::ModelImpl& m = *ds.front()->m;
     const auto nVocab = static_cast<size_t>(m.cfg.nVocab);
-    if (!m.gpu && !m.arch->sequenceRows) {
+    if (!m.arch->sequenceRows) {
         // An architecture without multi-sequence rows: one pass per session (same results).
         for (size_t i = 0; i < ds.size(); ++i)
             if (auto r = ds[i]->evaluate(tokens.subspan(i, 1), false); !r) return r.error();
@@ -334,7 +262,7 @@ Result<std::vector<LogprobsResult>> logprobsBatch(std::span<Session* const> sess
     }
     std::vector<LogprobsResult> out(n);
     for (LogprobsResult& o : out) o.isGreedy = true;
-    if (!m.gpu && !m.arch->sequenceRows) {
+    if (!m.arch->sequenceRows) {
         // An architecture without multi-sequence rows: one session after the other.
         for (size_t i = 0; i < n; ++i) {
             auto r = sessions[i]->logprobs(requests[i].context, requests[i].continuation);
@@ -360,33 +288,31 @@ Result<std::vector<LogprobsResult>> logprobsBatch(std::span<Session* const> sess
     // request of the batch that computes it first (its "leader": the same question for several
     // choices, the prefix of the first items of a suite).
     std::vector<int> leader(n, -1);
-    if (!m.gpu) {
-        for (size_t i = 0; i < n; ++i) {
-            int64_t best = have[i];
-            size_t donor = i;
-            for (size_t j = 0; j < n; ++j) {
-                if (j == i || !ds[j]->kv->sameLayout(*ds[i]->kv)) continue;
-                const int64_t d = std::min({ds[j]->commonPrefix(full[i]), keep[j], nCtxTok[i] - 1});
-                if (d > best) best = d, donor = j;
-            }
-            if (donor != i) {
-                ds[i]->copyPositions(*ds[donor], have[i], best);
-                have[i] = best;
-            }
+    for (size_t i = 0; i < n; ++i) {
+        int64_t best = have[i];
+        size_t donor = i;
+        for (size_t j = 0; j < n; ++j) {
+            if (j == i || !ds[j]->kv->sameLayout(*ds[i]->kv)) continue;
+            const int64_t d = std::min({ds[j]->commonPrefix(full[i]), keep[j], nCtxTok[i] - 1});
+            if (d > best) best = d, donor = j;
         }
-        for (size_t i = 1; i < n; ++i) {
-            int64_t best = have[i];
-            for (size_t j = 0; j < i; ++j) {
-                if (leader[j] >= 0 || !ds[j]->kv->sameLayout(*ds[i]->kv)) continue;
-                const auto common = static_cast<int64_t>(
-                    std::mismatch(full[i].begin(), full[i].end(), full[j].begin(), full[j].end()).first - full[i].begin());
-                const int64_t s = std::min({common, nCtxTok[i] - 1, nCtxTok[j] - 1});
-                if (s > best) best = s, leader[i] = static_cast<int>(j);
-            }
-            if (leader[i] >= 0) {
-                need[i] = best;
-                need[static_cast<size_t>(leader[i])] = std::max(need[static_cast<size_t>(leader[i])], best);
-            }
+        if (donor != i) {
+            ds[i]->copyPositions(*ds[donor], have[i], best);
+            have[i] = best;
+        }
+    }
+    for (size_t i = 1; i < n; ++i) {
+        int64_t best = have[i];
+        for (size_t j = 0; j < i; ++j) {
+            if (leader[j] >= 0 || !ds[j]->kv->sameLayout(*ds[i]->kv)) continue;
+            const auto common = static_cast<int64_t>(
+                std::mismatch(full[i].begin(), full[i].end(), full[j].begin(), full[j].end()).first - full[i].begin());
+            const int64_t s = std::min({common, nCtxTok[i] - 1, nCtxTok[j] - 1});
+            if (s > best) best = s, leader[i] = static_cast<int>(j);
+        }
+        if (leader[i] >= 0) {
+            need[i] = best;
+            need[static_cast<size_t>(leader[i])] = std::max(need[static_cast<size_t>(leader[i])], best);
         }
     }
     // The sessions' token lists say what their caches hold; until the passes are done they keep

@@ -49,11 +49,6 @@ Result<LogitsView> SessionImpl::evaluate(std::span<const int32_t> input, bool al
         return Error{"cannot allocate logits for " + std::to_string(rows) + " positions"};
     }
 
-    if (m->gpu) {
-        if (auto r = evaluateGpu(input, allLogits); !r) return r.error();
-        tokens.insert(tokens.end(), input.begin(), input.end());
-        return LogitsView{logits.data(), rows, nVocab};
-    }
     const auto passes = m->lockPasses();
     const arch::ForwardContext ctx = m->forwardContext(*kv, debug ? &debug : nullptr);
     for (int64_t begin = 0; begin < n; begin += nBatch) {
@@ -86,52 +81,6 @@ Result<LogitsView> SessionImpl::evaluate(std::span<const int32_t> input, bool al
     return LogitsView{logits.data(), rows, nVocab};
 }
 
-Result<void> SessionImpl::evaluateGpu(std::span<const int32_t> input, bool allLogits) {
-    const auto n = static_cast<int64_t>(input.size());
-    const auto nPast = static_cast<int64_t>(tokens.size());
-    const bool partial = m->partialOffload();
-    const auto rows = static_cast<size_t>(std::min(nBatch, n));
-    std::vector<int64_t> positions(rows);
-    // Every row on this session's cache (filled by a loop: GCC 12 warns falsely on the fill constructor).
-    std::vector<gpu::GpuKv*> caches(rows);
-    for (gpu::GpuKv*& c : caches) c = gpuKv.get();
-    for (int64_t begin = 0; begin < n; begin += nBatch) {
-        const int64_t count = std::min(nBatch, n - begin);
-        const bool lastChunk = begin + count == n;
-        for (int64_t t = 0; t < count; ++t) positions[static_cast<size_t>(t)] = nPast + begin + t;
-        gpu::GpuBatch b;
-        b.tokens = input.data() + begin;
-        b.positions = positions.data();
-        b.caches = caches.data();
-        b.nTok = count;
-        if (allLogits) {
-            b.logits = logits.data() + begin * m->cfg.nVocab;
-        } else if (lastChunk) {
-            b.logits = logits.data();
-            b.logitsFrom = count - 1;
-        }
-        if (partial) {
-            b.logits = nullptr;
-            b.hidden = hidden.data();
-        }
-        if (auto r = m->gpu->forward(b); !r) return r.error();
-        if (partial) {
-            // The remaining blocks and the output head on the CPU, from the GPU's residual stream.
-            const arch::ForwardContext ctx = m->forwardContext(*kv, debug ? &debug : nullptr);
-            arch::ForwardBatch fb;
-            fb.tokens = input.data() + begin;
-            fb.nTok = count;
-            fb.pos0 = nPast + begin;
-            fb.allLogits = allLogits;
-            fb.logits = allLogits ? logits.data() + begin * m->cfg.nVocab : (lastChunk ? logits.data() : nullptr);
-            fb.hidden = hidden.data();
-            fb.firstLayer = m->gpuLayers;
-            m->arch->forward(*m->weights, *scratch, ctx, fb);
-        }
-    }
-    return {};
-}
-
 SessionImpl& sessionImpl(Session& session) { return *session.m_impl; }
 
 void setDebugHook(Session& session, arch::DebugHook hook) { sessionImpl(session).debug = std::move(hook); }
@@ -153,14 +102,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     if (d.nCtx > (int64_t{1} << 24)) return Error{"context of " + std::to_string(d.nCtx) + " tokens is too large"};
     d.nBatch = std::clamp<int64_t>(options.nBatch > 0 ? options.nBatch : 512, 1, d.nCtx);
 
-    if (d.m->gpu) {
-        auto kv = d.m->gpu->createKv(d.nCtx, options.kvType == KvType::F16);
-        if (!kv) return kv.error();
-        d.gpuKv = std::move(kv.value());
-    }
-    if (!d.m->gpu || d.m->partialOffload()) {
-        // A partially offloaded model's CPU blocks use this cache too: it is allocated for every
-        // layer, but the GPU's layers are never written, so their pages are never touched.
+    {
         const arch::ArchConfig::CacheShape cs = c.cacheShape();  // MLA caches a latent, not per-head K/V
         const bool f16 = options.kvType == KvType::F16;
         const int64_t split = d.m->splitLayer;  // > 0: the first blocks on the forward's backend
@@ -181,7 +123,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     }
     try {
         d.logits.resize(static_cast<size_t>(c.nVocab));
-        if (d.m->partialOffload() || d.kvTail) d.hidden.resize(static_cast<size_t>(d.nBatch * c.nEmbd));
+        if (d.kvTail) d.hidden.resize(static_cast<size_t>(d.nBatch * c.nEmbd));
         d.tokens.reserve(static_cast<size_t>(d.nCtx));
     } catch (const std::bad_alloc&) {
         return Error{"cannot allocate session buffers"};
@@ -208,19 +150,7 @@ MemoryUse Session::memoryUse() const {
     u.weightsBytes = m_impl->m->weightsBytes;
     u.scratchBytes = m_impl->logits.capacity() * sizeof(float);
     u.peakRssBytes = peakRssBytes();
-    if (const auto& gpu = m_impl->m->gpu) {
-        const gpu::VramUse v = gpu->vram();
-        u.device = gpu->deviceId();
-        u.kvBytes = m_impl->gpuKv->bytes();
-        u.vramWeightsBytes = v.weights;
-        u.vramKvBytes = m_impl->gpuKv->bytes();
-        u.vramScratchBytes = v.scratch;
-        u.vramWorkspaceBytes = v.workspace;
-        u.vramPeakBytes = v.peak;
-        u.vramDeviceUsedBytes = v.deviceUsed;
-        u.vramDeviceTotalBytes = v.deviceTotal;
-    }
-    if (m_impl->m->device) {  // the one forward on a GPU's op backend: its own accounting
+    if (m_impl->m->device) {  // the forward on a GPU's op backend: its own accounting
         const backend::MemoryStats v = m_impl->m->be->memory();
         u.device = m_impl->m->deviceId;
         u.vramWeightsBytes = v.weights;

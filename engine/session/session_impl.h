@@ -28,9 +28,7 @@ struct SessionImpl {
     std::unique_ptr<arch::ArchScratch> scratch;
     std::unique_ptr<session::KvCache> kvTail;     // a split forward (ModelImpl::splitLayer): the CPU's
     std::unique_ptr<arch::ArchScratch> scratchTail;  // blocks, their cache and activations
-    std::unique_ptr<gpu::GpuKv> gpuKv;            // GPU models (m->gpu): the cache in device memory
-                                                  // (partial offload: kv and scratch serve the CPU's blocks)
-    std::vector<float> hidden;                    // partial offload: [nBatch][nEmbd] handed from GPU to CPU
+    std::vector<float> hidden;                    // a split forward: [nBatch][nEmbd] handed between stages
     std::vector<float> logits;        // [rows][nVocab]: 1 row, or every row of an allLogits call
     std::vector<int32_t> tokens;      // the sequence held in the cache
     Timings timings;
@@ -38,9 +36,6 @@ struct SessionImpl {
 
     // Checks ids and room, then runs the forward pass over `tokens` in chunks of nBatch.
     Result<LogitsView> evaluate(std::span<const int32_t> input, bool allLogits);
-    // The GPU path of evaluate: chunks of nBatch rows through m->gpu (then the CPU's blocks when
-    // the model is partially offloaded).
-    Result<void> evaluateGpu(std::span<const int32_t> input, bool allLogits);
     // Copies cached positions [from, to) from `src` (the same model and cache layout), every stage.
     void copyPositions(const SessionImpl& src, int64_t from, int64_t to);
     // Length of the common prefix of the cache and `seq`.

@@ -55,9 +55,6 @@ std::vector<int32_t> prompt(size_t n, int32_t salt, int32_t nVocab) {
     return p;
 }
 
-// Every model runs its architecture's one forward on the op backend (cuda_backend.cu);
-// VERDICT_CUDA_MODEL_PASS=1 (ctest test_gpu_backend_model_pass) sends the llama family through
-// cuda_model.cu's own pass instead, for the comparison to make before that pass goes.
 
 double maxAbsDiff(std::span<const float> a, std::span<const float> b) {
     double m = 0;
@@ -150,8 +147,8 @@ private slots:
         if (std::string(c.stem) == "stories260K") QCOMPARE(same, 12);  // a trained model: clear choices
     }
 
-    // The architectures without a CUDA pass of their own run their one forward (arch/) on the
-    // device's op backend (backend/cuda/cuda_backend.cu): every logit of a 21-token prompt, decode
+    // The newer architectures on the device's op backend (backend/cuda/cuda_backend.cu), as every
+    // architecture runs there: every logit of a 21-token prompt, decode
     // steps and a batched decode against the CPU, and the VRAM figures from the backend's ledger.
     // qwen3 / gemma3 / glm4moe (Q/K norms), gpt-oss (sinks, its router and clamped SwiGLU),
     // deepseek2 (MLA, grouped routing, shared experts).

@@ -21,7 +21,7 @@ namespace verdict::cuda {
 
 namespace {
 
-constexpr int kMaxSplits = 32;     // attention position splits (decode), as cuda_model.cu
+constexpr int kMaxSplits = 32;     // attention position splits (decode)
 constexpr int kMaxHeadDim = 256;   // ops_attention.cu
 constexpr int kMaxExperts = 512;   // ops_moe.cu
 constexpr int kMaxUsedExperts = 32;
@@ -101,6 +101,9 @@ public:
 
     bool supports(const backend::LatentAttention& a) const override {
         return a.rank <= kMlaMaxRank && a.dRope <= kMlaMaxRope && a.rank % 32 == 0;
+    }
+    bool supportsExperts(int64_t nExpert, int64_t nUsed) const override {
+        return nExpert <= kMaxExperts && nUsed <= kMaxUsedExperts;
     }
 
     Result<void*> allocate(uint64_t bytes, std::string_view what,
@@ -461,7 +464,7 @@ private:
     // A routed product grouped by expert (a prefill's): the pairs sorted by expert on the host
     // (the expert ids copied down once per routing: stage 1's products and stage 2's share the
     // order), their input rows gathered expert by expert, one product per used expert, the output
-    // rows scattered back to pair order. As cuda_model.cu's groupedExperts.
+    // rows scattered back to pair order.
     void groupedProduct(const backend::ExpertProduct& p, const DeviceMatrix& d) {
         const int64_t P = p.nPairs, K = d.cols, N = d.rows;
         if (!sortPairs(p.experts, P, d.nMat)) return;

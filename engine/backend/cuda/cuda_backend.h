@@ -2,9 +2,10 @@
 // interface, on one device and one stream, every allocation through cuda_memory.h's ledger.
 // Plain C++ (no CUDA header), so host code and tests can open it.
 //
-// Status (issue 18): checked op by op against the plain reference of tests/engine/
-// backend_op_cases.h by tests/gpu/test_gpu_backend_ops (label gpu). The model's GPU forward
-// (cuda_model.cu) does not run through it yet.
+// Every architecture's forward runs on it when a model opens on a GPU (model/model.cpp
+// openOneForwardOnGpu). Checked op by op against the plain reference of tests/engine/
+// backend_op_cases.h by tests/gpu/test_gpu_backend_ops, end to end by tests/gpu/test_gpu_backend
+// (label gpu; not yet run on a GPU).
 #pragma once
 
 #include "backend/ops/backend.h"

@@ -1,7 +1,7 @@
 // Host-side launchers of the CUDA kernels, one group per op family (ops_*.cu). All pointers are
 // device pointers unless named host*; every launcher enqueues on `stream` and returns at once.
 // Launch errors surface at the backend's next cudaGetLastError / synchronisation, where they
-// become Error values (cuda_model.cu).
+// become Error values (cuda_backend.cu).
 //
 // Shapes follow the CPU backend: activations are row-major [rows][cols] f32, rows = tokens;
 // weights are GGUF rows of `cols` elements in their on-disk block format.

@@ -1,5 +1,5 @@
-// The host half of grouping a pass's (token, slot) pairs by expert (cuda_model.cu's prefill and the
-// op backend's routed products): a counting sort of the pairs by their expert ids. Host code only.
+// The host half of grouping a pass's (token, slot) pairs by expert (the op backend's routed products
+// of a prefill): a counting sort of the pairs by their expert ids. Host code only.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Products of a weight matrix with a pass of activation rows, the kernel chosen by the pass's size
-// — the one place that choice is made, for cuda_model.cu's pass and the op backend alike:
+// — the one place that choice is made (cuda_backend.cu's matmul and expert products):
 //   - up to kMatvecMaxCols rows: ops_matvec.cu, the blocks read in place once for all rows;
 //   - up to kMmaMaxCols rows of quantised / BF16 weights: ops_mma.cu's tensor-core tiles decoded in
 //     place (VERDICT_CUDA_MMA=0 sends them to cuBLAS);

@@ -119,6 +119,8 @@ public:
     // False for attention options this backend does not implement yet (CUDA: sinks).
     virtual bool supports(const Attention&) const { return true; }
     virtual bool supports(const LatentAttention&) const { return true; }  // CUDA: not yet
+    // Routing over nExpert experts choosing nUsed per token (routeSoftmaxTopK & co.).
+    virtual bool supportsExperts(int64_t nExpert, int64_t nUsed) const { (void)nExpert, (void)nUsed; return true; }
 
     // --- memory ----------------------------------------------------------------------------------
     // At least `bytes` bytes aligned to 64, or an error naming `what` and the size.
