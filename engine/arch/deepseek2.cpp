@@ -190,6 +190,8 @@ Result<std::unique_ptr<ArchWeights>> bindWeights(const ArchConfig& c, TensorBind
             if (ok) {
                 mergeSplitKvB(kB, vB, H, dn, dv, Lr, L.wkvB, L.ownedKvB, blk(il, "attn_kv_b.weight"));
                 b.derived(L.ownedKvB.data(), L.ownedKvB.size(), L.wkvB.name, L.wkvB.type);
+                b.hostOnly(kB);  // only the rebuilt matrix goes to a device
+                b.hostOnly(vB);
             }
         } else {
             b.matrix(L.wkvB, blk(il, "attn_kv_b.weight"), {Lr, H * (dn + dv)});

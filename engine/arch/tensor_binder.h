@@ -46,6 +46,11 @@ public:
     void derived(const void* data, uint64_t bytes, const std::string& name, tensor::TensorType type) {
         m_regions.push_back({data, bytes, name, type});
     }
+    // A bound tensor the architecture read only on the host (to build a derived matrix) and the
+    // forward never touches: no backend needs it uploaded, so its region is dropped.
+    void hostOnly(const Weight& w) {
+        std::erase_if(m_regions, [&](const WeightRegion& r) { return w.present() && r.host == w.data; });
+    }
     // Every host range the bound weights point into (tensor data, f32 copies, derived matrices):
     // what WeightPlacement::upload copies to a backend with memory of its own.
     const std::vector<WeightRegion>& regions() const { return m_regions; }

@@ -165,7 +165,7 @@ MemoryUse Session::memoryUse() const {
         u.kvBytes += m_impl->kvTail->bytes();
         u.scratchBytes += m_impl->scratchTail->bytes();
     }
-    if (m_impl->kv) {  // the CPU's blocks (all of them, or the rest of a partial offload)
+    if (m_impl->kv) {  // the forward's cache and scratch (a split's first blocks; on the GPU when it runs there)
         u.kvBytes += m_impl->kv->bytes();
         u.scratchBytes += m_impl->scratch->bytes() + m_impl->hidden.capacity() * sizeof(float);
     }

@@ -250,6 +250,14 @@ private slots:
             const std::vector<float> c = allLogits(placed, tokens);
             QCOMPARE(c.size(), b.size());
             QVERIFY(std::memcmp(c.data(), b.data(), b.size() * sizeof(float)) == 0);
+            // The split tensors served only the rebuild: they are not uploaded (TensorBinder::hostOnly),
+            // and the CheckedBackend below proves the forward never reads them.
+            int rebuilt = 0;
+            for (const arch::WeightRegion& r : placed->impl().weightRegions) {
+                QVERIFY2(!r.name.ends_with("attn_k_b.weight") && !r.name.ends_with("attn_v_b.weight"), r.name.c_str());
+                rebuilt += r.name.find("rebuilt") != std::string::npos;
+            }
+            QCOMPARE(rebuilt, static_cast<int>(placed->shape().nLayer));
         }
         for (size_t i = 0; i < checked.violations().size() && i < 5; ++i) qWarning("%s", checked.violations()[i].c_str());
         QCOMPARE(checked.violationCount(), uint64_t(0));
