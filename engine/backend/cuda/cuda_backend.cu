@@ -306,32 +306,17 @@ public:
     }
     void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override {
-        if (nExpert > kMaxExperts || U > kMaxUsedExperts) {
-            if (m_opError.empty())
-                m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
-            return;
-        }
-        ++m_routeEpoch;  // the expert ids change: groupedProduct sorts them again
+        if (!beginRouting(nExpert, U)) return;
         cuda::routeSoftmaxTopK(logits, nTok, nExpert, U, experts, weights, m_stream);
     }
     void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override {
-        if (nExpert > kMaxExperts || U > kMaxUsedExperts) {
-            if (m_opError.empty())
-                m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
-            return;
-        }
-        ++m_routeEpoch;  // the expert ids change: groupedProduct sorts them again
+        if (!beginRouting(nExpert, U)) return;
         cuda::routeTopKSoftmax(logits, nTok, nExpert, U, experts, weights, m_stream);
     }
     void routeGrouped(const backend::GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U,
                       float* selection, int32_t* experts, float* weights) override {
-        if (nExpert > kMaxExperts || U > kMaxUsedExperts) {
-            if (m_opError.empty())
-                m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
-            return;
-        }
-        ++m_routeEpoch;  // the expert ids change: groupedProduct sorts them again
+        if (!beginRouting(nExpert, U)) return;
         cuda::routeGrouped(r.sigmoid, r.selectionBias, r.nGroups, r.nGroupsUsed, r.normalize, r.scale, scores, nTok,
                            nExpert, U, selection, experts, weights, m_stream);
     }
@@ -346,6 +331,18 @@ private:
     Error fail(cudaError_t e) const { return Error{"cuda:" + std::to_string(m_device) + ": " + cudaErrorText(e)}; }
     void note(cudaError_t e) {
         if (e != cudaSuccess && m_firstError == cudaSuccess) m_firstError = e;
+    }
+
+    // Every router op: within the kernels' limits (supportsExperts, refused at open too), and the
+    // expert ids about to change, so groupedProduct sorts them again.
+    bool beginRouting(int nExpert, int U) {
+        if (!supportsExperts(nExpert, U)) {
+            if (m_opError.empty())
+                m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
+            return false;
+        }
+        ++m_routeEpoch;
+        return true;
     }
 
     // Waits for the stream; the staging buffers are free again.
@@ -551,17 +548,8 @@ private:
         const uint64_t bytes = m_hostRows.size() * sizeof(RowCache);
         const uint64_t need = stageAlign(bytes);
         if (m_rowsUsed + need > m_rows.bytes()) {
-            idle();
-            if (need > m_rows.bytes()) {
-                m_rows = {};
-                auto r = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Scratch,
-                                                std::max<uint64_t>(need, 64 * 1024), "row tables");
-                if (!r) {
-                    if (m_opError.empty()) m_opError = r.error().message;
-                    return nullptr;
-                }
-                m_rows = std::move(r.value());
-            }
+            idle();  // the ring starts over (and may grow)
+            if (!grow(m_rows, std::max<uint64_t>(need, 64 * 1024), "row tables")) return nullptr;
         }
         uint8_t* dst = m_rows.data() + m_rowsUsed;
         m_rowsUsed += need;
