@@ -306,6 +306,8 @@ private slots:
         QTest::addRow("prefill-f16") << true << 33 << 5 << 0.0f << 0 << 0;
         QTest::addRow("short-rows-fixed-32-splits") << false << 3 << 2 << 0.0f << 0 << 32;  // empty splits (graphs)
         QTest::addRow("window-with-splits") << false << 1 << 300 << 0.0f << 64 << 32;  // phi3-style decode
+        // More rows than a grid's y dimension takes (65535): launched in chunks.
+        QTest::addRow("rows-beyond-grid-y") << false << 65541 << 0 << 0.0f << 8 << 0;
     }
 
     // One sequence: the cache is filled through storeKv with positions 0 .. pos0+nTok-1, then the

@@ -89,7 +89,9 @@ public:
         auto g = DeviceBuffer::allocate(m_device, m_ledger, VramKind::Weights, table.size() * 2, "the GELU table");
         if (!g) return g.error();
         m_gelu = std::move(g.value());
-        cudaMemcpy(m_gelu.data(), table.data(), table.size() * 2, cudaMemcpyHostToDevice);
+        // On m_stream (non-blocking: a copy on the default stream would not be ordered before its ops),
+        // and waited for while `table` lives.
+        note(cudaMemcpyAsync(m_gelu.data(), table.data(), table.size() * 2, cudaMemcpyHostToDevice, m_stream));
         return synchronize();
     }
 
@@ -109,6 +111,8 @@ public:
     Result<void*> allocate(uint64_t bytes, std::string_view what,
                            backend::Purpose purpose = backend::Purpose::Activations) override {
         flush();  // no allocation while a pass is being recorded
+        cudaSetDevice(m_device);  // the calling thread's device (sessions open on threads of their own)
+        forgetExpertOrder();
         const VramKind kind = purpose == backend::Purpose::Weights   ? VramKind::Weights
                               : purpose == backend::Purpose::KvCache ? VramKind::Kv
                                                                      : VramKind::Scratch;
@@ -120,6 +124,7 @@ public:
     }
     void release(void* p) override {
         idle();  // no op still reading it
+        forgetExpertOrder();
         m_buffers.erase(p);
     }
     // Small uploads (a pass's token ids, RoPE tables) are copied into pinned staging and queued, so
@@ -127,6 +132,7 @@ public:
     // host buffer may go away then.
     void upload(void* dst, const void* host, uint64_t bytes) override {
         if (bytes == 0) return;
+        forgetExpertOrder();  // the ids may be what changes
         if (const uint8_t* staged = stage(host, bytes)) {
             note(cudaMemcpyAsync(dst, staged, bytes, cudaMemcpyHostToDevice, m_stream));
             return;
@@ -149,7 +155,9 @@ public:
     // place (cudaGraphExecUpdate) when the topology is the same, else one is instantiated.
     // VERDICT_CUDA_GRAPHS=0 turns it off.
     void beginPass(int64_t rows) override {
-        if (m_graphsOff || m_capturing || rows > kMatvecMaxCols) return;
+        if (m_capturing) return;
+        cudaSetDevice(m_device);  // every pass's first op: the thread that runs it works on this device
+        if (m_graphsOff || rows > kMatvecMaxCols) return;
         if (cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
             cudaGetLastError();
             m_graphsOff = true;  // not fatal: passes run op by op
@@ -175,6 +183,7 @@ public:
         return m;
     }
     void copy(void* dst, const void* src, uint64_t bytes) override {
+        forgetExpertOrder();
         note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, m_stream));
     }
     Result<void> synchronize() override {
@@ -196,17 +205,17 @@ public:
     }
 
     void embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) override {
-        if (auto d = matrix(w)) cuda::embedRows(*d, tokens, nTok, out, m_stream);
+        if (auto d = matrix(w); d && nTok > 0 && w.cols > 0) cuda::embedRows(*d, tokens, nTok, out, m_stream);
     }
     void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override {
-        if (auto d = matrix(w); d && nTok > 0) product(*d, x, w.cols, nTok, y, ldy);
+        if (auto d = matrix(w); d && nTok > 0 && w.rows > 0) product(*d, x, w.cols, nTok, y, ldy);
     }
     // Routed products of up to kGroupMinPairs pairs read each pair's expert rows in place
     // (expertMatvec); more are grouped by expert (groupedProduct); dense ones run as matmul.
     void expertMatmuls(const backend::ExpertProduct* products, int count) override {
         for (int i = 0; i < count; ++i) {
             const backend::ExpertProduct& p = products[i];
-            if (p.nPairs <= 0) continue;
+            if (p.nPairs <= 0 || p.w.rows <= 0) continue;
             if (!p.experts && p.xDiv == 1) {
                 matmul(p.w, p.x, p.nPairs, p.y, p.w.rows);
             } else if (!p.experts) {
@@ -299,6 +308,7 @@ public:
         cuda::roundAsMatmulInput(r, x, rows * K, m_stream);
     }
     void copyRows(float* dst, int64_t ldd, const float* src, int64_t lds, int64_t rows, int64_t cols) override {
+        forgetExpertOrder();
         if (rows > 0 && cols > 0)
             note(cudaMemcpy2DAsync(dst, static_cast<size_t>(ldd) * 4, src, static_cast<size_t>(lds) * 4,
                                    static_cast<size_t>(cols) * 4, static_cast<size_t>(rows), cudaMemcpyDeviceToDevice,
@@ -344,6 +354,10 @@ private:
         ++m_routeEpoch;
         return true;
     }
+
+    // The pairs' expert order (sortPairs) is kept while the ids cannot have changed: no routing op,
+    // and no upload, copy, allocation or release (any of which may rewrite or reuse the ids' memory).
+    void forgetExpertOrder() { m_sortedIds = nullptr; }
 
     // Waits for the stream; the staging buffers are free again.
     void idle() {

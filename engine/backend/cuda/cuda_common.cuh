@@ -9,6 +9,8 @@
 namespace verdict::cuda {
 
 constexpr int kWarp = 32;
+// The largest grid y / z dimension: launches with rows on y go in chunks of this many rows.
+constexpr int64_t kMaxGridY = 65535;
 
 __device__ __forceinline__ float warpSum(float v) {
 #pragma unroll

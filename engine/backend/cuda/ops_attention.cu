@@ -165,6 +165,12 @@ void attention(const AttentionShape& a, const RowCache* rows, int64_t nTok, int 
                float* partials, cudaStream_t s) {
     if (nTok <= 0) return;
     if (nTok * a.nHead > kSplitPairs) nSplit = 1;  // the partials buffer covers kSplitPairs pairs
+    if (nTok > kMaxGridY) {  // rows on grid y: in chunks (one split each, as above)
+        for (int64_t t0 = 0; t0 < nTok; t0 += kMaxGridY)
+            attention(a, rows + t0, std::min(kMaxGridY, nTok - t0), 1, q + t0 * a.nHead * a.dimK,
+                      out + t0 * a.nHead * a.dimV, partials, s);
+        return;
+    }
     const dim3 grid(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok), static_cast<unsigned>(nSplit));
     if (a.f16)
         attentionKernel<__half><<<grid, kWarps * kWarp, 0, s>>>(a, rows, q, out, partials);

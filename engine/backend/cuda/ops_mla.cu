@@ -12,6 +12,8 @@
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/softmax_state.cuh"
 
+#include <algorithm>
+
 namespace verdict::cuda {
 namespace {
 
@@ -115,6 +117,12 @@ __global__ void upProjectKernel(const uint8_t* w, uint64_t rowBytes, const float
 void mlaAbsorb(const DeviceMatrix& kvB, const float* q, int64_t nTok, const MlaShape& a, float* qLat,
                cudaStream_t s) {
     if (nTok <= 0) return;
+    if (nTok > kMaxGridY) {  // rows on grid y: in chunks
+        for (int64_t t0 = 0; t0 < nTok; t0 += kMaxGridY)
+            mlaAbsorb(kvB, q + t0 * a.nHead * (a.dNope + a.dRope), std::min(kMaxGridY, nTok - t0), a,
+                      qLat + t0 * a.nHead * a.rank, s);
+        return;
+    }
     const int threads = (a.rank / 4 + kWarp - 1) / kWarp * kWarp;
     dispatchType(kvB.type, [&](auto tag) {
         absorbKernel<decltype(tag)::value>
@@ -126,6 +134,12 @@ void mlaAbsorb(const DeviceMatrix& kvB, const float* q, int64_t nTok, const MlaS
 void mlaAttention(const RowCache* rows, int64_t nTok, const MlaShape& a, const float* q, const float* qLat,
                   float* oLat, cudaStream_t s) {
     if (nTok <= 0) return;
+    if (nTok > kMaxGridY) {
+        for (int64_t t0 = 0; t0 < nTok; t0 += kMaxGridY)
+            mlaAttention(rows + t0, std::min(kMaxGridY, nTok - t0), a, q + t0 * a.nHead * (a.dNope + a.dRope),
+                         qLat + t0 * a.nHead * a.rank, oLat + t0 * a.nHead * a.rank, s);
+        return;
+    }
     const dim3 grid(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok));
     if (a.f16)
         latentKernel<__half><<<grid, kWarps * kWarp, 0, s>>>(rows, a.nHead, a.dNope, a.dRope, a.rank, a.scale, q, qLat,
@@ -138,6 +152,12 @@ void mlaAttention(const RowCache* rows, int64_t nTok, const MlaShape& a, const f
 void mlaUpProject(const DeviceMatrix& kvB, const float* oLat, int64_t nTok, const MlaShape& a, float* out,
                   cudaStream_t s) {
     if (nTok <= 0) return;
+    if (nTok > kMaxGridY) {
+        for (int64_t t0 = 0; t0 < nTok; t0 += kMaxGridY)
+            mlaUpProject(kvB, oLat + t0 * a.nHead * a.rank, std::min(kMaxGridY, nTok - t0), a,
+                         out + t0 * a.nHead * a.dV, s);
+        return;
+    }
     dispatchType(kvB.type, [&](auto tag) {
         upProjectKernel<decltype(tag)::value>
             <<<dim3(static_cast<unsigned>(a.nHead), static_cast<unsigned>(nTok)), kWarps * kWarp, 0, s>>>(
