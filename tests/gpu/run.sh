@@ -17,7 +17,8 @@
 # Prints one markdown report (each failure with its message) and writes it to $VERDICT_GPU_REPORT
 # (default <build>/gpu-report.md); every log and JSON goes to gpu-logs.tar.gz beside the report.
 # Knobs: GPU_DEADLINE_S (480), GPU_TEST_TIMEOUT_S (300), GPU_TESTS (names; default all seven),
-# GPU_FIXTURE_PARTS (e.g. "2": only that carried part's fixtures), GPU_SKIP_BENCH=1, GPU_BENCH_TYPES
+# GPU_FIXTURE_PARTS (e.g. "2": only that carried part's fixtures), GPU_SANITIZE (test names to run
+# under compute-sanitizer memcheck; exit 99 = errors, listed in their log), GPU_SKIP_BENCH=1, GPU_BENCH_TYPES
 # ("f16 q8_0 q4_0"), GPU_BENCH_REPS (3), GPU_PEAK_F16_TFLOPS (dense F16 tensor peak; default 989 for
 # H100 / H200). Exit status: 0 when every test passed.
 set -uo pipefail
@@ -117,10 +118,16 @@ fi
 
 # The gpu tests (tests/gpu/CMakeLists.txt registers the same with ctest), side by side.
 say "gpu tests"
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 run_test() {  # NAME BINARY [ENV=VALUE...]
     local name=$1 bin=$2; shift 2
-    local t0; t0=$(date +%s)
-    within "$TEST_CAP" 0 env QT_QPA_PLATFORM=offscreen VERDICT_REQUIRE_FIXTURES=$REQUIRE "$@" "$BUILD/$bin" \
+    local t0 wrap=(); t0=$(date +%s)
+    # GPU_SANITIZE="test_gpu_kernels ...": those tests under compute-sanitizer's memcheck (out-of-bounds
+    # and misaligned accesses by kernel and address; far slower).
+    if [[ " ${GPU_SANITIZE:-} " == *" $name "* ]] && [ -n "$sanitizer" ]; then
+        wrap=("$sanitizer" --tool memcheck --error-exitcode 99 --print-limit 20)
+    fi
+    within "$TEST_CAP" 0 env QT_QPA_PLATFORM=offscreen VERDICT_REQUIRE_FIXTURES=$REQUIRE "$@" "${wrap[@]}" "$BUILD/$bin" \
         >"$LOGS/$name.log" 2>&1
     echo "$name $? $(( $(date +%s) - t0 ))" >"$LOGS/$name.rc"
 }
@@ -217,7 +224,10 @@ for line in open(os.path.join(build, "tests.txt"), errors="replace"):
     for i, l in enumerate(lines):
         if l.startswith("FAIL!"):
             loc = lines[i + 1].strip() if i + 1 < len(lines) and "Loc:" in lines[i + 1] else ""
-            failures.append(f"{name}: {l[6:].strip()} {loc}")
+            failures.append(f"{name}: {l.split(':', 1)[1].strip()} {loc}")
+        elif l.startswith("========= ") and ("Invalid" in l or "Misaligned" in l or ("ERROR SUMMARY" in l and " 0 errors" not in l)):
+            where = lines[i + 1].strip() if i + 1 < len(lines) and "ERROR SUMMARY" not in l else ""
+            failures.append(f"{name} (compute-sanitizer): {l[10:].strip()} {where}")
     if rc != "0" and not any(x.startswith(name + ":") for x in failures):
         failures.append(f"{name}: exit {rc}; last lines: " + " / ".join(lines[-4:]))
 print()
