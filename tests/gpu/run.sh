@@ -100,6 +100,18 @@ if ! ldconfig -p 2>/dev/null | grep -q "libcublas.so.13 "; then
     fi
     echo "cublas: ${cublas:-not found}" >>"$LOGS/machine.txt"
 fi
+# The driver's libcuda.so.1 (opened by the static CUDA runtime): where ldconfig does not know it, the
+# usual mounts (never a CUDA Toolkit's compat/ copy, which must match the kernel module).
+if ! ldconfig -p 2>/dev/null | grep -q "libcuda.so.1 "; then
+    for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
+        if [ -e "$d/libcuda.so.1" ]; then
+            LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+            export LD_LIBRARY_PATH
+            echo "libcuda: $d" >>"$LOGS/machine.txt"
+            break
+        fi
+    done
+fi
 ldd "$BUILD/verdict" "$BUILD/tests/gpu/test_gpu_backend" 2>&1 | grep "not found" | sort -u | sed 's/^/missing library: /' >>"$LOGS/machine.txt"
 cat "$LOGS/machine.txt" >&2
 
