@@ -13,6 +13,10 @@
 # Output: markdown tables on stdout, JSON in $BENCH_OUT (default $BENCH_MODELS_DIR/perf.json).
 # Knobs: BENCH_TYPES ("f16 q8_0 q4_0"; each made once as perf-llama-<type>.gguf), BENCH_PP ("512";
 # prompt sizes, e.g. "64 512 2048"), BENCH_REPS (3), BENCH_THREADS (2), BENCH_STREAM_MIB (512 per array).
+# LLAMA_BENCH=/path/to/llama-bench runs llama.cpp's llama-bench on the same files in the same run,
+# alternating with verdict (round r: verdict bench -r 1 then llama-bench -r 1, for each type;
+# BENCH_REPS rounds), and the tables set the medians side by side (otherwise llama.cpp's columns
+# are the fixtures README's anchor figures, measured elsewhere).
 # BENCH_DEEPSEEK2=1 also times a DeepSeek-V3-style MoE of similar total size (0.80 B parameters,
 # 0.51 B active per token: MLA, 8 experts of which 2 routed + 1 shared, 1 dense layer) in the first
 # of BENCH_TYPES and prints its decode speed beside the dense model's.
@@ -67,17 +71,33 @@ echo "perf.sh: STREAM triad, $THREADS threads, 3 x $STREAM_MIB MiB" >&2
 echo "perf.sh: compute peak (bench_peak), 1 and $THREADS threads" >&2
 "$PEAK" --threads "$THREADS" --json > "$WORK/peak.json"
 
-# 3. llama-bench's pp<N> (each of BENCH_PP) / tg128 on each file, and the model card.
+# 3. llama-bench's pp<N> (each of BENCH_PP) / tg128 on each file, and the model card; with
+# LLAMA_BENCH, verdict and llama.cpp's llama-bench in turn, one repetition each per round.
 for t in $TYPES; do
-    echo "perf.sh: bench $t (pp $PP_LIST, tg128)" >&2
-    "$VERDICT" bench "$CACHE/perf-llama-$t.gguf" -p "$PP_LIST" -n 128 -r "$REPS" --threads "$THREADS" --json \
-        > "$WORK/bench-$t.json"
     "$VERDICT" info "$CACHE/perf-llama-$t.gguf" --json > "$WORK/info-$t.json"
 done
+if [ -n "${LLAMA_BENCH:-}" ]; then
+    [ -x "$LLAMA_BENCH" ] || die "LLAMA_BENCH=$LLAMA_BENCH is not an executable"
+    for round in $(seq 1 "$REPS"); do
+        for t in $TYPES; do
+            f="$CACHE/perf-llama-$t.gguf"
+            echo "perf.sh: round $round/$REPS: $t (pp $PP_LIST, tg128), verdict then llama-bench" >&2
+            "$VERDICT" bench "$f" -p "$PP_LIST" -n 128 -r 1 --threads "$THREADS" --json > "$WORK/bench-$t-r$round.json"
+            "$LLAMA_BENCH" -m "$f" -p "$PP_LIST" -n 128 -r 1 -t "$THREADS" -o json > "$WORK/llama-$t-r$round.json" \
+                2>"$WORK/llama-bench.log" || { tail -5 "$WORK/llama-bench.log" >&2; die "llama-bench failed on $f"; }
+        done
+    done
+else
+    for t in $TYPES; do
+        echo "perf.sh: bench $t (pp $PP_LIST, tg128)" >&2
+        "$VERDICT" bench "$CACHE/perf-llama-$t.gguf" -p "$PP_LIST" -n 128 -r "$REPS" --threads "$THREADS" --json \
+            > "$WORK/bench-$t.json"
+    done
+fi
 
 # 4. Tables + JSON.
 python3 - "$WORK" "$CACHE" "$OUT" "$TYPES" "$PP_LIST" <<'PY'
-import json, os, struct, sys
+import glob, json, os, statistics, struct, sys
 work, cache, out, types = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 pp_sizes = [int(n) for n in sys.argv[5].split(",")]
 
@@ -151,6 +171,23 @@ def gguf_tensors(path):
     return {name: (dims, end_of[o] - o) for name, dims, o in infos}
 
 
+def rounds(prefix, t):
+    """The rounds' results of one tool (LLAMA_BENCH runs) merged: per (n_prompt, n_gen), avg_ts = the
+    median of the rounds' figures, stddev_ts their sample sd, rounds_ts the figures; None if absent."""
+    paths = sorted(glob.glob(os.path.join(work, f"{prefix}-{t}-r*.json")))
+    if not paths:
+        return None
+    runs = [json.load(open(p)) for p in paths]
+    merged = []
+    for x in runs[0]:
+        key = (x["n_prompt"], x["n_gen"])
+        vals = [y["avg_ts"] for r in runs for y in r if (y["n_prompt"], y["n_gen"]) == key]
+        z = dict(x, avg_ts=statistics.median(vals), stddev_ts=statistics.stdev(vals) if len(vals) > 1 else 0.0,
+                 rounds_ts=vals)
+        merged.append(z)
+    return merged
+
+
 def prod(dims):
     r = 1
     for d in dims:
@@ -169,11 +206,15 @@ with open("/proc/cpuinfo") as f:
                                if x.startswith(("avx512", "amx", "avx_vnni")))
             break
 bw = stream["best_gbs"] * 1e9
-rows, raw = [], {}
+rows, raw, raw_llama = [], {}, {}
 for t in types:
-    bench = json.load(open(os.path.join(work, f"bench-{t}.json")))
+    bench = rounds("bench", t) or json.load(open(os.path.join(work, f"bench-{t}.json")))
+    live = rounds("llama", t)  # llama-bench in this run (LLAMA_BENCH), or None
     info = json.load(open(os.path.join(work, f"info-{t}.json")))
     raw[t] = bench
+    json.dump(bench, open(os.path.join(work, f"bench-{t}.json"), "w"))  # (merged rounds) for step 5
+    if live:
+        raw_llama[t] = live
     pps = {x["n_prompt"]: x for x in bench if x["test"].startswith("pp")}
     pp = pps.get(512) or pps[pp_sizes[0]]  # the main table's prefill column: pp512 when it ran
     tg = next(x for x in bench if x["test"] == "tg128")
@@ -211,8 +252,11 @@ for t in types:
         attn_ops = n_head * (hd_k + hd_v) * (n + 1)  # 2 ops x n_head x (hd_k + hd_v) x (n + 1) / 2
         ops = 2 * per_tok_weights + 2 * head_weights / n + attn_ops
         gops = ops * x["avg_ts"] / 1e9
+        lx = next((y for y in live or [] if y["n_prompt"] == n and y["n_gen"] == 0), None)
         prefill.append({
             "test": x["test"], "n_prompt": n, "tps": x["avg_ts"], "sd": x["stddev_ts"],
+            "llamacpp_tps": lx["avg_ts"] if lx else None,
+            "ratio": x["avg_ts"] / lx["avg_ts"] if lx else None,
             "ops_per_token": ops, "attention_ops_per_token": attn_ops, "gops": gops,
             "peak_row": peak_row["name"] if peak_row else None,
             "peak_instr": peak_row["instr"] if peak_row else None,
@@ -223,6 +267,12 @@ for t in types:
     ref_pp_range = [ref[0], ref[1]] if ref and pp["n_prompt"] == 512 else None  # the anchor is pp512
     ref_pp = (ref[0] + ref[1]) / 2 if ref_pp_range else None
     ref_tg = (ref[2] + ref[3]) / 2 if ref else None
+    if live:  # this run's llama-bench: the median of its rounds, the range of them
+        lpp = next(y for y in live if y["n_prompt"] == pp["n_prompt"] and y["n_gen"] == 0)
+        ltg = next(y for y in live if y["n_prompt"] == 0 and y["n_gen"] == 128)
+        ref_pp, ref_pp_range = lpp["avg_ts"], [min(lpp["rounds_ts"]), max(lpp["rounds_ts"])]
+        ref_tg = ltg["avg_ts"]
+        ref = (0, 0, min(ltg["rounds_ts"]), max(ltg["rounds_ts"]))
     rows.append({
         "type": t.upper(),
         "file": path,
@@ -250,6 +300,8 @@ result = {
     "build_commit": first.get("build_commit"), "engine_version": first.get("engine_version"),
     "n_threads": first.get("n_threads"), "load_average": open("/proc/loadavg").read().split()[:3],
     "cpu_flags": cpu_flags, "stream": stream, "peak": peak, "rows": rows, "bench": raw,
+    "llamacpp_live": bool(raw_llama), "llamacpp_bench": raw_llama,
+    "llamacpp_build": next((v[0].get("build_commit") for v in raw_llama.values()), None),
 }
 with open(out, "w") as f:
     json.dump(result, f, indent=2)
@@ -266,15 +318,22 @@ print("compute peak (bench_peak, GOP/s, 1 / " + str(peak["threads"]) + " threads
     + (f"; skipped (CPU lacks): {', '.join(peak['skipped'])}" if peak["skipped"] else ""))
 print()
 main_pp = rows[0]["prefill_test"]
-print(f"| type | file size | prefill tok/s ({main_pp}) | llama.cpp pp512 | ratio | decode tok/s (tg128) | llama.cpp tg128 | ratio | roofline tok/s | decode / roofline | llama.cpp / roofline |")
+if raw_llama:
+    print(f"llama.cpp: llama-bench (build {result['llamacpp_build']}) on the same files in this run, alternating "
+          f"with verdict, {len(next(iter(raw_llama.values()))[0]['rounds_ts'])} rounds: medians, [range]; "
+          "verdict's figures are the medians of its rounds too")
+else:
+    print("llama.cpp: the fixtures README's anchor figures (llama-bench on this machine type, not this run)")
+print()
+print(f"| type | file size | prefill tok/s ({main_pp}) | llama.cpp {main_pp if raw_llama else 'pp512'} | ratio | decode tok/s (tg128) | llama.cpp tg128 | ratio | roofline tok/s | decode / roofline | llama.cpp / roofline |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     size = r["file_bytes"] / 2**20
     size = f"{size:.1f} MiB" if size < 1024 else f"{size / 1024:.2f} GiB"
     lp = r["llamacpp_prefill_range"]; lt = r["llamacpp_decode_range"]
     print(f"| {r['type']} | {size} | {r['prefill_tps']:.1f} ± {r['prefill_sd']:.1f} | "
-          f"{'–' if not lp else f'{lp[0]:g}–{lp[1]:g}'} | {num(r['prefill_ratio'], '{:.2f}')} | "
-          f"{r['decode_tps']:.1f} ± {r['decode_sd']:.1f} | {'–' if not lt else f'{lt[0]:g}–{lt[1]:g}'} | "
+          f"{'–' if not lp else f'{lp[0]:.1f}–{lp[1]:.1f}'} | {num(r['prefill_ratio'], '{:.2f}')} | "
+          f"{r['decode_tps']:.1f} ± {r['decode_sd']:.1f} | {'–' if not lt else f'{lt[0]:.1f}–{lt[1]:.1f}'} | "
           f"{num(r['decode_ratio'], '{:.2f}')} | {r['roofline_tps']:.1f} | {r['decode_roofline_fraction']:.0%} | "
           f"{'–' if r['llamacpp_roofline_fraction'] is None else format(r['llamacpp_roofline_fraction'], '.0%')} |")
 print()
@@ -282,11 +341,12 @@ print(f"Prefill against the compute peak ({result['n_threads']} threads): GOP / 
       "goes through (all matrices but the token embedding; the output head once per prompt) + attention's "
       "QK and PV at the causal average context")
 print()
-print("| type | test | prefill tok/s | GOP / token (attention) | GOP/s | kernel's instruction | peak GOP/s | ÷ peak |")
-print("|---|---|---:|---:|---:|---|---:|---:|")
+print("| type | test | prefill tok/s | llama.cpp tok/s | ratio | GOP / token (attention) | GOP/s | kernel's instruction | peak GOP/s | ÷ peak |")
+print("|---|---|---:|---:|---:|---:|---:|---|---:|---:|")
 for r in rows:
     for p in r["prefill"]:
-        print(f"| {r['type']} | {p['test']} | {p['tps']:.1f} ± {p['sd']:.1f} | {p['ops_per_token'] / 1e9:.3f} "
+        print(f"| {r['type']} | {p['test']} | {p['tps']:.1f} ± {p['sd']:.1f} | {num(p['llamacpp_tps'])} | "
+              f"{num(p['ratio'], '{:.2f}')} | {p['ops_per_token'] / 1e9:.3f} "
               f"({p['attention_ops_per_token'] / p['ops_per_token']:.2%}) | {p['gops']:.1f} | "
               f"{p['peak_instr'] or '–'} | {num(p['peak_gops'], '{:.0f}')} | {num(p['peak_fraction'], '{:.1%}')} |")
 print()
