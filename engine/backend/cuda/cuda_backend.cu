@@ -351,12 +351,12 @@ private:
                 m_opError = std::to_string(nExpert) + " experts (" + std::to_string(U) + " used) exceed the limits";
             return false;
         }
-        ++m_routeEpoch;
+        forgetExpertOrder();
         return true;
     }
 
-    // The pairs' expert order (sortPairs) is kept while the ids cannot have changed: no routing op,
-    // and no upload, copy, allocation or release (any of which may rewrite or reuse the ids' memory).
+    // The pairs' expert order (sortPairs) is kept while the ids cannot have changed: every routing op,
+    // upload, copy, allocation and release (any of which may rewrite or reuse the ids' memory) drops it.
     void forgetExpertOrder() { m_sortedIds = nullptr; }
 
     // Waits for the stream; the staging buffers are free again.
@@ -497,7 +497,7 @@ private:
     // m_order (device) = the pairs in expert order (pair order within an expert), m_begin (host) =
     // each expert's first place in it. Reused while the ids are those of the last sort.
     bool sortPairs(const int32_t* experts, int64_t P, int64_t nExpert) {
-        if (experts == m_sortedIds && P == m_sortedPairs && m_routeEpoch == m_sortedEpoch) return true;
+        if (experts == m_sortedIds && P == m_sortedPairs) return true;
         m_sortedIds = nullptr;
         m_hostExperts.resize(static_cast<size_t>(P));
         flush();
@@ -514,7 +514,6 @@ private:
         upload(m_order.data(), m_hostOrder.data(), 4ull * static_cast<uint64_t>(P));
         m_sortedIds = experts;
         m_sortedPairs = P;
-        m_sortedEpoch = m_routeEpoch;
         return true;
     }
 
@@ -589,7 +588,6 @@ private:
     std::vector<int64_t> m_begin;
     const int32_t* m_sortedIds = nullptr;         // what m_order was sorted from (sortPairs)
     int64_t m_sortedPairs = 0;
-    uint64_t m_routeEpoch = 0, m_sortedEpoch = 0; // routing ops run / at the last sort
     struct GraphExec {
         size_t nodes = 0;
         cudaGraphExec_t exec = nullptr;
