@@ -187,8 +187,12 @@ private slots:
         }
         qInfo("synth-deepseek2-q8_0: %d steps exact (max |d| %.3g), %d compared before a routing near-tie, max |d| %.3g",
               exactSteps, maxExact, comparedSteps, maxAll);
+        // Where our router first sees a near-tie moves with our float summation order: 20 exact /
+        // 47 compared with the AVX-512 Q8_0 kernels' per-lane sums, 23 / 37 since they sum each
+        // block exactly in integer (kernels_avx512_q32.cpp); the reference and AVX2 kernels differ
+        // again. The bounds catch a real divergence (which ends the exact run within a step or two).
         QVERIFY(exactSteps >= 20);
-        QVERIFY(comparedSteps >= 40);
+        QVERIFY(comparedSteps >= 35);
     }
 
     // The MLA cache holds the latent + rope key per layer and position, not per-head K and V.

@@ -316,6 +316,37 @@ private slots:
         }
     }
 
+    // A token's outputs do not depend on the pass it is in: computed with 39 other tokens (the
+    // prefill tiles), with a few (batched decode) or alone (the decode tiles), and whether its
+    // row falls in a full tile or in the rows left over, they are the same bits. Batched decode,
+    // a shared prompt prefix and chunked prefill rely on it (test_batch_decode checks the scores
+    // end to end). Checked for the kernels that promise it: every kernel of the 32-element formats.
+    void tokenResultIndependentOfPass() {
+        ThreadPool pool(2);
+        for (TensorType t : {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
+                             TensorType::IQ4_NL, TensorType::MXFP4}) {
+            for (int64_t K : {416, 2048, 4256}) {
+                const Problem p(t, 67, K, 40, 17);
+                for (const MatmulKernel* k : availableKernels(t)) {
+                    const auto all = p.run(*k, pool);
+                    for (int64_t from : {0, 9, 36}) {
+                        for (int64_t n : {1, 3, 4}) {
+                            std::vector<float> y(static_cast<size_t>(n * p.ldy), -12345.0f);
+                            matmulWithKernel(*k, p.W(), p.nRows, K, p.X() + from * K, n, y.data(), p.ldy, pool);
+                            for (int64_t tk = 0; tk < n; ++tk)
+                                for (int64_t r = 0; r < p.nRows; ++r)
+                                    if (std::memcmp(&y[static_cast<size_t>(tk * p.ldy + r)],
+                                                    &all[static_cast<size_t>((from + tk) * p.ldy + r)], 4) != 0)
+                                        QFAIL(qPrintable(where(p, *k, from + tk, r) + QString(" = %1 in a pass of %2, %3 in the pass of 40")
+                                                             .arg(y[static_cast<size_t>(tk * p.ldy + r)]).arg(n)
+                                                             .arg(all[static_cast<size_t>((from + tk) * p.ldy + r)])));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     // The activation quantizers of the SIMD kernels produce the reference's values: a weight row
     // that is a unit vector picks out one quantized activation exactly.
     void activationQuantizationMatchesReference() {

@@ -1,26 +1,28 @@
 // AVX-512 (VNNI) kernels for the 32-element formats Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4.
 //
-// Shape of the inner step: 4 weight blocks of one row unpack into two zmm of unsigned bytes
-// (lo = low halves of the 4 blocks, hi = high halves), matching the activation group layout of
-// act_layout.h. vpdpbusd (u8 x s8 -> s32) accumulates into the group's bias vector, which holds
-// the correction for the weights' offset (Q4_0 stores q + 8, Q8_0 is made unsigned by ^ 0x80);
-// each 32-bit lane then belongs to one block, and one FMA with (weight scale x activation scale)
-// per lane moves it into the float accumulator. A tile is R rows x T tokens: every weight group
-// is unpacked once for T tokens, every activation group loaded once for R rows.
+// Weight decoders: 4 weight blocks of one row unpack into two zmm of unsigned bytes (lo = low
+// halves of the 4 blocks, hi = high halves, block k in 128-bit lane k), matching the activation
+// group layout of act_layout.h; the group's bias vector holds the correction for the weights'
+// offset (Q4_0 stores q + 8, Q8_0 is made unsigned by ^ 0x80). vpdpbusd (u8 x s8 -> s32) does
+// the products; every block's integer sum is exact, goes to float once and is scaled by
+// (weight scale x activation scale) into one of four float chains (the numerics section below).
 //
-// Prefill (many tokens): unpacking a group costs about as many instructions as the R x T dot
-// products it feeds, so a 4-row tile unpacks its whole row once per block of tokens into a small
-// per-thread buffer (lo, hi and the scales as the decoders produce them) and every 4 x 3 tile of
-// that block reads them back with plain loads. The arithmetic per (row, token) is the same
-// instruction sequence as the unpacking tile's, so the results are bit-identical to it, and a
-// token's output does not depend on the pass it is in.
+// Decode (a few tokens): row-major tiles of 8 rows x 1 token read the blocks as they are on disk;
+// each row's four 32-bit lanes per block are summed in integer, two rows at a time.
+// Prefill: 16 rows are packed once per block of 96 tokens into a per-thread buffer, transposed so
+// that one zmm holds 4 bytes of each of the 16 rows (lane = row); a 16-row x 8-token tile then
+// runs one weight load per 8 vpdpbusd whose activation operand is 4 bytes broadcast from memory,
+// and a block's integer sums need no horizontal reduction. Per block and token that is 8 vpdpbusd
+// for one convert, multiply and FMA (the old row-major prefill tile: 2 per 3). bench_kernels'
+// 5632 x 2048 x 512-token Q4_0 product, 1 thread, Zen 5: ~260 GOP/s from 185 (vpdpbusd's peak
+// there: 463, bench_peak).
+// Both shapes do the same float operations in the same order per (row, token), so results are
+// bit-identical whichever tile computes a token (test_kernels: tokenResultIndependentOfPass).
 // IQ4_NL and MXFP4 (signed levels from a 16-entry table, Q8_0 activations like the AVX2 and
 // reference kernels) take Q8_0's route: vpshufb looks the nibbles up in a table of level + offset
 // (unsigned; the offset is minus the lowest level: 127 for IQ4_NL, 12 for MXFP4), and the
-// activation group's bias (-offset x the block's quant sum) takes it back out, so the 32-bit lane
-// sums are exact integers as in the reference. The offset is the smallest possible because the
-// bias sits in one lane of the block and the offset products in all four: the lanes go to float
-// before they cancel, so a larger offset costs float precision (MXFP4 with + 128: ~10x the error).
+// activation group's bias (-offset x the block's quant sum) takes it back out in the exact
+// integer sum.
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
@@ -213,37 +215,72 @@ struct DecMXFP4 {
     }
 };
 
-// One tile: R rows x T tokens over the whole row.
+// ---- The numerics every path below shares ----
+// Per (row, token): block b's exact integer sum s_b (the bias included; all 32-bit sums here are
+// exact) goes to float once and joins chain c = b % 4 (the block's place in its group):
+//   acc_c = fma(float(s_b), dw_b * da_b, acc_c)   [then acc_c = fma(m_b, s_b', acc_c): Q4_1 / Q5_1]
+// in block order, and y = (acc_0 + acc_1) + (acc_2 + acc_3). The row-major tiles (decode) hold a
+// group's four blocks in the four 128-bit lanes of a register, so chain c is lane c; the
+// interleaved prefill tiles hold 16 rows in the lanes and the four chains in four registers. Both
+// do the same float operations in the same order, so a (row, token) result is bit-identical
+// whichever tile computes it: a token's output does not depend on the pass it is in.
+
+// Rows i and j (i == j for a lone row) of one group: the integer lane sums of each block reduced
+// to block sums, interleaved per 128-bit lane as [i, j, i, j]; their scales (and mins) likewise.
+static inline __m512i pairBlockSums(__m512i si, __m512i sj) {
+    const __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(si, sj), _mm512_unpackhi_epi32(si, sj));
+    return _mm512_add_epi32(u, _mm512_shuffle_epi32(u, _MM_PERM_BADC));
+}
+static inline __m512 pairScales(__m512 di, __m512 dj) { return _mm512_unpacklo_ps(di, dj); }
+
+// Chain lanes -> (acc_0 + acc_1) + (acc_2 + acc_3), lanes 0 / 1 = rows i / j.
+static inline void storePair(__m512 acc, float* yi, float* yj) {
+    const __m512 x = _mm512_add_ps(acc, _mm512_shuffle_f32x4(acc, acc, _MM_SHUFFLE(2, 3, 0, 1)));
+    const __m512 y = _mm512_add_ps(x, _mm512_shuffle_f32x4(x, x, _MM_SHUFFLE(1, 0, 3, 2)));
+    const __m128 v = _mm512_castps512_ps128(y);
+    *yi = _mm_cvtss_f32(v);
+    *yj = _mm_cvtss_f32(_mm_movehdup_ps(v));
+}
+
+// Row-major tile: R rows (1, or an even count: pairs) x T tokens over the whole row, weights in
+// their on-disk blocks. The decode path, and what the interleaved tiles leave over.
 template <class Dec, int R, int T>
 void tile(const MatmulArgs& a, int64_t r, int64_t t) {
+    static_assert(R == 1 || R % 2 == 0);
+    constexpr int P = (R + 1) / 2;  // row pairs
     using G = typename Dec::Group;
     const int64_t nBlocks = a.K / 32, nFull = nBlocks / 4, tail = nBlocks % 4;
     const uint8_t* w[R];
     for (int i = 0; i < R; ++i) w[i] = a.W + (r + i) * a.rowBytes;
     const G* x[T];
     for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const G*>(a.act + (t + j) * a.actStride);
-    __m512 acc[R][T];
-    for (int i = 0; i < R; ++i)
-        for (int j = 0; j < T; ++j) acc[i][j] = _mm512_setzero_ps();
+    __m512 acc[P][T];
+    for (int p = 0; p < P; ++p)
+        for (int j = 0; j < T; ++j) acc[p][j] = _mm512_setzero_ps();
 
     auto step = [&](const uint8_t* const* wg, int64_t gi) {
         __m512i lo[R], hi[R];
         __m512 dw[R], mw[R];
         for (int i = 0; i < R; ++i) Dec::decode(wg[i], lo[i], hi[i], dw[i], mw[i]);
+        __m512 dp[P], mp[P];
+        for (int p = 0; p < P; ++p) {
+            const int i = 2 * p, k = R == 1 ? 0 : 2 * p + 1;
+            dp[p] = pairScales(dw[i], dw[k]);
+            if constexpr (Dec::kMin) mp[p] = pairScales(mw[i], mw[k]);
+        }
         for (int j = 0; j < T; ++j) {
             const G& A = x[j][gi];
             const __m512i alo = _mm512_load_si512(A.lo), ahi = _mm512_load_si512(A.hi);
             const __m512i bias = Dec::kBiasMul ? _mm512_load_si512(A.bias) : _mm512_setzero_si512();
             const __m512 ad = _mm512_load_ps(A.d);
-            for (int i = 0; i < R; ++i) {
-                __m512i s = _mm512_dpbusd_epi32(bias, lo[i], alo);
-                s = _mm512_dpbusd_epi32(s, hi[i], ahi);
-                acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw[i], ad), acc[i][j]);
-                if constexpr (Dec::kMin) {
-                    if constexpr (sizeof(G) == sizeof(ActGroupS))
-                        acc[i][j] = _mm512_fmadd_ps(mw[i], _mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s),
-                                                    acc[i][j]);
-                }
+            __m512 as;
+            if constexpr (Dec::kMin) as = _mm512_permute_ps(_mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s), 0);
+            __m512i s[R];
+            for (int i = 0; i < R; ++i) s[i] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(bias, lo[i], alo), hi[i], ahi);
+            for (int p = 0; p < P; ++p) {
+                const __m512i sum = pairBlockSums(s[2 * p], s[R == 1 ? 0 : 2 * p + 1]);
+                acc[p][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dp[p], ad), acc[p][j]);
+                if constexpr (Dec::kMin) acc[p][j] = _mm512_fmadd_ps(mp[p], as, acc[p][j]);
             }
         }
     };
@@ -267,85 +304,139 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
         step(wg, nFull);
     }
     for (int j = 0; j < T; ++j)
-        for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
+        for (int p = 0; p < P; ++p) {
+            float* y = a.Y + (t + j) * a.ldy + r;
+            float other;
+            storePair(acc[p][j], y + 2 * p, R == 1 ? &other : y + 2 * p + 1);
+        }
 }
 
-// What Dec::decode gives for one group of one row, stored for the pre-decoded tiles (192 bytes;
-// 256 with the mins of Q4_1 / Q5_1), so a 4-row tile of a 2048-wide matrix stays in L1.
-template <bool Min>
-struct alignas(64) DecodedGroupT {
-    __m512i lo, hi;
-    __m512 d;
-    void decode(const auto& dec, const uint8_t* g) {
-        __m512 unused;
-        dec(g, lo, hi, d, unused);
+// In-register transpose of a 16 x 16 matrix of 32-bit elements: out[c] lane r = in[r] lane c.
+static inline void transpose16(const __m512i* in, __m512i* out) {
+    __m512i t[16], u[16];
+    for (int k = 0; k < 8; ++k) {
+        t[2 * k] = _mm512_unpacklo_epi32(in[2 * k], in[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_epi32(in[2 * k], in[2 * k + 1]);
     }
-    __m512 mins() const { return _mm512_setzero_ps(); }
+    for (int k = 0; k < 4; ++k) {  // u[4k + c]: rows 4k..4k+3 of column 4q + c in 128-bit lane q
+        u[4 * k] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+        u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+        u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+    }
+    for (int c = 0; c < 4; ++c) {  // 4 x 4 transpose of the 128-bit lanes of u[c], u[4 + c], ...
+        const __m512i v0 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), v1 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
+        const __m512i v2 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44), v3 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
+        out[c] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+        out[4 + c] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
+        out[8 + c] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+        out[12 + c] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
+    }
+}
+
+// One group (4 blocks) of 16 rows, interleaved for the prefill tiles: q[k] lane i = the k-th 4
+// bytes of row i's unsigned quants (k < 16: the `lo` half as Dec::decode gives it, 16..31: `hi`),
+// so one vpdpbusd with a broadcast 4 bytes of activation advances 16 rows; d[b] / m[b] lane i =
+// row i's scale / min of block b. 2304 bytes (2560 with mins).
+template <bool Min>
+struct alignas(64) Packed16T {
+    __m512i q[32];
+    __m512 d[4];
 };
 template <>
-struct alignas(64) DecodedGroupT<true> {
-    __m512i lo, hi;
-    __m512 d, m;
-    void decode(const auto& dec, const uint8_t* g) { dec(g, lo, hi, d, m); }
-    __m512 mins() const { return m; }
+struct alignas(64) Packed16T<true> {
+    __m512i q[32];
+    __m512 d[4], m[4];
 };
 template <class Dec>
-using DecodedGroup = DecodedGroupT<Dec::kMin>;
+using Packed16 = Packed16T<Dec::kMin>;
 
-// Rows [r, r + R) unpacked into out[gi * R + i] for every group gi (the last, partial one
-// zero-padded as tile() pads it).
-template <class Dec, int R>
-void unpackRows(const MatmulArgs& a, int64_t r, DecodedGroup<Dec>* out) {
-    const int64_t nBlocks = a.K / 32, nFull = nBlocks / 4, tail = nBlocks % 4;
-    const auto dec = [](const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512& m) { Dec::decode(g, lo, hi, d, m); };
-    for (int i = 0; i < R; ++i) {
-        const uint8_t* w = a.W + (r + i) * a.rowBytes;
-        for (int64_t gi = 0; gi < nFull; ++gi) out[gi * R + i].decode(dec, w + gi * 4 * Dec::kBlock);
-        if (tail) {
+// Rows [r, r + 16) into out[gi] for every group gi (the last, partial one zero-padded as tile()
+// pads it).
+template <class Dec>
+void pack16(const MatmulArgs& a, int64_t r, Packed16<Dec>* out) {
+    const int64_t nBlocks = a.K / 32, nFull = nBlocks / 4, tail = nBlocks % 4, nGroups = groupCount(a.K);
+    for (int64_t gi = 0; gi < nGroups; ++gi) {
+        __m512i lo[16], hi[16], d[16], m[16], tr[16];
+        for (int i = 0; i < 16; ++i) {
+            const uint8_t* g = a.W + (r + i) * a.rowBytes + gi * 4 * Dec::kBlock;
             alignas(64) uint8_t buf[4 * Dec::kBlock];
-            std::memset(buf, 0, sizeof buf);
-            std::memcpy(buf, w + nFull * 4 * Dec::kBlock, static_cast<size_t>(tail) * Dec::kBlock);
-            out[nFull * R + i].decode(dec, buf);
+            if (gi == nFull) {
+                std::memset(buf, 0, sizeof buf);
+                std::memcpy(buf, g, static_cast<size_t>(tail) * Dec::kBlock);
+                g = buf;
+            }
+            __m512 df, mf;
+            Dec::decode(g, lo[i], hi[i], df, mf);
+            d[i] = _mm512_castps_si512(df);
+            if constexpr (Dec::kMin) m[i] = _mm512_castps_si512(mf);
+        }
+        Packed16<Dec>& p = out[gi];
+        transpose16(lo, p.q);
+        transpose16(hi, p.q + 16);
+        transpose16(d, tr);
+        for (int b = 0; b < 4; ++b) p.d[b] = _mm512_castsi512_ps(tr[4 * b]);
+        if constexpr (Dec::kMin) {
+            transpose16(m, tr);
+            for (int b = 0; b < 4; ++b) p.m[b] = _mm512_castsi512_ps(tr[4 * b]);
         }
     }
 }
 
-// tile() over rows already unpacked by unpackRows: the same products in the same order.
-template <class Dec, int R, int T>
-void tileUnpacked(const MatmulArgs& a, const DecodedGroup<Dec>* rows, int64_t r, int64_t t) {
+// acc += w (unsigned bytes) . the 4 signed bytes at p broadcast to every lane, with vpdpbusd's
+// embedded {1to16} broadcast (GCC 12 does not fold _mm512_set1_epi32 into it: a separate
+// vpbroadcastd per step and a register for each).
+static inline __m512i dpbusdBcast(__m512i acc, __m512i w, const int8_t* p) {
+    using I32 = int32_t __attribute__((may_alias, aligned(1)));
+    asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*reinterpret_cast<const I32*>(p)));
+    return acc;
+}
+
+// Interleaved tile: 16 rows x T tokens; per 4 bytes of K, one weight load feeds T vpdpbusd, and
+// a block's integer sums need no horizontal reduction (each lane is one row).
+template <class Dec, int T>
+void tile16(const MatmulArgs& a, const Packed16<Dec>* rows, int64_t r, int64_t t) {
     using G = typename Dec::Group;
     const int64_t nGroups = groupCount(a.K);
     const G* x[T];
     for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const G*>(a.act + (t + j) * a.actStride);
-    __m512 acc[R][T];
-    for (int i = 0; i < R; ++i)
-        for (int j = 0; j < T; ++j) acc[i][j] = _mm512_setzero_ps();
+    __m512 acc[4][T];
+    for (int c = 0; c < 4; ++c)
+        for (int j = 0; j < T; ++j) acc[c][j] = _mm512_setzero_ps();
     for (int64_t gi = 0; gi < nGroups; ++gi) {
-        const DecodedGroup<Dec>* g = rows + gi * R;
-        for (int j = 0; j < T; ++j) {
-            const G& A = x[j][gi];
-            const __m512i alo = _mm512_load_si512(A.lo), ahi = _mm512_load_si512(A.hi);
-            const __m512i bias = Dec::kBiasMul ? _mm512_load_si512(A.bias) : _mm512_setzero_si512();
-            const __m512 ad = _mm512_load_ps(A.d);
-            for (int i = 0; i < R; ++i) {
-                __m512i s = _mm512_dpbusd_epi32(bias, g[i].lo, alo);
-                s = _mm512_dpbusd_epi32(s, g[i].hi, ahi);
-                acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(g[i].d, ad), acc[i][j]);
+        const Packed16<Dec>& p = rows[gi];
+        const G* A[T];
+        for (int j = 0; j < T; ++j) A[j] = x[j] + gi;
+        for (int b = 0; b < 4; ++b) {
+            __m512i s[T];
+            for (int j = 0; j < T; ++j)
+                s[j] = Dec::kBiasMul ? _mm512_set1_epi32(A[j]->bias[4 * b]) : _mm512_setzero_si512();
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) {
+                const __m512i wlo = _mm512_load_si512(&p.q[4 * b + k]);
+                for (int j = 0; j < T; ++j) s[j] = dpbusdBcast(s[j], wlo, A[j]->lo + 16 * b + 4 * k);
+                const __m512i whi = _mm512_load_si512(&p.q[16 + 4 * b + k]);
+                for (int j = 0; j < T; ++j) s[j] = dpbusdBcast(s[j], whi, A[j]->hi + 16 * b + 4 * k);
+            }
+            const __m512 dw = _mm512_load_ps(&p.d[b]);
+            for (int j = 0; j < T; ++j) {
+                acc[b][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[j]), _mm512_mul_ps(dw, _mm512_set1_ps(A[j]->d[4 * b])), acc[b][j]);
                 if constexpr (Dec::kMin) {
                     if constexpr (sizeof(G) == sizeof(ActGroupS))
-                        acc[i][j] = _mm512_fmadd_ps(g[i].mins(), _mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s),
-                                                    acc[i][j]);
+                        acc[b][j] = _mm512_fmadd_ps(_mm512_load_ps(&p.m[b]),
+                                                    _mm512_set1_ps(reinterpret_cast<const ActGroupS*>(A[j])->s[4 * b]), acc[b][j]);
                 }
             }
         }
     }
     for (int j = 0; j < T; ++j)
-        for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
+        _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r,
+                         _mm512_add_ps(_mm512_add_ps(acc[0][j], acc[1][j]), _mm512_add_ps(acc[2][j], acc[3][j])));
 }
 
-// The per-thread buffer of unpacked rows, grown on demand.
+// The per-thread buffer of packed rows, grown on demand.
 template <class G>
-G* unpackBuffer(size_t groups) {
+G* packBuffer(size_t groups) {
     struct Free {
         void operator()(G* p) const { std::free(p); }
     };
@@ -358,42 +449,39 @@ G* unpackBuffer(size_t groups) {
     return buf.get();
 }
 
+// Rows [r0, r1) x token t with the row-major tiles.
+template <class Dec, int T>
+void rowsTile(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
+    int64_t r = r0;
+    for (; r + 8 <= r1; r += 8) tile<Dec, 8, T>(a, r, t);
+    for (; r + 2 <= r1; r += 2) tile<Dec, 2, T>(a, r, t);
+    if (r < r1) tile<Dec, 1, T>(a, r, t);
+}
+
 template <class Dec>
 void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    constexpr int kR = 4, kT = 3, kRDecode = 8;
-    // Tokens per block of the unpacked path: its activations (256-320 bytes per 128 elements)
-    // stay in L2 while every 4-row tile of the task passes over them.
-    constexpr int64_t kTokBlock = 48;
+    // Tokens per block (a multiple of 8): their activations (256-320 bytes per 128 elements) stay
+    // in L2 while every 16-row tile of the task passes over them; packing 16 rows costs about
+    // 1/10 of what 96 tokens then compute with them.
+    constexpr int64_t kTokBlock = 96;
+    const int64_t tiled = (t1 - t0) / 4 * 4, rows16 = (r1 - r0) / 16 * 16;
     int64_t t = t0;
-    const int64_t tiled = (t1 - t0) / kT * kT;
-    // Only while a tile's unpacked rows fit in L1 beside the activations they meet (K <= 2048 for
-    // the 192-byte groups): wider rows (a down projection) read from L2 cost more than unpacking.
-    constexpr size_t kUnpackedBytes = 24 * 1024;
-    const size_t unpackedBytes = static_cast<size_t>(groupCount(a.K) * kR) * sizeof(DecodedGroup<Dec>);
-    if (tiled >= 2 * kT && r1 - r0 >= kR && unpackedBytes <= kUnpackedBytes) {
-        auto* rows = unpackBuffer<DecodedGroup<Dec>>(static_cast<size_t>(groupCount(a.K) * kR));
+    if (tiled >= 8 && rows16 > 0) {
+        auto* packed = packBuffer<Packed16<Dec>>(static_cast<size_t>(groupCount(a.K)));
         for (int64_t tb = t0; tb < t0 + tiled; tb += kTokBlock) {
             const int64_t te = std::min(tb + kTokBlock, t0 + tiled);
-            int64_t r = r0;
-            for (; r + kR <= r1; r += kR) {
-                unpackRows<Dec, kR>(a, r, rows);
-                for (int64_t u = tb; u < te; u += kT) tileUnpacked<Dec, kR, kT>(a, rows, r, u);
+            for (int64_t r = r0; r < r0 + rows16; r += 16) {
+                pack16<Dec>(a, r, packed);
+                int64_t u = tb;
+                for (; u + 8 <= te; u += 8) tile16<Dec, 8>(a, packed, r, u);
+                if (u < te) tile16<Dec, 4>(a, packed, r, u);
             }
-            for (; r < r1; ++r)
-                for (int64_t u = tb; u < te; u += kT) tile<Dec, 1, kT>(a, r, u);
+            if (r0 + rows16 < r1)
+                for (int64_t u = tb; u < te; u += 4) rowsTile<Dec, 4>(a, r0 + rows16, r1, u);
         }
         t = t0 + tiled;
     }
-    for (; t + kT <= t1; t += kT) {
-        int64_t r = r0;
-        for (; r + kR <= r1; r += kR) tile<Dec, kR, kT>(a, r, t);
-        for (; r < r1; ++r) tile<Dec, 1, kT>(a, r, t);
-    }
-    for (; t < t1; ++t) {
-        int64_t r = r0;
-        for (; r + kRDecode <= r1; r += kRDecode) tile<Dec, kRDecode, 1>(a, r, t);
-        for (; r < r1; ++r) tile<Dec, 1, 1>(a, r, t);
-    }
+    for (; t < t1; ++t) rowsTile<Dec, 1>(a, r0, r1, t);
 }
 
 // Activation quantization, vectorised; values identical to quantizeActBlock32 (round to nearest
