@@ -65,6 +65,44 @@ static inline __m512 load4Scales(const uint8_t* p, size_t stride) {
     return _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(f));
 }
 
+// A group of 4 blocks of kBlock <= 32 bytes (at most 128 bytes) as two zmm: bytes 0-63 and the
+// rest (a masked load: nothing past the group is read). One vpermt2w (AVX512BW) then picks the
+// 16 quant bytes of each block, and one more the f16 scales, where 4 x 16-byte inserts and 4
+// scalar loads of the scales cost several times that (decode is compute-bound on cores that split
+// 512-bit operations in two, Zen 4). Word granularity: the blocks' sizes and the quants' and
+// scales' offsets in them are even for every format that uses it.
+template <size_t kBlock>
+struct GroupBytes {
+    static_assert(kBlock > 16 && kBlock <= 32 && kBlock % 2 == 0);
+    __m512i v0, v1;
+    explicit GroupBytes(const uint8_t* g)
+        : v0(_mm512_loadu_si512(g)),
+          v1(_mm512_maskz_loadu_epi8((~0ull) >> (128 - 4 * kBlock), g + 64)) {}
+    // Byte p of the result = byte kBlock * (p / 16) + off + p % 16 of the group.
+    template <size_t off>
+    __m512i quants() const {
+        static_assert(off % 2 == 0);
+        alignas(64) static constexpr auto kIdx = [] {
+            std::array<uint16_t, 32> idx{};
+            for (size_t w = 0; w < 32; ++w) idx[w] = static_cast<uint16_t>((kBlock * (w / 8) + off) / 2 + w % 8);
+            return idx;
+        }();
+        return _mm512_permutex2var_epi16(v0, _mm512_load_si512(kIdx.data()), v1);
+    }
+    // The f16 at byte off of each block, each repeated over its block's four 32-bit lanes.
+    template <size_t off>
+    __m512 scales() const {
+        static_assert(off % 2 == 0);
+        alignas(64) static constexpr auto kIdx = [] {
+            std::array<uint16_t, 32> idx{};
+            for (size_t w = 0; w < 16; ++w) idx[w] = static_cast<uint16_t>((kBlock * (w / 4) + off) / 2);
+            return idx;
+        }();
+        const __m512i h = _mm512_permutex2var_epi16(v0, _mm512_load_si512(kIdx.data()), v1);
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+    }
+};
+
 // 5th bits of 4 Q5 blocks: bits 0-15 of each qh -> mask for `lo`, bits 16-31 -> mask for `hi`.
 static inline void q5Masks(const uint8_t* qh, size_t stride, __mmask64& mlo, __mmask64& mhi) {
     const uint64_t h0 = loadU32(qh), h1 = loadU32(qh + stride), h2 = loadU32(qh + 2 * stride),
@@ -80,11 +118,12 @@ struct DecQ4_0 {
     static constexpr bool kMin = false;
     using Group = ActGroup;
     static inline void decode(const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512&) {
+        const GroupBytes<kBlock> b(g);
         const __m512i m4 = _mm512_set1_epi8(0x0F);
-        const __m512i q = load4x16(g + 2, kBlock);
+        const __m512i q = b.template quants<2>();
         lo = _mm512_and_si512(q, m4);
         hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
-        d = load4Scales(g, kBlock);
+        d = b.template scales<0>();
     }
 };
 
@@ -94,12 +133,13 @@ struct DecQ4_1 {
     static constexpr bool kMin = true;
     using Group = ActGroupS;
     static inline void decode(const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512& m) {
+        const GroupBytes<kBlock> b(g);
         const __m512i m4 = _mm512_set1_epi8(0x0F);
-        const __m512i q = load4x16(g + 4, kBlock);
+        const __m512i q = b.template quants<4>();
         lo = _mm512_and_si512(q, m4);
         hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
-        d = load4Scales(g, kBlock);
-        m = load4Scales(g + 2, kBlock);
+        d = b.template scales<0>();
+        m = b.template scales<2>();
     }
 };
 
@@ -109,15 +149,16 @@ struct DecQ5_0 {
     static constexpr bool kMin = false;
     using Group = ActGroup;
     static inline void decode(const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512&) {
+        const GroupBytes<kBlock> b(g);
         const __m512i m4 = _mm512_set1_epi8(0x0F), b4 = _mm512_set1_epi8(0x10);
-        const __m512i q = load4x16(g + 6, kBlock);
+        const __m512i q = b.template quants<6>();
         __mmask64 mlo, mhi;
         q5Masks(g + 2, kBlock, mlo, mhi);
         const __m512i l = _mm512_and_si512(q, m4);
         lo = _mm512_mask_add_epi8(l, mlo, l, b4);
         const __m512i h = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
         hi = _mm512_mask_add_epi8(h, mhi, h, b4);
-        d = load4Scales(g, kBlock);
+        d = b.template scales<0>();
     }
 };
 
@@ -127,16 +168,17 @@ struct DecQ5_1 {
     static constexpr bool kMin = true;
     using Group = ActGroupS;
     static inline void decode(const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512& m) {
+        const GroupBytes<kBlock> b(g);
         const __m512i m4 = _mm512_set1_epi8(0x0F), b4 = _mm512_set1_epi8(0x10);
-        const __m512i q = load4x16(g + 8, kBlock);
+        const __m512i q = b.template quants<8>();
         __mmask64 mlo, mhi;
         q5Masks(g + 4, kBlock, mlo, mhi);
         const __m512i l = _mm512_and_si512(q, m4);
         lo = _mm512_mask_add_epi8(l, mlo, l, b4);
         const __m512i h = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
         hi = _mm512_mask_add_epi8(h, mhi, h, b4);
-        d = load4Scales(g, kBlock);
-        m = load4Scales(g + 2, kBlock);
+        d = b.template scales<0>();
+        m = b.template scales<2>();
     }
 };
 
@@ -146,10 +188,19 @@ struct DecQ8_0 {
     static constexpr bool kMin = false;
     using Group = ActGroup;
     static inline void decode(const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512&) {
+        // The quants as 8 x 16-byte loads (word permutes of the 136-byte group were slower on
+        // Zen 4), the scales with one word permute of its first 128 bytes.
+        alignas(64) static constexpr auto kScaleIdx = [] {
+            std::array<uint16_t, 32> idx{};
+            for (size_t w = 0; w < 16; ++w) idx[w] = static_cast<uint16_t>(kBlock * (w / 4) / 2);
+            return idx;
+        }();
         const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));  // s8 -> u8 = q + 128
         lo = _mm512_xor_si512(load4x16(g + 2, kBlock), flip);
         hi = _mm512_xor_si512(load4x16(g + 18, kBlock), flip);
-        d = load4Scales(g, kBlock);
+        const __m512i h = _mm512_permutex2var_epi16(_mm512_loadu_si512(g), _mm512_load_si512(kScaleIdx.data()),
+                                                    _mm512_loadu_si512(g + 64));
+        d = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
     }
 };
 
@@ -170,12 +221,10 @@ alignas(16) constexpr std::array<uint8_t, 16> kMXFP4Offset = offsetLevels(tensor
 constexpr int kIQ4NLBias = minLevel(tensor::kIQ4NLValues), kMXFP4Bias = minLevel(tensor::kMXFP4Values);
 static_assert(kIQ4NLBias == -127 && kMXFP4Bias == -12);
 
-// qs: the 16 nibble bytes of the group's first block, the next blocks `stride` bytes apart.
-static inline void decodeLevels(const std::array<uint8_t, 16>& table, const uint8_t* qs, size_t stride,
-                                __m512i& lo, __m512i& hi) {
+// q: the 16 nibble bytes of each of the group's blocks.
+static inline void levels(const std::array<uint8_t, 16>& table, __m512i q, __m512i& lo, __m512i& hi) {
     const __m512i t = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(table.data())));
     const __m512i m4 = _mm512_set1_epi8(0x0F);
-    const __m512i q = load4x16(qs, stride);
     lo = _mm512_shuffle_epi8(t, _mm512_and_si512(q, m4));
     hi = _mm512_shuffle_epi8(t, _mm512_and_si512(_mm512_srli_epi16(q, 4), m4));
 }
@@ -186,8 +235,9 @@ struct DecIQ4_NL {
     static constexpr bool kMin = false;
     using Group = ActGroup;
     static inline void decode(const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512&) {
-        decodeLevels(kIQ4NLOffset, g + 2, kBlock, lo, hi);
-        d = load4Scales(g, kBlock);
+        const GroupBytes<kBlock> b(g);
+        levels(kIQ4NLOffset, b.template quants<2>(), lo, hi);
+        d = b.template scales<0>();
     }
 };
 
@@ -210,7 +260,7 @@ struct DecMXFP4 {
     static constexpr bool kMin = false;
     using Group = ActGroup;
     static inline void decode(const uint8_t* g, __m512i& lo, __m512i& hi, __m512& d, __m512&) {
-        decodeLevels(kMXFP4Offset, g + 1, kBlock, lo, hi);
+        levels(kMXFP4Offset, load4x16(g + 1, kBlock), lo, hi);
         d = mxfp4Scales(g, kBlock);
     }
 };
@@ -225,62 +275,65 @@ struct DecMXFP4 {
 // do the same float operations in the same order, so a (row, token) result is bit-identical
 // whichever tile computes it: a token's output does not depend on the pass it is in.
 
-// Rows i and j (i == j for a lone row) of one group: the integer lane sums of each block reduced
-// to block sums, interleaved per 128-bit lane as [i, j, i, j]; their scales (and mins) likewise.
-static inline __m512i pairBlockSums(__m512i si, __m512i sj) {
-    const __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(si, sj), _mm512_unpackhi_epi32(si, sj));
-    return _mm512_add_epi32(u, _mm512_shuffle_epi32(u, _MM_PERM_BADC));
+// Four rows of one group (a row may repeat where a tile has fewer): each row's 32-bit lane sums
+// reduced to block sums, interleaved per 128-bit lane (= block) as [r0, r1, r2, r3]; 9
+// instructions for the four rows.
+static inline __m512i quadBlockSums(__m512i s0, __m512i s1, __m512i s2, __m512i s3) {
+    const __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(s0, s1), _mm512_unpackhi_epi32(s0, s1));
+    const __m512i v = _mm512_add_epi32(_mm512_unpacklo_epi32(s2, s3), _mm512_unpackhi_epi32(s2, s3));
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(u, v), _mm512_unpackhi_epi64(u, v));
 }
-static inline __m512 pairScales(__m512 di, __m512 dj) { return _mm512_unpacklo_ps(di, dj); }
+// Per-block values of four rows (each repeated over its block's lanes) in the same interleave.
+static inline __m512 quadScales(__m512 d0, __m512 d1, __m512 d2, __m512 d3) {
+    return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(_mm512_unpacklo_ps(d0, d1)),
+                                               _mm512_castps_pd(_mm512_unpacklo_ps(d2, d3))));
+}
 
-// Chain lanes -> (acc_0 + acc_1) + (acc_2 + acc_3), lanes 0 / 1 = rows i / j.
-static inline void storePair(__m512 acc, float* yi, float* yj) {
+// Chain lanes -> (acc_0 + acc_1) + (acc_2 + acc_3) in lanes 0-3 (= the quad's rows).
+static inline __m128 sumChains(__m512 acc) {
     const __m512 x = _mm512_add_ps(acc, _mm512_shuffle_f32x4(acc, acc, _MM_SHUFFLE(2, 3, 0, 1)));
     const __m512 y = _mm512_add_ps(x, _mm512_shuffle_f32x4(x, x, _MM_SHUFFLE(1, 0, 3, 2)));
-    const __m128 v = _mm512_castps512_ps128(y);
-    *yi = _mm_cvtss_f32(v);
-    *yj = _mm_cvtss_f32(_mm_movehdup_ps(v));
+    return _mm512_castps512_ps128(y);
 }
 
-// Row-major tile: R rows (1, or an even count: pairs) x T tokens over the whole row, weights in
+// Row-major tile: R rows (1, 2 or a multiple of 4) x T tokens over the whole row, weights in
 // their on-disk blocks. The decode path, and what the interleaved tiles leave over.
 template <class Dec, int R, int T>
 void tile(const MatmulArgs& a, int64_t r, int64_t t) {
-    static_assert(R == 1 || R % 2 == 0);
-    constexpr int P = (R + 1) / 2;  // row pairs
+    static_assert(R == 1 || R == 2 || R % 4 == 0);
+    constexpr int Q = (R + 3) / 4;  // row quads
     using G = typename Dec::Group;
     const int64_t nBlocks = a.K / 32, nFull = nBlocks / 4, tail = nBlocks % 4;
     const uint8_t* w[R];
     for (int i = 0; i < R; ++i) w[i] = a.W + (r + i) * a.rowBytes;
     const G* x[T];
     for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const G*>(a.act + (t + j) * a.actStride);
-    __m512 acc[P][T];
-    for (int p = 0; p < P; ++p)
-        for (int j = 0; j < T; ++j) acc[p][j] = _mm512_setzero_ps();
+    __m512 acc[Q][T];
+    for (int q = 0; q < Q; ++q)
+        for (int j = 0; j < T; ++j) acc[q][j] = _mm512_setzero_ps();
 
+    // Quad by quad: few registers live at once (four rows' quants, their sums and scales).
     auto step = [&](const uint8_t* const* wg, int64_t gi) {
-        __m512i lo[R], hi[R];
-        __m512 dw[R], mw[R];
-        for (int i = 0; i < R; ++i) Dec::decode(wg[i], lo[i], hi[i], dw[i], mw[i]);
-        __m512 dp[P], mp[P];
-        for (int p = 0; p < P; ++p) {
-            const int i = 2 * p, k = R == 1 ? 0 : 2 * p + 1;
-            dp[p] = pairScales(dw[i], dw[k]);
-            if constexpr (Dec::kMin) mp[p] = pairScales(mw[i], mw[k]);
-        }
-        for (int j = 0; j < T; ++j) {
-            const G& A = x[j][gi];
-            const __m512i alo = _mm512_load_si512(A.lo), ahi = _mm512_load_si512(A.hi);
-            const __m512i bias = Dec::kBiasMul ? _mm512_load_si512(A.bias) : _mm512_setzero_si512();
-            const __m512 ad = _mm512_load_ps(A.d);
-            __m512 as;
-            if constexpr (Dec::kMin) as = _mm512_permute_ps(_mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s), 0);
-            __m512i s[R];
-            for (int i = 0; i < R; ++i) s[i] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(bias, lo[i], alo), hi[i], ahi);
-            for (int p = 0; p < P; ++p) {
-                const __m512i sum = pairBlockSums(s[2 * p], s[R == 1 ? 0 : 2 * p + 1]);
-                acc[p][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dp[p], ad), acc[p][j]);
-                if constexpr (Dec::kMin) acc[p][j] = _mm512_fmadd_ps(mp[p], as, acc[p][j]);
+        for (int q = 0; q < Q; ++q) {
+            constexpr int kRows = R < 4 ? R : 4;
+            __m512i lo[kRows], hi[kRows];
+            __m512 dw[kRows], mw[kRows];
+            for (int m = 0; m < kRows; ++m) Dec::decode(wg[4 * q + m], lo[m], hi[m], dw[m], mw[m]);
+            auto row = [](int m) { return m < kRows ? m : kRows - 1; };  // lanes past R repeat the last row
+            const __m512 dq = quadScales(dw[row(0)], dw[row(1)], dw[row(2)], dw[row(3)]);
+            __m512 mq;
+            if constexpr (Dec::kMin) mq = quadScales(mw[row(0)], mw[row(1)], mw[row(2)], mw[row(3)]);
+            for (int j = 0; j < T; ++j) {
+                const G& A = x[j][gi];
+                const __m512i alo = _mm512_load_si512(A.lo), ahi = _mm512_load_si512(A.hi);
+                const __m512i bias = Dec::kBiasMul ? _mm512_load_si512(A.bias) : _mm512_setzero_si512();
+                __m512i sm[kRows];
+                for (int m = 0; m < kRows; ++m) sm[m] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(bias, lo[m], alo), hi[m], ahi);
+                const __m512i sum = quadBlockSums(sm[row(0)], sm[row(1)], sm[row(2)], sm[row(3)]);
+                acc[q][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dq, _mm512_load_ps(A.d)), acc[q][j]);
+                if constexpr (Dec::kMin)
+                    acc[q][j] = _mm512_fmadd_ps(
+                        mq, _mm512_permute_ps(_mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s), 0), acc[q][j]);
             }
         }
     };
@@ -304,10 +357,16 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
         step(wg, nFull);
     }
     for (int j = 0; j < T; ++j)
-        for (int p = 0; p < P; ++p) {
-            float* y = a.Y + (t + j) * a.ldy + r;
-            float other;
-            storePair(acc[p][j], y + 2 * p, R == 1 ? &other : y + 2 * p + 1);
+        for (int q = 0; q < Q; ++q) {
+            float* y = a.Y + (t + j) * a.ldy + r + 4 * q;
+            const __m128 v = sumChains(acc[q][j]);
+            if constexpr (R >= 4) {
+                _mm_storeu_ps(y, v);
+            } else {
+                alignas(16) float lanes[4];
+                _mm_store_ps(lanes, v);
+                for (int m = 0; m < R; ++m) y[m] = lanes[m];
+            }
         }
 }
 
@@ -454,6 +513,7 @@ template <class Dec, int T>
 void rowsTile(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
     int64_t r = r0;
     for (; r + 8 <= r1; r += 8) tile<Dec, 8, T>(a, r, t);
+    for (; r + 4 <= r1; r += 4) tile<Dec, 4, T>(a, r, t);
     for (; r + 2 <= r1; r += 2) tile<Dec, 2, T>(a, r, t);
     if (r < r1) tile<Dec, 1, T>(a, r, t);
 }
