@@ -28,8 +28,8 @@ namespace {
 constexpr size_t kPrefillChunkBytes = 256 * 1024;  // weights of one prefill task (L2: 1 MB)
 constexpr int64_t kSerialMacs = 1 << 18;  // below this a call is not worth waking the workers
 constexpr int64_t kDecodeMaxTokens = 4;
-// Task edges fall on multiples of these so the kernels' register tiles (rows: 2, 3, 4, 6, 8;
-// tokens: 2, 3, 4) divide every task except the matrix's last one.
+// Task edges fall on multiples of these so the kernels' register tiles (rows: 2, 3, 4, 6, 8, 16;
+// tokens: 2, 3, 4, 8) divide every task except the matrix's last one.
 constexpr int64_t kRowQuantum = 48;
 constexpr int64_t kTokQuantum = 24;
 
