@@ -8,14 +8,14 @@
 // (weight scale x activation scale) into one of four float chains (the numerics section below).
 //
 // Decode (a few tokens): row-major tiles of 8 rows x 1 token read the blocks as they are on disk;
-// each row's four 32-bit lanes per block are summed in integer, two rows at a time.
+// each row's four 32-bit lanes per block are summed in integer, four rows at a time.
 // Prefill: 16 rows are packed once per block of 96 tokens into a per-thread buffer, transposed so
 // that one zmm holds 4 bytes of each of the 16 rows (lane = row); a 16-row x 8-token tile then
 // runs one weight load per 8 vpdpbusd whose activation operand is 4 bytes broadcast from memory,
 // and a block's integer sums need no horizontal reduction. Per block and token that is 8 vpdpbusd
 // for one convert, multiply and FMA (the old row-major prefill tile: 2 per 3). bench_kernels'
-// 5632 x 2048 x 512-token Q4_0 product, 1 thread, Zen 5: ~260 GOP/s from 185 (vpdpbusd's peak
-// there: 463, bench_peak).
+// 5632 x 2048 x 512-token Q4_0 product, 1 thread, Zen 4: ~270 GOP/s from 185 (vpdpbusd's peak
+// there: 460, bench_peak).
 // Both shapes do the same float operations in the same order per (row, token), so results are
 // bit-identical whichever tile computes a token (test_kernels: tokenResultIndependentOfPass).
 // IQ4_NL and MXFP4 (signed levels from a 16-entry table, Q8_0 activations like the AVX2 and
@@ -56,13 +56,6 @@ static inline __m512i load4x16(const uint8_t* p, size_t stride) {
     v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * stride)), 2);
     v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * stride)), 3);
     return v;
-}
-
-// f16 scales of 4 blocks -> each repeated over its block's four 32-bit lanes.
-static inline __m512 load4Scales(const uint8_t* p, size_t stride) {
-    const __m128 f = _mm_cvtph_ps(_mm_cvtsi64_si128(static_cast<long long>(gather4Half(p, stride))));
-    const __m512i idx = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
-    return _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(f));
 }
 
 // A group of 4 blocks of kBlock <= 32 bytes (at most 128 bytes) as two zmm: bytes 0-63 and the
