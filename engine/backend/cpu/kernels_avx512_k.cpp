@@ -620,21 +620,6 @@ void tileUnpacked(const MatmulArgs& a, const UnpackedOf<Dec>* rows, int64_t r, i
         for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
 }
 
-// The per-thread buffer of unpacked super-blocks, grown on demand.
-template <class U>
-U* unpackBuffer(size_t count) {
-    struct Free {
-        void operator()(U* p) const { std::free(p); }
-    };
-    thread_local std::unique_ptr<U, Free> buf;
-    thread_local size_t cap = 0;
-    if (count > cap) {
-        cap = count;
-        buf.reset(static_cast<U*>(std::aligned_alloc(64, cap * sizeof(U))));
-    }
-    return buf.get();
-}
-
 // Q2_K unpacks cheaply (2-bit planes, one scale byte per sub-block): reading its 576-byte unpacked
 // super-blocks back costs more than unpacking its 84 bytes again (0.97x in tests/bench/README.md).
 template <class Dec>
@@ -654,7 +639,7 @@ void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1
     const size_t unpackedBytes = static_cast<size_t>(a.K / 256 * kR) * sizeof(UnpackedOf<Dec>);
     if (unpackOnce<Dec>() && tiled >= 2 * kT && r1 - r0 >= kR && unpackedBytes <= kUnpackedBytes) {
         const int64_t nSuper = a.K / 256;
-        auto* rows = unpackBuffer<UnpackedOf<Dec>>(static_cast<size_t>(nSuper * kR));
+        auto* rows = threadBuffer<UnpackedOf<Dec>>(static_cast<size_t>(nSuper * kR));
         for (int64_t tb = t0; tb < t0 + tiled; tb += kTokBlock) {
             const int64_t te = std::min(tb + kTokBlock, t0 + tiled);
             int64_t r = r0;

@@ -473,32 +473,15 @@ void tile16(const MatmulArgs& a, const Packed16<Dec>* rows, int64_t r, int64_t t
             const __m512 dw = _mm512_load_ps(&p.d[b]);
             for (int j = 0; j < T; ++j) {
                 acc[b][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[j]), _mm512_mul_ps(dw, _mm512_set1_ps(A[j]->d[4 * b])), acc[b][j]);
-                if constexpr (Dec::kMin) {
-                    if constexpr (sizeof(G) == sizeof(ActGroupS))
-                        acc[b][j] = _mm512_fmadd_ps(_mm512_load_ps(&p.m[b]),
-                                                    _mm512_set1_ps(reinterpret_cast<const ActGroupS*>(A[j])->s[4 * b]), acc[b][j]);
-                }
+                if constexpr (Dec::kMin)
+                    acc[b][j] = _mm512_fmadd_ps(_mm512_load_ps(&p.m[b]),
+                                                _mm512_set1_ps(reinterpret_cast<const ActGroupS*>(A[j])->s[4 * b]), acc[b][j]);
             }
         }
     }
     for (int j = 0; j < T; ++j)
         _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r,
                          _mm512_add_ps(_mm512_add_ps(acc[0][j], acc[1][j]), _mm512_add_ps(acc[2][j], acc[3][j])));
-}
-
-// The per-thread buffer of packed rows, grown on demand.
-template <class G>
-G* packBuffer(size_t groups) {
-    struct Free {
-        void operator()(G* p) const { std::free(p); }
-    };
-    thread_local std::unique_ptr<G, Free> buf;
-    thread_local size_t cap = 0;
-    if (groups > cap) {
-        cap = groups;
-        buf.reset(static_cast<G*>(std::aligned_alloc(64, cap * sizeof(G))));
-    }
-    return buf.get();
 }
 
 // Rows [r0, r1) x token t with the row-major tiles.
@@ -520,7 +503,7 @@ void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1
     const int64_t tiled = (t1 - t0) / 4 * 4, rows16 = (r1 - r0) / 16 * 16;
     int64_t t = t0;
     if (tiled >= 8 && rows16 > 0) {
-        auto* packed = packBuffer<Packed16<Dec>>(static_cast<size_t>(groupCount(a.K)));
+        auto* packed = threadBuffer<Packed16<Dec>>(static_cast<size_t>(groupCount(a.K)));
         for (int64_t tb = t0; tb < t0 + tiled; tb += kTokBlock) {
             const int64_t te = std::min(tb + kTokBlock, t0 + tiled);
             for (int64_t r = r0; r < r0 + rows16; r += 16) {

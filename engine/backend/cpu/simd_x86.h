@@ -5,7 +5,10 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 
 namespace verdict::cpu::simd {
 
@@ -20,19 +23,29 @@ static inline uint32_t loadU32(const uint8_t* p) {
     return v;
 }
 
-// Four f16 at p, p+stride, ... as a u64 (for _mm_cvtph_ps).
-static inline uint64_t gather4Half(const uint8_t* p, size_t stride) {
-    return static_cast<uint64_t>(loadU16(p)) | static_cast<uint64_t>(loadU16(p + stride)) << 16 |
-           static_cast<uint64_t>(loadU16(p + 2 * stride)) << 32 |
-           static_cast<uint64_t>(loadU16(p + 3 * stride)) << 48;
-}
-
 // Prefetches [p, p + bytes) into L1. Decode (matrix-vector) kernels call it for the rows of
 // the NEXT tile while computing this one: rows are short streams (~1-4 KB) that the hardware
 // prefetchers pick up too late, and this doubled single-thread bandwidth on Zen 5.
 static inline void prefetchSpan(const uint8_t* p, size_t bytes) {
     for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(p + bytes - 1), _MM_HINT_T0);
+}
+
+// A 64-byte aligned buffer of n U's per thread and U, grown on demand, never shrunk: the
+// prefill kernels' unpacked / packed weight rows.
+template <class U>
+static inline U* threadBuffer(size_t n) {
+    struct Free {
+        void operator()(U* p) const { std::free(p); }
+    };
+    thread_local std::unique_ptr<U, Free> buf;
+    thread_local size_t cap = 0;
+    if (n > cap) {
+        buf.reset(static_cast<U*>(std::aligned_alloc(64, (n * sizeof(U) + 63) / 64 * 64)));
+        if (!buf) throw std::bad_alloc();
+        cap = n;
+    }
+    return buf.get();
 }
 
 static inline float hsum256(__m256 v) {
