@@ -3,7 +3,7 @@
 // N tokens and prints the text (streamed) or one JSON object (shape: docs/cli.md):
 //   {"prompt_tokens": [ids], "tokens": [ids], "text": str, "stop_reason": str,
 //    "timings": {"load_ms", "ttft_ms", "prefill_tps", "decode_tps", "prompt_ms", "decode_ms"},
-//    "memory": {"weights_bytes", "kv_bytes", "scratch_bytes", "peak_rss_bytes", "device",
+//    "memory": {"weights_bytes", "repacked_bytes", "kv_bytes", "scratch_bytes", "peak_rss_bytes", "device",
 //               "vram_weights_bytes", ... (0 on the CPU)}}
 // Sampling defaults are `verdict run`'s (greedy); an end-of-generation token stops it unless
 // --ignore-eos, which gives exactly N tokens (what parity checks against llama.cpp compare).

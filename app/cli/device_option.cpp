@@ -54,6 +54,7 @@ int openFailureExitCode(const std::string& device) { return device == "cpu" ? kE
 
 nlohmann::json memoryUseJson(const MemoryUse& m, int gpuLayers) {
     return {{"weights_bytes", m.weightsBytes},
+            {"repacked_bytes", m.repackedBytes},
             {"kv_bytes", m.kvBytes},
             {"scratch_bytes", m.scratchBytes},
             {"peak_rss_bytes", m.peakRssBytes},

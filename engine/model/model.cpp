@@ -4,7 +4,9 @@
 #include "arch/arch_registry.h"
 #include "arch/decoder.h"
 #include "arch/tensor_binder.h"
+#include "backend/cpu/kernels.h"
 #include "model/model_impl.h"
+#include "tensor/tensor_type.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,6 +17,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
+#include <string_view>
+#include <vector>
 
 namespace verdict {
 namespace {
@@ -52,6 +57,37 @@ Result<void> pageIn(const gguf::GgufFile& file, const ModelOptions& o) {
     }
     (void)sink;
     return {};
+}
+
+// The CPU kernels' load-time repacking (CpuBackend::packMatrices): every matrix the forward
+// multiplies in a type the active kernels pack, taken from the file mapping (tensors the
+// architecture rebuilt are left as they are), except token_embd when only its rows are read (an
+// output head of its own). The copies take the place of the mapped pages, which are dropped
+// (MADV_DONTNEED: the file stays in the page cache, and a row-wise reader faults them back in),
+// so resident memory stays at the weights' size. VERDICT_CPU_REPACK=0 turns it off.
+void packForCpu(detail::ModelImpl& m) {
+    if (const char* env = std::getenv("VERDICT_CPU_REPACK"); env && std::string_view(env) == "0") return;
+    const bool tied = m.file->tensor("output.weight") == nullptr;
+    std::vector<backend::Matrix> matrices;
+    for (const arch::WeightRegion& r : m.weightRegions) {
+        const gguf::TensorInfo* t = m.file->tensor(r.name);
+        if (!t || t->data != r.host || t->nBytes != r.bytes || t->nDims < 2 || !cpu::canPack(t->type)) continue;
+        if (r.name == "token_embd.weight" && !tied) continue;
+        const auto rowBytes = tensor::rowBytes(t->type, t->ne[0]);
+        if (!rowBytes) continue;
+        matrices.push_back(backend::Matrix{t->type, t->data, static_cast<int64_t>(t->ne[0]), static_cast<int64_t>(t->ne[1]),
+                                           static_cast<int64_t>(t->ne[2] * t->ne[3]), *rowBytes});
+    }
+    // Matrix by matrix, its pages dropped as soon as it is copied: the peak resident set stays
+    // at the weights plus one matrix.
+    const auto page = static_cast<uintptr_t>(std::max(4096L, sysconf(_SC_PAGESIZE)));
+    for (const backend::Matrix& w : matrices) {
+        m.packedBytes += m.cpu->packMatrices({w});
+        const auto begin = reinterpret_cast<uintptr_t>(w.data);
+        const uintptr_t first = (begin + page - 1) / page * page;
+        const uintptr_t last = (begin + w.rowBytes * static_cast<uint64_t>(w.rows * w.nMat)) / page * page;
+        if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    }
 }
 
 // The architecture's one forward (arch/) on the op backend of cuda:N: the weights uploaded into device memory,
@@ -142,6 +178,13 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
     }
 
     if (auto r = pageIn(*m.file, options); !r) return r.error();
+    if (*deviceIndex < 0) {
+        try {
+            packForCpu(m);
+        } catch (const std::bad_alloc&) {
+            return Error{path + ": not enough memory to repack the weights for the CPU kernels (VERDICT_CPU_REPACK=0 reads them in place)"};
+        }
+    }
     if (*deviceIndex >= 0) {
         m.gpuLayers = options.gpuLayers < 0 ? m.cfg.nLayer : std::min<int64_t>(options.gpuLayers, m.cfg.nLayer);
         // Every architecture runs its one forward (arch/) on the CUDA op backend.

@@ -43,6 +43,7 @@ struct ModelImpl {
     std::string tokenizerError;                   // why `tokenizer` is null
     double loadMs = 0;
     uint64_t weightsBytes = 0;
+    uint64_t packedBytes = 0;  // of the weights, the bytes the CPU kernels read repacked (packForCpu)
     int64_t gpuLayers = 0;                        // blocks on the GPU; < cfg.nLayer: the rest on the CPU
 
     // Activations of batched passes (session/batch_decode.cpp) on `be`, kept between calls so that

@@ -148,6 +148,7 @@ const Timings& Session::timings() const { return m_impl->timings; }
 MemoryUse Session::memoryUse() const {
     MemoryUse u;
     u.weightsBytes = m_impl->m->weightsBytes;
+    u.repackedBytes = m_impl->m->packedBytes;
     u.scratchBytes = m_impl->logits.capacity() * sizeof(float);
     u.peakRssBytes = peakRssBytes();
     if (m_impl->m->device) {  // the forward on a GPU's op backend: its own accounting

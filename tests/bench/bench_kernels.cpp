@@ -12,6 +12,9 @@
 // (two levels' runs as a ratio): only the model's decode, exactly N steps per type and level,
 // after one warm-up step; no bandwidth baseline, matvec / matmul or prefill figures.
 //
+// A kernel that packs weights at load (MatmulKernel::pack) is measured twice: on the rows as on
+// disk (level "avx512") and on the packed copy the model reads (level "avx512+packed").
+//
 // Types Verdict cannot quantize (i-quants, MXFP4, TQ1_0 / TQ2_0) get random blocks with a sane
 // super-block scale (the kernels' speed does not depend on the values, but a zero block would
 // hit one grid entry only).
@@ -150,17 +153,25 @@ struct BenchResult {
     double prefillTokS = 0;              // all matmuls of the model at prefillTokens tokens
 };
 
-BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const Options& o) {
+// packed: the weights repacked as the model loads them (kernel.pack; level "<level>+packed").
+BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const Options& o, bool packed) {
     BenchResult res;
     res.type = std::string(tensor::typeName(t));
-    res.level = std::string(simdLevelName(k.level));
+    res.level = std::string(simdLevelName(k.level)) + (packed ? "+packed" : "");
+    auto weights = [&](int64_t rows, int64_t K, uint32_t seed) {
+        std::vector<uint8_t> w = makeWeights(t, rows, K, seed);
+        if (!packed) return w;
+        std::vector<uint8_t> p(w.size());
+        k.pack(w.data(), *tensor::rowBytes(t, K), rows, K, p.data());
+        return p;
+    };
     const int64_t rows = 5632, K = 2048;
     // Several copies so that the matvec streams from memory, not from the L3 cache.
     const uint64_t rb = *tensor::rowBytes(t, K);
     const int copies = static_cast<int>(std::clamp<uint64_t>((256ull << 20) / (rb * rows), 2, 64));
     std::vector<std::vector<uint8_t>> ws;
     if (o.decodeSteps == 0) {
-        ws.push_back(makeWeights(t, rows, K, 1));
+        ws.push_back(weights(rows, K, 1));
         for (int c = 1; c < copies; ++c) ws.push_back(ws[0]);
     }
     const size_t maxTok = o.decodeSteps > 0 ? 1 : static_cast<size_t>(o.prefillTokens);
@@ -172,7 +183,7 @@ BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const O
     auto t0 = Clock::now();
     if (o.decodeSteps == 0) {
         while (secondsSince(t0) < o.seconds || iters < 3) {
-            matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), 1, y.data(), rows, pool);
+            matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), 1, y.data(), rows, pool, packed);
             ++iters;
         }
         double sec = secondsSince(t0);
@@ -183,7 +194,7 @@ BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const O
         t0 = Clock::now();
         const double cpu0 = processCpuSeconds();
         while (secondsSince(t0) < o.seconds || iters < 2) {
-            matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), o.prefillTokens, y.data(), rows, pool);
+            matmulWithKernel(k, ws[iters % copies].data(), rows, K, x.data(), o.prefillTokens, y.data(), rows, pool, packed);
             ++iters;
         }
         sec = secondsSince(t0);
@@ -203,13 +214,13 @@ BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const O
         for (int l = 0; l < kLayers; ++l)
             for (size_t i = 0; i < layerShapes.size(); ++i) {
                 const Shape& s = *layerShapes[i];
-                w.push_back(l == 0 ? makeWeights(t, s.rows, s.K, static_cast<uint32_t>(2 + i)) : w[i]);
+                w.push_back(l == 0 ? weights(s.rows, s.K, static_cast<uint32_t>(2 + i)) : w[i]);
                 order.push_back(&s);
             }
-        w.push_back(makeWeights(t, kOutput.rows, kOutput.K, 99));
+        w.push_back(weights(kOutput.rows, kOutput.K, 99));
         order.push_back(&kOutput);
         auto run = [&](size_t i, int nTok) {
-            matmulWithKernel(k, w[i].data(), order[i]->rows, order[i]->K, x.data(), nTok, y.data(), order[i]->rows, pool);
+            matmulWithKernel(k, w[i].data(), order[i]->rows, order[i]->K, x.data(), nTok, y.data(), order[i]->rows, pool, packed);
         };
         for (size_t i = 0; i < order.size(); ++i) run(i, 1);  // warm up (page faults)
         iters = 0;
@@ -283,8 +294,10 @@ int main(int argc, char** argv) {
             else if (lv == "scalar") k = referenceKernel(*t);
             if (k) kernels.push_back(k);
         }
-        for (const MatmulKernel* k : kernels) {
-            const BenchResult r = bench(*t, *k, pool, o);
+        for (const MatmulKernel* k : kernels)
+          for (bool packed : {false, true}) {
+            if (packed && !k->pack) continue;
+            const BenchResult r = bench(*t, *k, pool, o, packed);
             std::printf("%s\n    {\"type\": \"%s\", \"level\": \"%s\", \"matvec_5632x2048_us\": %.1f, \"matvec_gbs\": %.2f, "
                         "\"matmul_gflops\": %.1f, \"matmul_gflops_per_core\": %.1f, \"model_decode_tok_s\": %.1f, "
                         "\"model_prefill_tok_s\": %.1f}",

@@ -15,6 +15,7 @@
 // Tolerance |ours - ref| <= abs + rel * |ref|, per weight type (see tolerances() below and
 // docs in the report). Max |Δ| per fixture is printed. With VERDICT_TEST_DEVICE=cuda:0
 // (tests/gpu, label gpu) the same checks run on the CUDA backend.
+#include "backend/cpu/kernels.h"
 #include "fixtures.h"
 #include "session/session_impl.h"
 #include "test_device.h"
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -360,6 +362,61 @@ private slots:
         // The tie rule must not hollow the test out: most steps are still compared.
         QVERIFY2(stepsCompared * 3 >= stepsTotal * 2, "fewer than two thirds of the steps compared before routing near-ties");
         if (c.stem == "stories260K") QCOMPARE(matched, 72);  // all 24 tokens of all three prompts
+    }
+
+    // The CPU kernels' load-time repacking (Model::open, VERDICT_CPU_REPACK) changes where the
+    // weights are read from, not one bit of the logits: dense, MoE (expert stacks), MLA (whose
+    // row-wise attn_kv_b readers keep the original) and MXFP4 files, batched and one token at a
+    // time, against the same file read in place.
+    void repackingKeepsTheLogits_data() {
+        QTest::addColumn<QString>("stem");
+        for (const char* s : {"models/synth-llama-q4_0", "models/synth-llama-moe-q8_0", "models/synth-deepseek2-q8_0",
+                              "v0.5.0/models/synth-gpt-oss-mxfp4", "v0.5.0/models/synth-qwen3moe-q8_0"})
+            QTest::newRow(s) << QString(s);
+    }
+    void repackingKeepsTheLogits() {
+        QFETCH(QString, stem);
+        const auto modelPath = verdict::test::fixture(stem.toStdString() + ".gguf");
+        VERDICT_NEED_FIXTURE(modelPath);
+        if (verdict::test::testDevice() != "cpu") QSKIP("a CPU matter");
+        auto run = [&](bool repack, uint64_t& repacked) {
+            if (repack)
+                qunsetenv("VERDICT_CPU_REPACK");
+            else
+                qputenv("VERDICT_CPU_REPACK", "0");
+            auto model = Model::open(modelPath.string(), ModelOptions{});
+            qunsetenv("VERDICT_CPU_REPACK");
+            std::vector<float> out;
+            if (!model) {
+                qWarning("%s", model.error().message.c_str());
+                return out;
+            }
+            SessionOptions so;
+            so.nCtx = 64;
+            auto session = Session::create(*model, so);
+            if (!session) return out;
+            std::vector<int32_t> ids;
+            for (int i = 0; i < 20; ++i) ids.push_back((i * 37 + 5) % static_cast<int32_t>((*model)->shape().nVocab));
+            auto all = (*session)->evaluate(ids, true);
+            if (!all) return out;
+            out.assign(all->data, all->data + all->rows * all->nVocab);
+            for (int i = 0; i < 4; ++i) {  // then decode steps
+                auto one = (*session)->evaluate(std::span<const int32_t>(&ids[static_cast<size_t>(i)], 1));
+                if (!one) return std::vector<float>{};
+                out.insert(out.end(), one->last().begin(), one->last().end());
+            }
+            repacked = (*session)->memoryUse().repackedBytes;
+            return out;
+        };
+        uint64_t packedBytes = 0, plainBytes = 0;
+        const auto plain = run(false, plainBytes);
+        const auto packed = run(true, packedBytes);
+        QVERIFY(!plain.empty());
+        QCOMPARE(plainBytes, uint64_t{0});
+        if (cpu::canPack(tensor::TensorType::Q8_0)) QVERIFY(packedBytes > 0);
+        QCOMPARE(packed.size(), plain.size());
+        QVERIFY2(std::memcmp(packed.data(), plain.data(), plain.size() * sizeof(float)) == 0,
+                 "the logits of repacked weights differ from those read in place");
     }
 };
 

@@ -1,6 +1,7 @@
 // CPU matmul kernels: every SIMD kernel this CPU runs against the scalar reference over many
 // shapes, misalignments and token counts; the reference against plain float math on the
 // dequantized weights; determinism across thread counts; the public entry points.
+#include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/matmul_kernel.h"
 #include "backend/cpu/thread_pool.h"
@@ -345,6 +346,97 @@ private slots:
                 }
             }
         }
+    }
+
+    // Weights repacked at load (kernel.pack: 16-row panels) give the same bits as the rows on
+    // disk, for decode and prefill passes, full panels and the rows after them, K with a partial
+    // block group, and a packed buffer at an odd address; rows past the last panel are copied.
+    void packedWeightsGiveTheSameBits() {
+        ThreadPool pool(2);
+        int packedKernels = 0;
+        for (TensorType t : {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
+                             TensorType::IQ4_NL, TensorType::MXFP4, TensorType::Q4_K, TensorType::F16}) {
+            for (int64_t K : {416, 2048, 4256}) {
+                if (K % tensor::traits(t).blockElems) continue;
+                for (int64_t rows : {16, 67, 160}) {
+                    const Problem p(t, rows, K, 40, 23);
+                    const uint64_t rb = *tensor::rowBytes(t, static_cast<uint64_t>(K));
+                    for (const MatmulKernel* k : availableKernels(t)) {
+                        if (!k->pack) continue;
+                        ++packedKernels;
+                        std::vector<uint8_t> buf(rb * static_cast<uint64_t>(rows) + 2, 0xA5);
+                        uint8_t* packed = buf.data() + 2;
+                        k->pack(p.W(), rb, rows, K, packed);
+                        QVERIFY2(std::memcmp(packed, p.W(), 16 * rb) != 0, "a panel is laid out like the rows");
+                        const int64_t tail = rows % 16;
+                        QVERIFY2(std::memcmp(packed + (rows - tail) * rb, p.W() + (rows - tail) * rb, tail * rb) == 0,
+                                 "the rows after the last panel are copied");
+                        const auto all = p.run(*k, pool);
+                        for (int64_t n : {1, 2, 3, 4, 5, 8, 13, 40}) {
+                            std::vector<float> y(static_cast<size_t>(n * p.ldy), -12345.0f);
+                            matmulWithKernel(*k, packed, rows, K, p.X(), n, y.data(), p.ldy, pool, true);
+                            for (int64_t tk = 0; tk < n; ++tk)
+                                for (int64_t r = 0; r < rows; ++r)
+                                    if (std::memcmp(&y[static_cast<size_t>(tk * p.ldy + r)], &all[static_cast<size_t>(tk * p.ldy + r)], 4) != 0)
+                                        QFAIL(qPrintable(where(p, *k, tk, r) + QString(" = %1 from packed weights (pass of %2), %3 from the rows")
+                                                             .arg(y[static_cast<size_t>(tk * p.ldy + r)]).arg(n)
+                                                             .arg(all[static_cast<size_t>(tk * p.ldy + r)])));
+                        }
+                    }
+                }
+            }
+        }
+        if (cpu::maxSimdLevel() >= cpu::SimdLevel::Avx512) QVERIFY(packedKernels > 0);
+        if (packedKernels == 0) QSKIP("no kernel of this CPU packs weights (AVX-512 ones do)");
+    }
+
+    // CpuBackend::packMatrices: matmul and expertMatmuls read the packed copy of a whole matrix or
+    // expert stack and give the bits of the unpacked backend; a view of part of a matrix (fewer
+    // rows from its start) still reads the original. Whatever the CPU (nothing packs without
+    // AVX-512: the same bits trivially), the results must agree.
+    void packedBackendGivesTheSameBits() {
+        ThreadPool pool(2);
+        const TensorType t = TensorType::Q4_0;
+        const int64_t K = 2048, N = 67, nMat = 3, nTok = 9;
+        const Problem stack(t, N * nMat, K, nTok, 31);
+        const uint64_t rb = *tensor::rowBytes(t, K);
+        const backend::Matrix whole{t, stack.W(), K, N, nMat, rb};
+        CpuBackend plain(pool), packed(pool);
+        const uint64_t bytes = packed.packMatrices({whole});
+        QCOMPARE(bytes, canPack(t) ? rb * N * nMat : 0);
+        auto same = [](const std::vector<float>& a, const std::vector<float>& b, const char* what) {
+            QVERIFY2(a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0, what);
+        };
+        for (int64_t n : {int64_t{1}, int64_t{4}, nTok}) {
+            backend::Matrix first = whole;
+            first.nMat = 1;
+            std::vector<float> y0(static_cast<size_t>(n * N)), y1(y0.size());
+            plain.matmul(first, stack.X(), n, y0.data(), N);
+            packed.matmul(first, stack.X(), n, y1.data(), N);
+            same(y0, y1, "matmul on the first matrix of the stack");
+            backend::Matrix view = first;
+            view.rows = 40;  // a view: not the packed copy's shape
+            std::vector<float> v0(static_cast<size_t>(n * 40)), v1(v0.size());
+            plain.matmul(view, stack.X(), n, v0.data(), 40);
+            packed.matmul(view, stack.X(), n, v1.data(), 40);
+            same(v0, v1, "matmul on a 40-row view");
+            for (int64_t r = 0; r < 40; ++r) QCOMPARE(v0[static_cast<size_t>(r)], y0[static_cast<size_t>(r)]);
+        }
+        // Experts: 9 tokens x 2 experts each, and a dense product on the stack's first matrix.
+        const int32_t experts[18] = {0, 2, 1, 2, 2, 0, 1, 1, 0, 2, 2, 1, 0, 1, 1, 0, 2, 2};
+        std::vector<float> e0(static_cast<size_t>(18 * N)), e1(e0.size()), d0(static_cast<size_t>(nTok * N)), d1(d0.size());
+        backend::ExpertProduct p{whole, experts, 18, stack.X(), 2, e0.data()};
+        backend::Matrix first = whole;
+        first.nMat = 1;
+        backend::ExpertProduct dense{first, nullptr, nTok, stack.X(), 1, d0.data()};
+        const backend::ExpertProduct plainProducts[2] = {p, dense};
+        plain.expertMatmuls(plainProducts, 2);
+        p.y = e1.data();
+        dense.y = d1.data();
+        const backend::ExpertProduct packedProducts[2] = {p, dense};
+        packed.expertMatmuls(packedProducts, 2);
+        same(e0, e1, "expertMatmuls on the packed stack");
+        same(d0, d1, "a dense product on the packed stack's first matrix");
     }
 
     // The activation quantizers of the SIMD kernels produce the reference's values: a weight row

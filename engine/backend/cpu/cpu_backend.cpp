@@ -12,9 +12,12 @@
 #include "backend/cpu/thread_pool.h"
 #include "tensor/half.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <vector>
 
 namespace verdict::cpu {
@@ -45,7 +48,55 @@ void storeRow(uint8_t* dst, const float* src, int64_t n, bool f16) {
 
 }  // namespace
 
+// A packed matrix in its own anonymous mapping, asked for transparent huge pages: decode streams
+// every weight once per token, and 2 MB pages spare it most TLB misses.
+struct CpuBackend::Packed {
+    void* data = nullptr;
+    uint64_t bytes = 0;
+    backend::Matrix shape;
+
+    explicit Packed(uint64_t n) : bytes(n) {
+        data = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (data == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        ::madvise(data, bytes, MADV_HUGEPAGE);
+#endif
+    }
+    ~Packed() { ::munmap(data, bytes); }
+    Packed(const Packed&) = delete;
+    Packed& operator=(const Packed&) = delete;
+};
+
 CpuBackend::CpuBackend(ThreadPool& pool) : m_pool(pool) {}
+CpuBackend::~CpuBackend() = default;
+
+uint64_t CpuBackend::packMatrices(const std::vector<backend::Matrix>& matrices) {
+    uint64_t total = 0;
+    for (const backend::Matrix& w : matrices) {
+        if (!w.data || w.rows <= 0 || w.nMat <= 0 || !canPack(w.type) || m_packed.count(w.data)) continue;
+        const uint64_t matrixBytes = w.rowBytes * static_cast<uint64_t>(w.rows);
+        auto p = std::make_unique<Packed>(matrixBytes * static_cast<uint64_t>(w.nMat));
+        p->shape = w;
+        const auto* src = static_cast<const uint8_t*>(w.data);
+        auto* dst = static_cast<uint8_t*>(p->data);
+        for (int64_t e = 0; e < w.nMat; ++e)
+            packWeights(w.type, src + e * matrixBytes, w.rows, w.cols, dst + e * matrixBytes, m_pool);
+        p->shape.data = p->data;
+        total += p->bytes;
+        m_packed.emplace(w.data, std::move(p));
+    }
+    return total;
+}
+
+const void* CpuBackend::packedData(const backend::Matrix& w) const {
+    if (m_packed.empty()) return nullptr;
+    const auto it = m_packed.find(w.data);
+    if (it == m_packed.end()) return nullptr;
+    const backend::Matrix& s = it->second->shape;
+    return s.type == w.type && s.rows == w.rows && s.cols == w.cols && s.rowBytes == w.rowBytes && w.nMat <= s.nMat
+        ? s.data
+        : nullptr;
+}
 
 std::string CpuBackend::name() const {
     return "cpu (" + std::string(simdLevelName(activeSimdLevel())) + ", " + std::to_string(m_pool.size())
@@ -77,6 +128,10 @@ void CpuBackend::embedRows(const backend::Matrix& w, const int32_t* tokens, int6
 
 void CpuBackend::matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) {
     if (nTok <= 0) return;
+    if (const void* packed = packedData(w)) {
+        cpu::matmul(w.type, packed, w.rows, w.cols, x, nTok, y, ldy, m_pool, true);
+        return;
+    }
     cpu::matmul(w.type, w.data, w.rows, w.cols, x, nTok, y, ldy, m_pool);
 }
 
@@ -111,8 +166,9 @@ void CpuBackend::expertMatmuls(const backend::ExpertProduct* products, int count
         const backend::Matrix& w = p.w;
         const int64_t K = w.cols, N = w.rows;
         if (p.nPairs <= 0) continue;
+        const void* packed = packedData(w);
         if (!p.experts && p.xDiv == 1) {
-            jobs.push_back({w.type, w.data, N, K, p.x, p.nPairs, p.y, N});
+            jobs.push_back({w.type, packed ? packed : w.data, N, K, p.x, p.nPairs, p.y, N, packed != nullptr});
             continue;
         }
         const int64_t nMat = p.experts ? w.nMat : 1;
@@ -145,13 +201,13 @@ void CpuBackend::expertMatmuls(const backend::ExpertProduct* products, int count
         const Gather& G = gathers[g];
         std::vector<float>& ys = outs[static_cast<size_t>(i)];
         ys.resize(static_cast<size_t>(p.nPairs * N));
-        const auto* base = static_cast<const uint8_t*>(w.data);
+        const auto* base = static_cast<const uint8_t*>(packed ? packed : w.data);
         const uint64_t matrixBytes = w.rowBytes * static_cast<uint64_t>(N);
         for (int64_t e = 0; e < nMat; ++e) {
             const int64_t b0 = G.begin[static_cast<size_t>(e)], rows = G.begin[static_cast<size_t>(e) + 1] - b0;
             if (rows > 0)
                 jobs.push_back({w.type, base + static_cast<uint64_t>(e) * matrixBytes, N, K, G.xs.data() + b0 * K, rows,
-                                ys.data() + b0 * N, N});
+                                ys.data() + b0 * N, N, packed != nullptr});
         }
     }
     matmulGroup(jobs.data(), static_cast<int>(jobs.size()), m_pool);

@@ -6,6 +6,10 @@
 
 #include "backend/ops/backend.h"
 
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
 namespace verdict::cpu {
 
 class ThreadPool;
@@ -14,6 +18,15 @@ class CpuBackend final : public backend::Backend {
 public:
     // The pool runs every op's parallel work; it must outlive the backend.
     explicit CpuBackend(ThreadPool& pool);
+    ~CpuBackend() override;
+
+    // Load time: copies of these matrices (host pointers of whole matrices or expert stacks)
+    // repacked for the kernels (cpu::packWeights; types where canPack is false are skipped), which
+    // matmul / expertMatmuls then read in place of the original whenever they are given a whole
+    // one (same data pointer, rows and columns); every other reader (embedRows, MLA's row
+    // products, views of part of a matrix) keeps reading the original. Not thread-safe: call it
+    // before the backend runs passes. Returns the bytes packed; throws std::bad_alloc.
+    uint64_t packMatrices(const std::vector<backend::Matrix>& matrices);
 
     std::string name() const override;
     bool supports(tensor::TensorType type) const override;
@@ -58,7 +71,12 @@ public:
     void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) override;
 
 private:
+    struct Packed;
+    // The packed copy of w.data when w is a whole matrix packMatrices took, else null.
+    const void* packedData(const backend::Matrix& w) const;
+
     ThreadPool& m_pool;
+    std::unordered_map<const void*, std::unique_ptr<Packed>> m_packed;  // by original data pointer
 };
 
 }  // namespace verdict::cpu

@@ -48,8 +48,19 @@ void axpyRows(tensor::TensorType type, const void* W, size_t rowBytes, int64_t n
 // Work is split over the pool's threads (the caller takes part); nTok == 1 is the decode
 // (matrix-vector) case. The result does not depend on the pool's size. Safe to call from
 // several threads at once (with the same or different pools); uses a per-thread scratch buffer.
+// packed: W holds the rows as packWeights left them (the same numerics, bit for bit).
 void matmul(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, const float* X,
-            int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool);
+            int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool, bool packed = false);
+
+// Load-time repacking of a weight matrix for the kernel matmul() runs on this CPU: where one
+// exists (AVX-512: the 32-element formats Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4), every 16
+// rows are interleaved into a "panel" that decode and prefill read without per-row horizontal
+// sums or per-call packing. The result has the matrix's size (nRows x rowBytes; a stack of
+// matrices packs matrix by matrix) and is only for matmul / matmulGroup with packed = true:
+// row-wise readers (embedding rows, dequantizeRow, dotRows) need the original.
+bool canPack(tensor::TensorType type);
+// Packs W (nRows rows of K elements) into out (same size, not overlapping W) over the pool.
+void packWeights(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, void* out, ThreadPool& pool);
 
 // One product of a matmulGroup: the arguments of matmul().
 struct MatmulJob {
@@ -60,6 +71,7 @@ struct MatmulJob {
     int64_t nTok;
     float* Y;
     int64_t ldy;
+    bool packed = false;  // W as packWeights left it
 };
 
 // Runs independent matmuls (disjoint outputs) in one dispatch over the pool, each with matmul()'s

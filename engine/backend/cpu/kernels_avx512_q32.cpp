@@ -7,8 +7,13 @@
 // the products; every block's integer sum is exact, goes to float once and is scaled by
 // (weight scale x activation scale) into one of four float chains (the numerics section below).
 //
-// Decode (a few tokens): row-major tiles of 8 rows x 1 token read the blocks as they are on disk;
-// each row's four 32-bit lanes per block are summed in integer, four rows at a time.
+// Weights repacked at load (packPanels; the model does it for every matrix it multiplies, see
+// cpu::packWeights) are read as panels of 16 interleaved rows: decode then needs no horizontal
+// sums either (panelTile, 1-4 tokens), and prefill only unpacks a panel (no transposes) per block
+// of tokens for tile16. On Zen 4, tg128 of the perf model, 2 threads: Q4_0 47 -> ~80 tok/s,
+// Q8_0 28 -> ~48 (tests/bench/README.md).
+// Decode (a few tokens) on rows as they are on disk: row-major tiles of 8 rows x 1 token; each
+// row's four 32-bit lanes per block are summed in integer, four rows at a time.
 // Prefill: 16 rows are packed once per block of 96 tokens into a per-thread buffer, transposed so
 // that one zmm holds 4 bytes of each of the 16 rows (lane = row); a 16-row x 8-token tile then
 // runs one weight load per 8 vpdpbusd whose activation operand is 4 bytes broadcast from memory,
@@ -104,6 +109,54 @@ static inline void q5Masks(const uint8_t* qh, size_t stride, __mmask64& mlo, __m
     mhi = (h0 >> 16) | (h1 >> 16) << 16 | (h2 >> 16) << 32 | (h3 >> 16) << 48;
 }
 
+// ---- Panels: weights repacked at load (packPanels, cpu::packWeights) ----
+// 16 rows side by side, block by block: block b of a panel takes the bytes the 16 rows' block b
+// took on disk (16 x kBlock, at b * 16 * kBlock), so a matrix keeps its size and every panel its
+// place (rows 16p .. 16p + 15 at 16p * rowBytes); rows after the last full panel stay as they are.
+// In a panel block, 64-byte vector k holds 4 bytes of each of the 16 rows (lane = row), the
+// layout the prefill's Packed16 builds per call, but kept compact:
+//   q[k], k < 4: the nibble bytes 4k .. 4k + 3 (low nibbles: elements 4k.., high: 16 + 4k..);
+//   Q8_0: q[k], k < 8: quant bytes 4k .. 4k + 3, stored + 128 (unsigned);
+// then, per format: Q5_0 / Q5_1 the fifth bits as byte masks (8 bytes per k: its low nibbles',
+// then its high nibbles'; bit 4i + j = row i, byte j), the 16 rows' f16 scales (MXFP4: its E8M0
+// bytes), Q4_1 / Q5_1 the 16 rows' f16 mins. Decode then needs no horizontal sums either.
+static inline void packNibbles(const uint8_t* const* src, size_t off, uint8_t* dst) {
+    for (int k = 0; k < 4; ++k)
+        for (int i = 0; i < 16; ++i) std::memcpy(dst + 64 * k + 4 * i, src[i] + off + 4 * k, 4);
+}
+static inline void packBytes(const uint8_t* const* src, size_t off, size_t n, uint8_t* dst) {
+    for (int i = 0; i < 16; ++i) std::memcpy(dst + n * i, src[i] + off, n);
+}
+static inline void packFifthBits(const uint8_t* const* src, size_t off, uint8_t* dst) {
+    for (int k = 0; k < 4; ++k) {
+        uint64_t lo = 0, hi = 0;
+        for (int i = 0; i < 16; ++i) {
+            const uint32_t qh = loadU32(src[i] + off);
+            lo |= static_cast<uint64_t>((qh >> (4 * k)) & 0xF) << (4 * i);
+            hi |= static_cast<uint64_t>((qh >> (16 + 4 * k)) & 0xF) << (4 * i);
+        }
+        std::memcpy(dst + 16 * k, &lo, 8);
+        std::memcpy(dst + 16 * k + 8, &hi, 8);
+    }
+}
+static inline void panelNibbles(const uint8_t* p, int k, __m512i& lo, __m512i& hi) {
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    const __m512i w = _mm512_loadu_si512(p + 64 * k);
+    lo = _mm512_and_si512(w, m4);
+    hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m4);
+}
+static inline void panelFifthBits(const uint8_t* masks, int k, __m512i& lo, __m512i& hi) {
+    uint64_t ml, mh;
+    std::memcpy(&ml, masks + 16 * k, 8);
+    std::memcpy(&mh, masks + 16 * k + 8, 8);
+    const __m512i b4 = _mm512_set1_epi8(0x10);
+    lo = _mm512_mask_add_epi8(lo, _cvtu64_mask64(ml), lo, b4);
+    hi = _mm512_mask_add_epi8(hi, _cvtu64_mask64(mh), hi, b4);
+}
+static inline __m512 panelHalves(const uint8_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
 // Weight decoders: one group of 4 blocks -> unsigned quants lo/hi, scales d (and mins m).
 struct DecQ4_0 {
     static constexpr size_t kBlock = 18;
@@ -118,6 +171,13 @@ struct DecQ4_0 {
         hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
         d = b.template scales<0>();
     }
+    static void packBlock(const uint8_t* const* src, uint8_t* dst) {
+        packNibbles(src, 2, dst);
+        packBytes(src, 0, 2, dst + 256);
+    }
+    static inline void panelQuants(const uint8_t* p, int k, __m512i& lo, __m512i& hi) { panelNibbles(p, k, lo, hi); }
+    static inline __m512 panelScales(const uint8_t* p) { return panelHalves(p + 256); }
+    static inline __m512 panelMins(const uint8_t*) { return _mm512_setzero_ps(); }
 };
 
 struct DecQ4_1 {
@@ -134,6 +194,14 @@ struct DecQ4_1 {
         d = b.template scales<0>();
         m = b.template scales<2>();
     }
+    static void packBlock(const uint8_t* const* src, uint8_t* dst) {
+        packNibbles(src, 4, dst);
+        packBytes(src, 0, 2, dst + 256);
+        packBytes(src, 2, 2, dst + 288);
+    }
+    static inline void panelQuants(const uint8_t* p, int k, __m512i& lo, __m512i& hi) { panelNibbles(p, k, lo, hi); }
+    static inline __m512 panelScales(const uint8_t* p) { return panelHalves(p + 256); }
+    static inline __m512 panelMins(const uint8_t* p) { return panelHalves(p + 288); }
 };
 
 struct DecQ5_0 {
@@ -153,6 +221,17 @@ struct DecQ5_0 {
         hi = _mm512_mask_add_epi8(h, mhi, h, b4);
         d = b.template scales<0>();
     }
+    static void packBlock(const uint8_t* const* src, uint8_t* dst) {
+        packNibbles(src, 6, dst);
+        packFifthBits(src, 2, dst + 256);
+        packBytes(src, 0, 2, dst + 320);
+    }
+    static inline void panelQuants(const uint8_t* p, int k, __m512i& lo, __m512i& hi) {
+        panelNibbles(p, k, lo, hi);
+        panelFifthBits(p + 256, k, lo, hi);
+    }
+    static inline __m512 panelScales(const uint8_t* p) { return panelHalves(p + 320); }
+    static inline __m512 panelMins(const uint8_t*) { return _mm512_setzero_ps(); }
 };
 
 struct DecQ5_1 {
@@ -173,6 +252,18 @@ struct DecQ5_1 {
         d = b.template scales<0>();
         m = b.template scales<2>();
     }
+    static void packBlock(const uint8_t* const* src, uint8_t* dst) {
+        packNibbles(src, 8, dst);
+        packFifthBits(src, 4, dst + 256);
+        packBytes(src, 0, 2, dst + 320);
+        packBytes(src, 2, 2, dst + 352);
+    }
+    static inline void panelQuants(const uint8_t* p, int k, __m512i& lo, __m512i& hi) {
+        panelNibbles(p, k, lo, hi);
+        panelFifthBits(p + 256, k, lo, hi);
+    }
+    static inline __m512 panelScales(const uint8_t* p) { return panelHalves(p + 320); }
+    static inline __m512 panelMins(const uint8_t* p) { return panelHalves(p + 352); }
 };
 
 struct DecQ8_0 {
@@ -195,6 +286,18 @@ struct DecQ8_0 {
                                                     _mm512_loadu_si512(g + 64));
         d = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
     }
+    static void packBlock(const uint8_t* const* src, uint8_t* dst) {
+        for (int k = 0; k < 8; ++k)
+            for (int i = 0; i < 16; ++i)
+                for (int j = 0; j < 4; ++j) dst[64 * k + 4 * i + j] = static_cast<uint8_t>(src[i][2 + 4 * k + j] ^ 0x80);
+        packBytes(src, 0, 2, dst + 512);
+    }
+    static inline void panelQuants(const uint8_t* p, int k, __m512i& lo, __m512i& hi) {
+        lo = _mm512_loadu_si512(p + 64 * k);
+        hi = _mm512_loadu_si512(p + 256 + 64 * k);
+    }
+    static inline __m512 panelScales(const uint8_t* p) { return panelHalves(p + 512); }
+    static inline __m512 panelMins(const uint8_t*) { return _mm512_setzero_ps(); }
 };
 
 // The non-linear 4-bit formats: level - min(levels) per nibble, so vpdpbusd sees unsigned bytes
@@ -232,6 +335,15 @@ struct DecIQ4_NL {
         levels(kIQ4NLOffset, b.template quants<2>(), lo, hi);
         d = b.template scales<0>();
     }
+    static void packBlock(const uint8_t* const* src, uint8_t* dst) {
+        packNibbles(src, 2, dst);
+        packBytes(src, 0, 2, dst + 256);
+    }
+    static inline void panelQuants(const uint8_t* p, int k, __m512i& lo, __m512i& hi) {
+        levels(kIQ4NLOffset, _mm512_loadu_si512(p + 64 * k), lo, hi);
+    }
+    static inline __m512 panelScales(const uint8_t* p) { return panelHalves(p + 256); }
+    static inline __m512 panelMins(const uint8_t*) { return _mm512_setzero_ps(); }
 };
 
 // MXFP4's E8M0 exponents of 4 blocks -> mxfp4HalfScale(e) = 2^(e - 128) per block's four lanes:
@@ -256,6 +368,22 @@ struct DecMXFP4 {
         levels(kMXFP4Offset, load4x16(g + 1, kBlock), lo, hi);
         d = mxfp4Scales(g, kBlock);
     }
+    static void packBlock(const uint8_t* const* src, uint8_t* dst) {
+        packNibbles(src, 1, dst);
+        packBytes(src, 0, 1, dst + 256);
+    }
+    static inline void panelQuants(const uint8_t* p, int k, __m512i& lo, __m512i& hi) {
+        levels(kMXFP4Offset, _mm512_loadu_si512(p + 64 * k), lo, hi);
+    }
+    // mxfp4Scales' values for the 16 rows' exponents.
+    static inline __m512 panelScales(const uint8_t* p) {
+        const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 256)));
+        const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
+        const __m512i subnormal = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
+        return _mm512_castsi512_ps(
+            _mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, subnormal));
+    }
+    static inline __m512 panelMins(const uint8_t*) { return _mm512_setzero_ps(); }
 };
 
 // ---- The numerics every path below shares ----
@@ -484,6 +612,102 @@ void tile16(const MatmulArgs& a, const Packed16<Dec>* rows, int64_t r, int64_t t
                          _mm512_add_ps(_mm512_add_ps(acc[0][j], acc[1][j]), _mm512_add_ps(acc[2][j], acc[3][j])));
 }
 
+// Panel tile: the 16 rows of a packed panel x T tokens, the numerics of tile16 (a block's exact
+// integer sum, chain = the block's place in its group). Decode (T = 1) splits each block's integer
+// sum over two dependency chains (exact either way).
+template <class Dec, int T>
+void panelTile(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    using G = typename Dec::Group;
+    constexpr size_t kPanelBlock = 16 * Dec::kBlock;
+    const int64_t nBlocks = a.K / 32;
+    const G* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const G*>(a.act + (t + j) * a.actStride);
+    __m512 acc[4][T];
+    for (int c = 0; c < 4; ++c)
+        for (int j = 0; j < T; ++j) acc[c][j] = _mm512_setzero_ps();
+    auto block = [&](int64_t bi, int c) {
+        const uint8_t* p = panel + static_cast<size_t>(bi) * kPanelBlock;
+        const G* A[T];
+        for (int j = 0; j < T; ++j) A[j] = x[j] + bi / 4;
+        __m512i s[T], s2[T];
+        for (int j = 0; j < T; ++j) {
+            s[j] = Dec::kBiasMul ? _mm512_set1_epi32(A[j]->bias[4 * c]) : _mm512_setzero_si512();
+            if constexpr (T == 1) s2[j] = _mm512_setzero_si512();
+        }
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+            __m512i lo, hi;
+            Dec::panelQuants(p, k, lo, hi);
+            for (int j = 0; j < T; ++j) {
+                s[j] = dpbusdBcast(s[j], lo, A[j]->lo + 16 * c + 4 * k);
+                if constexpr (T == 1)
+                    s2[j] = dpbusdBcast(s2[j], hi, A[j]->hi + 16 * c + 4 * k);
+                else
+                    s[j] = dpbusdBcast(s[j], hi, A[j]->hi + 16 * c + 4 * k);
+            }
+        }
+        const __m512 dw = Dec::panelScales(p);
+        for (int j = 0; j < T; ++j) {
+            if constexpr (T == 1) s[j] = _mm512_add_epi32(s[j], s2[j]);
+            acc[c][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[j]), _mm512_mul_ps(dw, _mm512_set1_ps(A[j]->d[4 * c])), acc[c][j]);
+            if constexpr (Dec::kMin)
+                acc[c][j] = _mm512_fmadd_ps(Dec::panelMins(p), _mm512_set1_ps(reinterpret_cast<const ActGroupS*>(A[j])->s[4 * c]),
+                                            acc[c][j]);
+        }
+    };
+    const int64_t nFull = nBlocks / 4 * 4;
+    for (int64_t bi = 0; bi < nFull; bi += 4) {
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) block(bi + c, c);
+    }
+    // The last 1-3 blocks: tile() and tile16() add zero-scaled padding blocks to the other chains,
+    // which leaves them as they are (+0 never meets a -0 chain: chains start at +0 and x + -x is +0).
+    for (int c = 0; nFull + c < nBlocks; ++c) block(nFull + c, c);
+    for (int j = 0; j < T; ++j)
+        _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r,
+                         _mm512_add_ps(_mm512_add_ps(acc[0][j], acc[1][j]), _mm512_add_ps(acc[2][j], acc[3][j])));
+}
+
+// A packed panel as the prefill tiles read it (Packed16, one per group of 4 blocks; a partial last
+// group padded with zero quants and scales, which add +0 as pack16's padding does): the panel's
+// vectors are already row-interleaved, so this is only the unpacking of quants and scales.
+template <class Dec>
+void unpackPanel(const uint8_t* panel, int64_t K, Packed16<Dec>* out) {
+    const int64_t nBlocks = K / 32, nGroups = groupCount(K);
+    for (int64_t gi = 0; gi < nGroups; ++gi) {
+        Packed16<Dec>& o = out[gi];
+        for (int c = 0; c < 4; ++c) {
+            const int64_t bi = 4 * gi + c;
+            if (bi >= nBlocks) {
+                for (int k = 0; k < 4; ++k) o.q[4 * c + k] = o.q[16 + 4 * c + k] = _mm512_setzero_si512();
+                o.d[c] = _mm512_setzero_ps();
+                if constexpr (Dec::kMin) o.m[c] = _mm512_setzero_ps();
+                continue;
+            }
+            const uint8_t* p = panel + static_cast<size_t>(bi) * 16 * Dec::kBlock;
+            for (int k = 0; k < 4; ++k) Dec::panelQuants(p, k, o.q[4 * c + k], o.q[16 + 4 * c + k]);
+            o.d[c] = Dec::panelScales(p);
+            if constexpr (Dec::kMin) o.m[c] = Dec::panelMins(p);
+        }
+    }
+}
+
+// Rows [0, nRows) of W into panels at out (the same size); rows after the last full panel copied.
+template <class Dec>
+void packPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nBlocks = K / 32, nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn) {
+        const uint8_t* src[16];
+        for (int64_t b = 0; b < nBlocks; ++b) {
+            for (int i = 0; i < 16; ++i) src[i] = W + (16 * pn + i) * rowBytes + b * Dec::kBlock;
+            Dec::packBlock(src, out + 16 * pn * rowBytes + b * 16 * Dec::kBlock);
+        }
+    }
+    if (nRows > 16 * nPanels)
+        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes,
+                    static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
+}
+
 // Rows [r0, r1) x token t with the row-major tiles.
 template <class Dec, int T>
 void rowsTile(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
@@ -500,6 +724,29 @@ void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1
     // in L2 while every 16-row tile of the task passes over them; packing 16 rows costs about
     // 1/10 of what 96 tokens then compute with them.
     constexpr int64_t kTokBlock = 96;
+    if (r0 < a.packedRows) {  // weights packed at load: panels up to packedRows, then row-major
+        // Passes of 8 tokens and more unpack each panel once per token block for tile16 (nibbles
+        // split, levels looked up, scales widened once, not once per 8 tokens); fewer tokens read
+        // the panel directly.
+        const int64_t pEnd = std::min(r1, a.packedRows);
+        Packed16<Dec>* unpacked = t1 - t0 >= 8 ? threadBuffer<Packed16<Dec>>(static_cast<size_t>(groupCount(a.K))) : nullptr;
+        for (int64_t tb = t0; tb < t1; tb += kTokBlock) {
+            const int64_t te = std::min(tb + kTokBlock, t1);
+            for (int64_t r = r0; r < pEnd; r += 16) {
+                const uint8_t* panel = a.W + r * a.rowBytes;
+                int64_t u = tb;
+                if (unpacked && te - tb >= 8) {
+                    unpackPanel<Dec>(panel, a.K, unpacked);
+                    for (; u + 8 <= te; u += 8) tile16<Dec, 8>(a, unpacked, r, u);
+                    for (; u + 4 <= te; u += 4) tile16<Dec, 4>(a, unpacked, r, u);
+                }
+                for (; u + 4 <= te; u += 4) panelTile<Dec, 4>(a, panel, r, u);
+                for (; u < te; ++u) panelTile<Dec, 1>(a, panel, r, u);
+            }
+        }
+        if (pEnd == r1) return;
+        r0 = pEnd;
+    }
     const int64_t tiled = (t1 - t0) / 4 * 4, rows16 = (r1 - r0) / 16 * 16;
     int64_t t = t0;
     if (tiled >= 8 && rows16 > 0) {
@@ -557,13 +804,13 @@ void prepare(const float* x, int64_t K, void* out) {
 const MatmulKernel* q32Kernel(tensor::TensorType t) {
     using tensor::TensorType;
     static constexpr MatmulKernel kKernels[] = {
-        {TensorType::Q4_0, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, -8>, compute<DecQ4_0>},
-        {TensorType::Q4_1, SimdLevel::Avx512, groupActBytes<ActGroupS>, prepare<ActGroupS, 0>, compute<DecQ4_1>},
-        {TensorType::Q5_0, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, -16>, compute<DecQ5_0>},
-        {TensorType::Q5_1, SimdLevel::Avx512, groupActBytes<ActGroupS>, prepare<ActGroupS, 0>, compute<DecQ5_1>},
-        {TensorType::Q8_0, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, -128>, compute<DecQ8_0>},
-        {TensorType::IQ4_NL, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, DecIQ4_NL::kBiasMul>, compute<DecIQ4_NL>},
-        {TensorType::MXFP4, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, DecMXFP4::kBiasMul>, compute<DecMXFP4>},
+        {TensorType::Q4_0, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, -8>, compute<DecQ4_0>, packPanels<DecQ4_0>},
+        {TensorType::Q4_1, SimdLevel::Avx512, groupActBytes<ActGroupS>, prepare<ActGroupS, 0>, compute<DecQ4_1>, packPanels<DecQ4_1>},
+        {TensorType::Q5_0, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, -16>, compute<DecQ5_0>, packPanels<DecQ5_0>},
+        {TensorType::Q5_1, SimdLevel::Avx512, groupActBytes<ActGroupS>, prepare<ActGroupS, 0>, compute<DecQ5_1>, packPanels<DecQ5_1>},
+        {TensorType::Q8_0, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, -128>, compute<DecQ8_0>, packPanels<DecQ8_0>},
+        {TensorType::IQ4_NL, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, DecIQ4_NL::kBiasMul>, compute<DecIQ4_NL>, packPanels<DecIQ4_NL>},
+        {TensorType::MXFP4, SimdLevel::Avx512, groupActBytes<ActGroup>, prepare<ActGroup, DecMXFP4::kBiasMul>, compute<DecMXFP4>, packPanels<DecMXFP4>},
     };
     for (const auto& k : kKernels)
         if (k.type == t) return &k;

@@ -32,6 +32,7 @@ constexpr int64_t kDecodeMaxTokens = 4;
 // tokens: 2, 3, 4, 8) divide every task except the matrix's last one.
 constexpr int64_t kRowQuantum = 48;
 constexpr int64_t kTokQuantum = 24;
+static_assert(kRowQuantum % 16 == 0, "row tasks start on a packed panel (16 rows)");
 
 int64_t roundUpTo(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 
@@ -187,9 +188,10 @@ void dequantizeRow(tensor::TensorType type, const void* src, float* dst, int64_t
 }
 
 void matmulWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, int64_t K,
-                      const float* X, int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool) {
+                      const float* X, int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool, bool packed) {
     if (nRows <= 0 || nTok <= 0) return;
     assert(K % tensor::traits(kernel.type).blockElems == 0);
+    assert(!packed || kernel.pack);
 
     MatmulArgs a;
     a.W = static_cast<const uint8_t*>(W);
@@ -198,6 +200,7 @@ void matmulWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, 
     a.actStride = kernel.actRowBytes(K);
     a.Y = Y;
     a.ldy = ldy;
+    a.packedRows = packed && kernel.pack ? nRows / 16 * 16 : 0;
 
     const bool serial = pool.size() == 1 || nRows * K * nTok < kSerialMacs;
     uint8_t* act = scratch(a.actStride * static_cast<size_t>(nTok));
@@ -262,6 +265,8 @@ void matmulGroup(const MatmulJob* jobs, int nJobs, ThreadPool& pool) {
         p.a.actStride = k->actRowBytes(job.K);
         p.a.Y = job.Y;
         p.a.ldy = job.ldy;
+        assert(!job.packed || k->pack);
+        p.a.packedRows = job.packed && k->pack ? job.nRows / 16 * 16 : 0;
         p.X = job.X;
         p.nRows = job.nRows;
         p.nTok = job.nTok;
@@ -334,11 +339,33 @@ void matmulGroup(const MatmulJob* jobs, int nJobs, ThreadPool& pool) {
 }
 
 void matmul(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, const float* X,
-            int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool) {
+            int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool, bool packed) {
     const MatmulKernel* k = selectKernel(type, activeSimdLevel());
     assert(k && "matmul: type not computable (check canCompute first)");
     if (!k) return;
-    matmulWithKernel(*k, W, nRows, K, X, nTok, Y, ldy, pool);
+    matmulWithKernel(*k, W, nRows, K, X, nTok, Y, ldy, pool, packed);
+}
+
+bool canPack(tensor::TensorType type) {
+    const MatmulKernel* k = selectKernel(type, activeSimdLevel());
+    return k && k->pack;
+}
+
+void packWeights(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, void* out, ThreadPool& pool) {
+    const MatmulKernel* k = selectKernel(type, activeSimdLevel());
+    assert(k && k->pack && K % tensor::traits(type).blockElems == 0);
+    if (!k || !k->pack || nRows <= 0) return;
+    const size_t rowBytes = *tensor::rowBytes(type, static_cast<uint64_t>(K));
+    const auto* w = static_cast<const uint8_t*>(W);
+    auto* o = static_cast<uint8_t*>(out);
+    const int64_t nPanels = nRows / 16;
+    // Task p < nPanels packs panel p; the last task copies the rows after the last panel.
+    pool.parallelFor(nPanels + 1, 1, [&](int64_t b, int64_t e, int) {
+        for (int64_t p = b; p < e; ++p) {
+            const int64_t r = 16 * p, n = p < nPanels ? 16 : nRows - 16 * nPanels;
+            if (n > 0) k->pack(w + r * rowBytes, rowBytes, n, K, o + r * rowBytes);
+        }
+    });
 }
 
 }  // namespace verdict::cpu

@@ -29,6 +29,7 @@ struct MatmulArgs {
     size_t actStride = 0;          // bytes between token rows of `act`
     float* Y = nullptr;            // Y[t * ldy + r]
     int64_t ldy = 0;
+    int64_t packedRows = 0;        // rows [0, packedRows) are in the kernel's panels (pack), a multiple of 16
 };
 
 struct MatmulKernel {
@@ -38,6 +39,11 @@ struct MatmulKernel {
     void (*prepareAct)(const float* x, int64_t K, void* out);
     // Rows [r0, r1) x tokens [t0, t1). Called concurrently on disjoint rectangles.
     void (*compute)(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
+    // Optional load-time repacking (null: the kernel reads on-disk rows only): rows [0, nRows) of W
+    // into `out` (nRows x rowBytes bytes, the same size), every 16 rows as one panel the kernel's
+    // compute reads when MatmulArgs::packedRows covers them; rows after the last full panel copied
+    // as they are. Panels are relative to W, so disjoint 16-row ranges may be packed concurrently.
+    void (*pack)(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) = nullptr;
 };
 
 // Kernels by level; nullptr where a level has no kernel for the type (or the CPU lacks it for
@@ -53,8 +59,9 @@ std::vector<const MatmulKernel*> availableKernels(tensor::TensorType t);
 const MatmulKernel* selectKernel(tensor::TensorType t, SimdLevel level);
 
 // matmul() (kernels.h) with an explicit kernel: tests and benchmarks compare levels with it.
+// packed: W was packed by kernel.pack.
 void matmulWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, int64_t K,
-                      const float* X, int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool);
+                      const float* X, int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool, bool packed = false);
 
 inline size_t roundUp64(size_t n) { return (n + 63) & ~size_t{63}; }
 

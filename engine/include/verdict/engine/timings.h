@@ -21,6 +21,8 @@ struct Timings {
 
 struct MemoryUse {
     uint64_t weightsBytes = 0;    // tensor data the model uses (mapped from the file, not copied)
+    uint64_t repackedBytes = 0;   // of weightsBytes, the CPU kernels' repacked copies (in place of
+                                  // their mapped pages, which are dropped; VERDICT_CPU_REPACK=0: none)
     uint64_t kvBytes = 0;         // this session's KV cache (allocated size)
     uint64_t scratchBytes = 0;    // this session's activation and logits buffers
     uint64_t peakRssBytes = 0;    // process peak resident set (VmHWM from /proc/self/status); 0 if unknown
