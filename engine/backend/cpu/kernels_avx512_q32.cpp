@@ -563,15 +563,6 @@ void pack16(const MatmulArgs& a, int64_t r, Packed16<Dec>* out) {
     }
 }
 
-// acc += w (unsigned bytes) . the 4 signed bytes at p broadcast to every lane, with vpdpbusd's
-// embedded {1to16} broadcast (GCC 12 does not fold _mm512_set1_epi32 into it: a separate
-// vpbroadcastd per step and a register for each).
-static inline __m512i dpbusdBcast(__m512i acc, __m512i w, const int8_t* p) {
-    using I32 = int32_t __attribute__((may_alias, aligned(1)));
-    asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*reinterpret_cast<const I32*>(p)));
-    return acc;
-}
-
 // Interleaved tile: 16 rows x T tokens; per 4 bytes of K, one weight load feeds T vpdpbusd, and
 // a block's integer sums need no horizontal reduction (each lane is one row).
 template <class Dec, int T>

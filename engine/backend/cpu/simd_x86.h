@@ -48,6 +48,17 @@ static inline U* threadBuffer(size_t n) {
     return buf.get();
 }
 
+// acc += w (unsigned bytes) . the 4 signed bytes at p broadcast to every lane, with vpdpbusd's
+// embedded {1to16} broadcast (GCC 12 does not fold _mm512_set1_epi32 into it: a separate
+// vpbroadcastd per step and a register for each). The row-interleaved (lane = row) kernels; only
+// files compiled for AVX512-VNNI may call it.
+__attribute__((target("avx512f,avx512vnni"))) static inline __m512i dpbusdBcast(__m512i acc, __m512i w,
+                                                                            const int8_t* p) {
+    using I32 = int32_t __attribute__((may_alias, aligned(1)));
+    asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*reinterpret_cast<const I32*>(p)));
+    return acc;
+}
+
 static inline float hsum256(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
