@@ -10,9 +10,10 @@
 // get their own FMA. The lattice i-quants are all integer as well (see GridCtx below), and IQ4_XS
 // takes their inner step too, its signs coming from the level table (see DecIQ4_XS). Prefill
 // unpacks a tile's rows once per block of tokens (see compute).
-// Q4_K weights repacked at load (packPanelsQ4_K) run lane-per-row panels instead, for decode and
-// prefill alike, with an exact integer sum per super-block (see "Q4_K panels" below): on Zen 4,
-// bench_kernels 1 thread, matvec 540 -> 258 µs, prefill 134 -> 301 GOP/s.
+// Q4_K and Q6_K weights repacked at load (packPanelsQ4_K / Q6_K) run lane-per-row panels instead,
+// for decode and prefill alike, with an exact integer sum per super-block (see "Q4_K panels"
+// below): on Zen 4, bench_kernels 1 thread, Q4_K matvec 540 -> 258 µs, prefill 134 -> 301 GOP/s;
+// Q6_K matvec 810-830 -> 740-760 µs, prefill 150 -> 205-215 GOP/s.
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
@@ -728,9 +729,151 @@ void panelTileQ4_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
     for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
 }
 
+// ---- Q6_K panels ----
+// 16 x 210 bytes per super-block: 32 vectors of ql (vector 16h + v = bytes 64h + 4v .. + 3 of each
+// row), 16 of qh (vector 8h + v = bytes 32h + 4v .. + 3), the 16 scales of each row as 4 vectors
+// of dwords, the 16 d (f16). Element 128h + 32s + l (l = 4v .. 4v + 3) is ql vector 16h + v (s = 0,
+// 2: low / high nibble) or 16h + 8 + v (s = 1, 3), with bits 2s, 2s + 1 of qh vector 8h + v (l %
+// 32 = 4v'); sub-block 8h + 2s + l / 16. Numerics as Q4_K's panels: isum = sum_j sc_j * (q_j . a_j)
+// - 32 * sum_j sc_j * bsum_j exactly, then acc = fma(isum, d * da, acc) in super-block order.
+constexpr size_t kQ6KPanelBlock = 16 * 210;
+
+// The four parts of a Q6_K panel, each a stream of its own (every super-block's ql, then every
+// qh, scales, d), so that the 64-byte vectors stay aligned (3360-byte super-blocks side by side
+// would split every other one over two cache lines).
+struct Q6Panel {
+    const uint8_t *ql, *qh, *sc, *d;
+    Q6Panel(const uint8_t* panel, int64_t nSuper, int64_t sb)
+        : ql(panel + sb * 2048), qh(panel + nSuper * 2048 + sb * 1024), sc(panel + nSuper * 3072 + sb * 256),
+          d(panel + nSuper * 3328 + sb * 32) {}
+};
+
+void packPanelsQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nSuper = K / 256, nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn)
+        for (int64_t sb = 0; sb < nSuper; ++sb) {
+            const Q6Panel q(out + 16 * pn * rowBytes, nSuper, sb);
+            for (int i = 0; i < 16; ++i) {
+                const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 210;
+                for (int v = 0; v < 32; ++v) std::memcpy(const_cast<uint8_t*>(q.ql) + 64 * v + 4 * i, b + 4 * v, 4);
+                for (int v = 0; v < 16; ++v) std::memcpy(const_cast<uint8_t*>(q.qh) + 64 * v + 4 * i, b + 128 + 4 * v, 4);
+                for (int w = 0; w < 4; ++w) std::memcpy(const_cast<uint8_t*>(q.sc) + 64 * w + 4 * i, b + 192 + 4 * w, 4);
+                std::memcpy(const_cast<uint8_t*>(q.d) + 2 * i, b + 208, 2);
+            }
+        }
+    if (nRows > 16 * nPanels)
+        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
+}
+
+// Unsigned 6-bit quants of elements 128h + 32s + 4v .. + 3 of the panel's 16 rows.
+template <int s>
+static inline __m512i q6Quants(const Q6Panel& p, int h, int v) {
+    const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+    const __m512i ql = _mm512_loadu_si512(p.ql + 64 * (16 * h + 8 * (s % 2) + v));
+    const __m512i qh = _mm512_loadu_si512(p.qh + 64 * (8 * h + v));
+    const __m512i lo = s < 2 ? ql : _mm512_srli_epi16(ql, 4);
+    const __m512i hb = s == 0 ? _mm512_slli_epi16(qh, 4) : s == 1 ? _mm512_slli_epi16(qh, 2) : s == 2 ? qh : _mm512_srli_epi16(qh, 2);
+    return _mm512_ternarylogic_epi32(lo, _mm512_and_si512(hb, m30), m4, 0xEC);  // (lo & 0x0F) | hb
+}
+
+template <int T>
+void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    const ActSuper* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride);
+    __m512 acc[T];
+    for (int j = 0; j < T; ++j) acc[j] = _mm512_setzero_ps();
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        const Q6Panel p(panel, nSuper, sb);
+        __m512i isum[T];
+        for (int j = 0; j < T; ++j) isum[j] = _mm512_setzero_si512();
+        auto subBlocks = [&](auto sTag) {
+            constexpr int s = decltype(sTag)::value;
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+                for (int half = 0; half < 2; ++half) {  // sub-block 8h + 2s + half
+                    __m512i dot[T];
+                    for (int j = 0; j < T; ++j) dot[j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+                    for (int vv = 0; vv < 4; ++vv) {
+                        const int v = 4 * half + vv;
+                        const __m512i q = q6Quants<s>(p, h, v);
+                        for (int j = 0; j < T; ++j) dot[j] = dpbusdBcast(dot[j], q, x[j][sb].qs + 128 * h + 32 * s + 4 * v);
+                    }
+                    const int sub = 8 * h + 2 * s + half;
+                    const __m512i scw = _mm512_loadu_si512(p.sc + 64 * (sub / 4));
+                    const __m512i sc = _mm512_srai_epi32(_mm512_sllv_epi32(scw, _mm512_set1_epi32(24 - 8 * (sub % 4))), 24);
+                    for (int j = 0; j < T; ++j) isum[j] = _mm512_add_epi32(isum[j], _mm512_mullo_epi32(dot[j], sc));
+                }
+        };
+        if constexpr (T == 1) {
+            // One token: the four quant planes of each (h, v) from one load of ql / qh each.
+            const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+            const int8_t* aq = x[0][sb].qs;
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+                for (int half = 0; half < 2; ++half) {
+                    __m512i dot[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 4
+                    for (int vv = 0; vv < 4; ++vv) {
+                        const int v = 4 * half + vv;
+                        const __m512i A = _mm512_loadu_si512(p.ql + 64 * (16 * h + v)), B = _mm512_loadu_si512(p.ql + 64 * (16 * h + 8 + v));
+                        const __m512i qh = _mm512_loadu_si512(p.qh + 64 * (8 * h + v));
+                        const __m512i q0 = _mm512_ternarylogic_epi32(A, _mm512_and_si512(_mm512_slli_epi16(qh, 4), m30), m4, 0xEC);
+                        const __m512i q1 = _mm512_ternarylogic_epi32(B, _mm512_and_si512(_mm512_slli_epi16(qh, 2), m30), m4, 0xEC);
+                        const __m512i q2 = _mm512_ternarylogic_epi32(_mm512_srli_epi16(A, 4), _mm512_and_si512(qh, m30), m4, 0xEC);
+                        const __m512i q3 = _mm512_ternarylogic_epi32(_mm512_srli_epi16(B, 4), _mm512_and_si512(_mm512_srli_epi16(qh, 2), m30), m4, 0xEC);
+                        dot[0] = dpbusdBcast(dot[0], q0, aq + 128 * h + 4 * v);
+                        dot[1] = dpbusdBcast(dot[1], q1, aq + 128 * h + 32 + 4 * v);
+                        dot[2] = dpbusdBcast(dot[2], q2, aq + 128 * h + 64 + 4 * v);
+                        dot[3] = dpbusdBcast(dot[3], q3, aq + 128 * h + 96 + 4 * v);
+                    }
+                    // sub-blocks 8h + 2s + half: scale bytes (2s + half) % 4 of dword vector 2h + s / 2
+#pragma GCC unroll 4
+                    for (int s = 0; s < 4; ++s) {
+                        const int sub = 8 * h + 2 * s + half;
+                        const __m512i scw = _mm512_loadu_si512(p.sc + 64 * (sub / 4));
+                        const __m512i sc = _mm512_srai_epi32(_mm512_slli_epi32(scw, 24 - 8 * (sub % 4)), 24);
+                        isum[0] = _mm512_add_epi32(isum[0], _mm512_mullo_epi32(dot[s], sc));
+                    }
+                }
+        } else {
+            subBlocks(std::integral_constant<int, 0>{});
+            subBlocks(std::integral_constant<int, 1>{});
+            subBlocks(std::integral_constant<int, 2>{});
+            subBlocks(std::integral_constant<int, 3>{});
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.d)));
+        for (int j = 0; j < T; ++j) {
+            const ActSuper& A = x[j][sb];
+            __m512i ioff = _mm512_setzero_si512();
+            for (int w = 0; w < 4; ++w) {  // scales 4w .. 4w + 3 as word pairs (sc_4w, sc_4w+2), (sc_4w+1, sc_4w+3)
+                const __m512i scw = _mm512_loadu_si512(p.sc + 64 * w);
+                const __m512i even = _mm512_srai_epi16(_mm512_slli_epi16(scw, 8), 8), odd = _mm512_srai_epi16(scw, 8);
+                auto pair = [&](int j0) {
+                    return _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(A.bsums[j0]) |
+                                                                  static_cast<uint32_t>(static_cast<uint16_t>(A.bsums[j0 + 2])) << 16));
+                };
+                ioff = _mm512_dpwssd_epi32(ioff, even, pair(4 * w));
+                ioff = _mm512_dpwssd_epi32(ioff, odd, pair(4 * w + 1));
+            }
+            const __m512i total = _mm512_sub_epi32(isum[j], _mm512_slli_epi32(ioff, 5));
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(dw, _mm512_set1_ps(A.d)), acc[j]);
+        }
+    }
+    for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
+}
+
 template <class Dec>
 constexpr bool panelled() {
-    return std::is_same_v<Dec, DecQ4_K>;
+    return std::is_same_v<Dec, DecQ4_K> || std::is_same_v<Dec, DecQ6_K>;
+}
+template <class Dec, int T>
+void panelTile(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    if constexpr (std::is_same_v<Dec, DecQ4_K>) panelTileQ4_K<T>(a, panel, r, t);
+    else panelTileQ6_K<T>(a, panel, r, t);
 }
 
 template <class Dec>
@@ -744,8 +887,8 @@ void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1
                 for (int64_t r = r0; r < pEnd; r += 16) {
                     const uint8_t* panel = a.W + r * a.rowBytes;
                     int64_t u = tb;
-                    for (; u + 4 <= te; u += 4) panelTileQ4_K<4>(a, panel, r, u);
-                    for (; u < te; ++u) panelTileQ4_K<1>(a, panel, r, u);
+                    for (; u + 4 <= te; u += 4) panelTile<Dec, 4>(a, panel, r, u);
+                    for (; u < te; ++u) panelTile<Dec, 1>(a, panel, r, u);
                 }
             }
             if (pEnd == r1) return;
@@ -851,7 +994,7 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::Q3_K, SimdLevel::Avx512, superActBytes, prepare<DecQ3_K::kOrder>, compute<DecQ3_K>},
         {TensorType::Q4_K, SimdLevel::Avx512, superActBytes, prepare<DecQ4_K::kOrder>, compute<DecQ4_K>, packPanelsQ4_K},
         {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>},
-        {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>},
+        {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>, packPanelsQ6_K},
         {TensorType::IQ4_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>},
         {TensorType::IQ2_XXS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XXS::kOrder>, compute<DecIQ2_XXS>},
         {TensorType::IQ2_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XS::kOrder>, compute<DecIQ2_XS>},
