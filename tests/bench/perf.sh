@@ -114,7 +114,8 @@ LLAMACPP = {  # type: (pp512 low, high, tg128 low, high)
 # made of them) on the panels the model repacks them into at load; the other super-block ones
 # (Q2_K, Q3_K, Q5_K and its mix, IQ4_XS, IQ2/IQ3) with vpmaddubsw + vpdpwssd by the sub-block
 # scales (kernels_avx512_k.cpp), on AVX2 all with vpmaddubsw + vpmaddwd. The float types widen to
-# f32 and use FMA (BF16 too: its vdpbf16ps kernel is not the default, backend/cpu/kernel_registry.cpp).
+# f32 and use FMA (BF16 too: its vdpbf16ps kernel is not the default, backend/cpu/kernel_registry.cpp),
+# packed or not.
 def kernel_kind(t):
     if t in ("f32", "f16", "bf16"):
         return "float"

@@ -208,8 +208,8 @@ private slots:
     void splitMlaLayoutEqualsMerged() {
         QFETCH(QString, file);
         QFETCH(bool, f32Baseline);
-        // The CheckedBackend below reads the weights as uploaded, unpacked; the Q4_K / Q6_K load-time
-        // panels have numerics of their own, so every model here reads them unpacked.
+        // The CheckedBackend below reads the weights as uploaded, unpacked; the load-time panels of
+        // Q4_K, Q6_K, F16 and BF16 have numerics of their own, so every model here reads them unpacked.
         qputenv("VERDICT_CPU_REPACK", "0");
         struct Restore {
             ~Restore() { qunsetenv("VERDICT_CPU_REPACK"); }

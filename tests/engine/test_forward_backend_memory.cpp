@@ -120,9 +120,9 @@ bool runScript(const std::shared_ptr<const Model>& model, Trace& t) {
 class TestForwardBackendMemory : public QObject {
     Q_OBJECT
 private slots:
-    // The CPU kernels' load-time repacking (Model::open) has numerics of its own for Q4_K / Q6_K, and the
-    // backends of memory of their own here read the weights as uploaded, unpacked: the CPU
-    // baseline reads them unpacked too (test_golden_logits repackingKeepsTheLogits covers packing).
+    // The CPU kernels' load-time repacking (Model::open) has numerics of its own for Q4_K, Q6_K,
+    // F16 and BF16, and the backends of memory of their own here read the weights as uploaded,
+    // unpacked: the CPU baseline reads them unpacked too (test_golden_logits covers packing).
     void initTestCase() { qputenv("VERDICT_CPU_REPACK", "0"); }
     void sameLogitsWithBackendMemoryOnly_data() {
         QTest::addColumn<QString>("file");

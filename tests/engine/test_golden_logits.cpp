@@ -367,8 +367,8 @@ private slots:
     // The CPU kernels' load-time repacking (Model::open, VERDICT_CPU_REPACK) of the 32-element
     // formats changes where the weights are read from, not one bit of the logits: dense, MoE
     // (expert stacks), MLA (whose row-wise attn_kv_b readers keep the original) and MXFP4 files,
-    // batched and one token at a time, against the same file read in place. (The Q4_K / Q6_K panels
-    // have numerics of their own: those files are held to llama.cpp's logits above, packed.)
+    // batched and one token at a time, against the same file read in place. (The Q4_K, Q6_K, F16 and
+    // BF16 panels have numerics of their own: those files are held to llama.cpp's logits above, packed.)
     void repackingKeepsTheLogits_data() {
         QTest::addColumn<QString>("stem");
         for (const char* s : {"models/synth-llama-q4_0", "models/synth-llama-moe-q8_0", "models/synth-deepseek2-q8_0",

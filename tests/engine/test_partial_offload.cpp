@@ -23,6 +23,10 @@ using namespace verdict;
 class TestPartialOffload : public QObject {
     Q_OBJECT
 private slots:
+    // The split runs its blocks on backends that read the weights as uploaded, unpacked; the CPU
+    // kernels' load-time panels have numerics of their own for Q4_K / Q6_K / F16 / BF16, so the
+    // whole-CPU baseline reads them unpacked too (test_golden_logits covers packing).
+    void initTestCase() { qputenv("VERDICT_CPU_REPACK", "0"); }
     void resumesFromHidden_data() {
         QTest::addColumn<QString>("stem");
         QTest::addColumn<int>("firstLayer");

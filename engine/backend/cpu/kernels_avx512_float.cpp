@@ -10,8 +10,10 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 // GCC 12 reports -W(maybe-)uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_*).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -106,8 +108,82 @@ void computeTiles(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64
 
 constexpr int kR = 6, kT = 4, kRDec = 8;
 
+// ---- Panels: F16 / BF16 weights repacked at load (packPanelsHalf, cpu::packWeights) ----
+// 16 rows side by side, element by element: element k of the 16 rows (row i in lane i) at byte
+// 32k of the panel, which takes the 16 rows' bytes (rows 16p.. at 16p * rowBytes; rows after the
+// last full panel as they are). Decode reads one stream per panel and needs no horizontal sums.
+// Numerics of these rows (the row-major tiles sum 16 lanes per row, then reduce), the same for
+// every pass: four float chains by k % 4, y = (c0 + c1) + (c2 + c3).
+void packPanelsHalf(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn) {
+        const uint8_t* src = W + 16 * pn * rowBytes;
+        uint8_t* dst = out + 16 * pn * rowBytes;
+        for (int64_t k0 = 0; k0 < K; k0 += 16) {  // 16 x 16 blocks through a small buffer
+            const int64_t n = K - k0 < 16 ? K - k0 : 16;
+            uint16_t blk[16][16];
+            for (int i = 0; i < 16; ++i) std::memcpy(blk[i], src + i * rowBytes + 2 * k0, static_cast<size_t>(2 * n));
+            for (int64_t k = 0; k < n; ++k) {
+                uint16_t col[16];
+                for (int i = 0; i < 16; ++i) col[i] = blk[i][k];
+                std::memcpy(dst + 32 * (k0 + k), col, 32);
+            }
+        }
+    }
+    if (nRows > 16 * nPanels)
+        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
+}
+
+template <class Wt>
+static inline __m512 panelLoad(const uint8_t* panel, int64_t k) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * k));
+    if constexpr (std::is_same_v<Wt, WF16>) return _mm512_cvtph_ps(h);
+    else return WBF16::widen(h);
+}
+
+// The 16 rows of a panel x T tokens.
+template <class Wt, int T>
+void panelTileHalf(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    const float* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const float*>(a.act + (t + j) * a.actStride);
+    __m512 acc[4][T];
+    for (int c = 0; c < 4; ++c)
+        for (int j = 0; j < T; ++j) acc[c][j] = _mm512_setzero_ps();
+    int64_t k = 0;
+    for (; k + 4 <= a.K; k += 4)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+            const __m512 w = panelLoad<Wt>(panel, k + c);
+            for (int j = 0; j < T; ++j) acc[c][j] = _mm512_fmadd_ps(w, _mm512_set1_ps(x[j][k + c]), acc[c][j]);
+        }
+    for (int c = 0; k + c < a.K; ++c) {
+        const __m512 w = panelLoad<Wt>(panel, k + c);
+        for (int j = 0; j < T; ++j) acc[c][j] = _mm512_fmadd_ps(w, _mm512_set1_ps(x[j][k + c]), acc[c][j]);
+    }
+    for (int j = 0; j < T; ++j)
+        _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r,
+                         _mm512_add_ps(_mm512_add_ps(acc[0][j], acc[1][j]), _mm512_add_ps(acc[2][j], acc[3][j])));
+}
+
 template <class Wt>
 void computeFma(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    if constexpr (!std::is_same_v<Wt, WF32>) {
+        if (r0 < a.packedRows) {  // packed at load: panels up to packedRows, then row-major
+            constexpr int64_t kTokBlock = 32;  // tokens whose activations stay in L2 over the task's panels
+            const int64_t pEnd = std::min(r1, a.packedRows);
+            for (int64_t tb = t0; tb < t1; tb += kTokBlock) {
+                const int64_t te = std::min(tb + kTokBlock, t1);
+                for (int64_t r = r0; r < pEnd; r += 16) {
+                    const uint8_t* panel = a.W + r * a.rowBytes;
+                    int64_t u = tb;
+                    for (; u + 4 <= te; u += 4) panelTileHalf<Wt, 4>(a, panel, r, u);
+                    for (; u < te; ++u) panelTileHalf<Wt, 1>(a, panel, r, u);
+                }
+            }
+            if (pEnd == r1) return;
+            r0 = pEnd;
+        }
+    }
     computeTiles<tileFma<Wt, kR, kT>, tileFma<Wt, kR, 1>, tileFma<Wt, 1, kT>, tileFma<Wt, 1, 1>, tileFma<Wt, kRDec, 1>,
                  kR, kT, kRDec>(a, r0, r1, t0, t1);
 }
@@ -204,8 +280,9 @@ void computeBf16Dot(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int
 const MatmulKernel* floatKernel(tensor::TensorType t, bool useBf16Dot) {
     using tensor::TensorType;
     static constexpr MatmulKernel kF32{TensorType::F32, SimdLevel::Avx512, bytesF32, prepF32, computeFma<WF32>};
-    static constexpr MatmulKernel kF16{TensorType::F16, SimdLevel::Avx512, bytesF32, prepF16, computeFma<WF16>};
-    static constexpr MatmulKernel kBF16Fma{TensorType::BF16, SimdLevel::Avx512, bytesF32, prepBf16AsF32, computeFma<WBF16>};
+    static constexpr MatmulKernel kF16{TensorType::F16, SimdLevel::Avx512, bytesF32, prepF16, computeFma<WF16>, packPanelsHalf};
+    static constexpr MatmulKernel kBF16Fma{TensorType::BF16, SimdLevel::Avx512, bytesF32, prepBf16AsF32, computeFma<WBF16>,
+                                           packPanelsHalf};
     static constexpr MatmulKernel kBF16Dot{TensorType::BF16, SimdLevel::Avx512, bytesBf16, prepBf16, computeBf16Dot};
     switch (t) {
         case TensorType::F32: return &kF32;
