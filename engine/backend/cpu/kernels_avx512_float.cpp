@@ -167,22 +167,11 @@ void panelTileHalf(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
 
 template <class Wt>
 void computeFma(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    if constexpr (!std::is_same_v<Wt, WF32>) {
-        if (r0 < a.packedRows) {  // packed at load: panels up to packedRows, then row-major
-            constexpr int64_t kTokBlock = 32;  // tokens whose activations stay in L2 over the task's panels
-            const int64_t pEnd = std::min(r1, a.packedRows);
-            for (int64_t tb = t0; tb < t1; tb += kTokBlock) {
-                const int64_t te = std::min(tb + kTokBlock, t1);
-                for (int64_t r = r0; r < pEnd; r += 16) {
-                    const uint8_t* panel = a.W + r * a.rowBytes;
-                    int64_t u = tb;
-                    for (; u + 4 <= te; u += 4) panelTileHalf<Wt, 4>(a, panel, r, u);
-                    for (; u < te; ++u) panelTileHalf<Wt, 1>(a, panel, r, u);
-                }
-            }
-            if (pEnd == r1) return;
-            r0 = pEnd;
-        }
+    if constexpr (!std::is_same_v<Wt, WF32>) {  // packed at load: panels up to packedRows, then row-major
+        r0 = forEachPanel(
+            a, r0, r1, t0, t1, 32, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileHalf<Wt, 4>(a, p, r, u); },
+            [&](const uint8_t* p, int64_t r, int64_t u) { panelTileHalf<Wt, 1>(a, p, r, u); });
+        if (r0 == r1) return;
     }
     computeTiles<tileFma<Wt, kR, kT>, tileFma<Wt, kR, 1>, tileFma<Wt, 1, kT>, tileFma<Wt, 1, 1>, tileFma<Wt, kRDec, 1>,
                  kR, kT, kRDec>(a, r0, r1, t0, t1);

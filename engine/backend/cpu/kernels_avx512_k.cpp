@@ -878,22 +878,11 @@ void panelTile(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) 
 
 template <class Dec>
 void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    if constexpr (panelled<Dec>()) {
-        if (r0 < a.packedRows) {  // packed at load: panels up to packedRows, then row-major
-            constexpr int64_t kTokBlock = 48;
-            const int64_t pEnd = std::min(r1, a.packedRows);
-            for (int64_t tb = t0; tb < t1; tb += kTokBlock) {
-                const int64_t te = std::min(tb + kTokBlock, t1);
-                for (int64_t r = r0; r < pEnd; r += 16) {
-                    const uint8_t* panel = a.W + r * a.rowBytes;
-                    int64_t u = tb;
-                    for (; u + 4 <= te; u += 4) panelTile<Dec, 4>(a, panel, r, u);
-                    for (; u < te; ++u) panelTile<Dec, 1>(a, panel, r, u);
-                }
-            }
-            if (pEnd == r1) return;
-            r0 = pEnd;
-        }
+    if constexpr (panelled<Dec>()) {  // packed at load: panels up to packedRows, then row-major
+        r0 = forEachPanel(
+            a, r0, r1, t0, t1, 48, [&](const uint8_t* p, int64_t r, int64_t u) { panelTile<Dec, 4>(a, p, r, u); },
+            [&](const uint8_t* p, int64_t r, int64_t u) { panelTile<Dec, 1>(a, p, r, u); });
+        if (r0 == r1) return;
     }
     constexpr int kR = 4, kT = 4, kRDecode = 4;
     constexpr int64_t kTokBlock = 48;  // tokens whose activations (384 bytes per 256 elements) stay in L2

@@ -65,4 +65,25 @@ void matmulWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, 
 
 inline size_t roundUp64(size_t n) { return (n + 63) & ~size_t{63}; }
 
+// The packed rows of a compute() task, [r0, min(r1, a.packedRows)), one 16-row panel at a time
+// for each block of tokens (tokBlock: what stays in cache over the task's panels): tile4(panel,
+// r, u) computes tokens u .. u + 3, tile1 token u alone. Returns where the task's row-major rows
+// start (r1 when all its rows are packed, r0 when none is).
+template <class Tile4, class Tile1>
+int64_t forEachPanel(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1, int64_t tokBlock,
+                     Tile4&& tile4, Tile1&& tile1) {
+    if (r0 >= a.packedRows) return r0;
+    const int64_t pEnd = r1 < a.packedRows ? r1 : a.packedRows;
+    for (int64_t tb = t0; tb < t1; tb += tokBlock) {
+        const int64_t te = tb + tokBlock < t1 ? tb + tokBlock : t1;
+        for (int64_t r = r0; r < pEnd; r += 16) {
+            const uint8_t* panel = a.W + r * a.rowBytes;
+            int64_t u = tb;
+            for (; u + 4 <= te; u += 4) tile4(panel, r, u);
+            for (; u < te; ++u) tile1(panel, r, u);
+        }
+    }
+    return pEnd;
+}
+
 }  // namespace verdict::cpu
