@@ -1,0 +1,290 @@
+// AVX-512 (VNNI) panels of the K-quants Q4_K and Q6_K x Q8_K activations: weights repacked at load
+// (packPanelsQ4_K / Q6_K, reached through cpu::packWeights) so that 16 rows lie side by side, one
+// row per 32-bit lane, for decode and prefill alike. Their numerics are their own (an exact integer
+// sum per super-block, see "Q4_K" below), the same for every pass. The row-major kernels these
+// rows fall back to (rows past the last whole panel, or an unpacked matrix) are in
+// kernels_avx512_k.cpp.
+#include "backend/cpu/act_layout.h"
+#include "backend/cpu/kernels_x86.h"
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+// GCC 12 reports -W(maybe-)uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_*).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c,bmi,bmi2")
+
+#include "backend/cpu/simd_x86.h"
+
+namespace verdict::cpu::avx512 {
+namespace {
+
+using namespace verdict::cpu::simd;
+
+constexpr uint32_t kM1 = 0x3f3f3f3f, kM2 = 0x0f0f0f0f, kM3 = 0x03030303;
+
+// ---- Q4_K ----
+// 16 rows side by side per super-block, in the 16 x 144 bytes the rows' super-block took (so a
+// matrix keeps its size, panel p at 16p rows): 32 vectors of 4 quant bytes of each row (lane =
+// row; vector 8c + k = bytes 32c + 4k .. + 3: low nibbles elements 64c + 4k.., sub-block 2c; high
+// nibbles 64c + 32 + 4k.., sub-block 2c + 1), the 16 rows' 12 scale bytes as 3 vectors of dwords,
+// their 16 d and 16 dmin (f16). Numerics of these rows (not the row-major tiles': those keep 16
+// float lanes per row, which a lane-per-row layout cannot reproduce), the same for every pass:
+// per super-block an exact integer sum isum = sum_s sc_s * (q_s . a_s) and imin = sum_s m_s *
+// bsum_s, then acc = fma(isum, d * da, acc), acc = fma(imin, dmin * -da, acc) in super-block order.
+// Tokens per block: their activations (384 bytes per 256 elements) stay in L2.
+constexpr int64_t kTokBlock = 48;
+
+constexpr size_t kQ4KPanelBlock = 16 * 144;
+
+// Position of element e (a multiple of 4) of a super-block in the P64-ordered activations.
+constexpr int posP64(int e) {
+    const int base = e & ~127, q = e & 127;
+    constexpr int kMap[4] = {0, 2, 1, 3};
+    return base + 32 * kMap[q / 32] + q % 32;
+}
+
+void packQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nSuper = K / 256, nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn)
+        for (int64_t sb = 0; sb < nSuper; ++sb) {
+            uint8_t* dst = out + 16 * pn * rowBytes + sb * kQ4KPanelBlock;
+            for (int i = 0; i < 16; ++i) {
+                const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 144;
+                for (int v = 0; v < 32; ++v) std::memcpy(dst + 64 * v + 4 * i, b + 16 + 4 * v, 4);
+                for (int w = 0; w < 3; ++w) std::memcpy(dst + 2048 + 64 * w + 4 * i, b + 4 + 4 * w, 4);
+                std::memcpy(dst + 2240 + 2 * i, b, 2);
+                std::memcpy(dst + 2272 + 2 * i, b + 2, 2);
+            }
+        }
+    if (nRows > 16 * nPanels)
+        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
+}
+
+// The 16 rows of a Q4_K panel x T tokens.
+template <int T>
+void panelTileQ4_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    const ActSuper* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride);
+    __m512 acc[T];
+    for (int j = 0; j < T; ++j) acc[j] = _mm512_setzero_ps();
+    const __m512i m4 = _mm512_set1_epi8(0x0F), ff = _mm512_set1_epi32(0xFF), fw = _mm512_set1_epi32(0x00FF00FF);
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        const uint8_t* p = panel + sb * kQ4KPanelBlock;
+        const __m512i w0 = _mm512_loadu_si512(p + 2048), w1 = _mm512_loadu_si512(p + 2112), w2 = _mm512_loadu_si512(p + 2176);
+        const __m512i m1 = _mm512_set1_epi32(static_cast<int>(kM1)), m2 = _mm512_set1_epi32(static_cast<int>(kM2)),
+                      m3 = _mm512_set1_epi32(static_cast<int>(kM3));
+        // Scales (bytes s of scLo, s - 4 of scHi) and mins as word pairs (m_s, m_s+2) for vpdpwssd.
+        const __m512i scLo = _mm512_and_si512(w0, m1);
+        const __m512i scHi = _mm512_or_si512(_mm512_and_si512(w2, m2), _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(w0, 6), m3), 4));
+        const __m512i mLo = _mm512_and_si512(w1, m1);
+        const __m512i mHi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(w2, 4), m2),
+                                            _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(w1, 6), m3), 4));
+        const __m512i mins[4] = {_mm512_and_si512(mLo, fw), _mm512_and_si512(_mm512_srli_epi32(mLo, 8), fw),
+                                 _mm512_and_si512(mHi, fw), _mm512_and_si512(_mm512_srli_epi32(mHi, 8), fw)};
+        __m512i isum[T];
+        for (int j = 0; j < T; ++j) isum[j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+            __m512i dlo[T], dhi[T];
+            for (int j = 0; j < T; ++j) dlo[j] = dhi[j] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; ++k) {
+                const __m512i w = _mm512_loadu_si512(p + 64 * (8 * c + k));
+                const __m512i lo = _mm512_and_si512(w, m4), hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m4);
+                for (int j = 0; j < T; ++j) {
+                    dlo[j] = dpbusdBcast(dlo[j], lo, x[j][sb].qs + posP64(64 * c + 4 * k));
+                    dhi[j] = dpbusdBcast(dhi[j], hi, x[j][sb].qs + posP64(64 * c + 32 + 4 * k));
+                }
+            }
+            const __m512i sc = c < 2 ? scLo : scHi;
+            const __m512i scEven = _mm512_and_si512(_mm512_srli_epi32(sc, 16 * (c % 2)), ff);
+            const __m512i scOdd = _mm512_and_si512(_mm512_srli_epi32(sc, 16 * (c % 2) + 8), ff);
+            for (int j = 0; j < T; ++j)
+                isum[j] = _mm512_add_epi32(isum[j], _mm512_add_epi32(_mm512_mullo_epi32(dlo[j], scEven), _mm512_mullo_epi32(dhi[j], scOdd)));
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2240)));
+        const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2272)));
+        for (int j = 0; j < T; ++j) {
+            const ActSuper& A = x[j][sb];
+            int32_t s32[8];
+            for (int s = 0; s < 8; ++s) s32[s] = A.bsums[2 * s] + A.bsums[2 * s + 1];
+            auto pair = [&](int s) {  // words (bsum of sub-block s, of s + 2)
+                return _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(s32[s]) | static_cast<uint32_t>(static_cast<uint16_t>(s32[s + 2])) << 16));
+            };
+            __m512i imin = _mm512_dpwssd_epi32(_mm512_setzero_si512(), mins[0], pair(0));
+            imin = _mm512_dpwssd_epi32(imin, mins[1], pair(1));
+            imin = _mm512_dpwssd_epi32(imin, mins[2], pair(4));
+            imin = _mm512_dpwssd_epi32(imin, mins[3], pair(5));
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[j]), _mm512_mul_ps(dw, _mm512_set1_ps(A.d)), acc[j]);
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(imin), _mm512_mul_ps(dm, _mm512_set1_ps(-A.d)), acc[j]);
+        }
+    }
+    for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
+}
+
+// ---- Q6_K ----
+// 16 x 210 bytes per super-block: 32 vectors of ql (vector 16h + v = bytes 64h + 4v .. + 3 of each
+// row), 16 of qh (vector 8h + v = bytes 32h + 4v .. + 3), the 16 scales of each row as 4 vectors
+// of dwords, the 16 d (f16). Element 128h + 32s + l (l = 4v .. 4v + 3) is ql vector 16h + v (s = 0,
+// 2: low / high nibble) or 16h + 8 + v (s = 1, 3), with bits 2s, 2s + 1 of qh vector 8h + v (l %
+// 32 = 4v'); sub-block 8h + 2s + l / 16. Numerics as Q4_K's panels: isum = sum_j sc_j * (q_j . a_j)
+// - 32 * sum_j sc_j * bsum_j exactly, then acc = fma(isum, d * da, acc) in super-block order.
+constexpr size_t kQ6KPanelBlock = 16 * 210;
+
+// The four parts of a Q6_K panel, each a stream of its own (every super-block's ql, then every
+// qh, scales, d), so that the 64-byte vectors stay aligned (3360-byte super-blocks side by side
+// would split every other one over two cache lines).
+struct Q6Panel {
+    const uint8_t *ql, *qh, *sc, *d;
+    Q6Panel(const uint8_t* panel, int64_t nSuper, int64_t sb)
+        : ql(panel + sb * 2048), qh(panel + nSuper * 2048 + sb * 1024), sc(panel + nSuper * 3072 + sb * 256),
+          d(panel + nSuper * 3328 + sb * 32) {}
+};
+
+void packQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nSuper = K / 256, nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn)
+        for (int64_t sb = 0; sb < nSuper; ++sb) {
+            const Q6Panel q(out + 16 * pn * rowBytes, nSuper, sb);
+            for (int i = 0; i < 16; ++i) {
+                const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 210;
+                for (int v = 0; v < 32; ++v) std::memcpy(const_cast<uint8_t*>(q.ql) + 64 * v + 4 * i, b + 4 * v, 4);
+                for (int v = 0; v < 16; ++v) std::memcpy(const_cast<uint8_t*>(q.qh) + 64 * v + 4 * i, b + 128 + 4 * v, 4);
+                for (int w = 0; w < 4; ++w) std::memcpy(const_cast<uint8_t*>(q.sc) + 64 * w + 4 * i, b + 192 + 4 * w, 4);
+                std::memcpy(const_cast<uint8_t*>(q.d) + 2 * i, b + 208, 2);
+            }
+        }
+    if (nRows > 16 * nPanels)
+        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
+}
+
+// Unsigned 6-bit quants of elements 128h + 32s + 4v .. + 3 of the panel's 16 rows.
+template <int s>
+static inline __m512i q6Quants(const Q6Panel& p, int h, int v) {
+    const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+    const __m512i ql = _mm512_loadu_si512(p.ql + 64 * (16 * h + 8 * (s % 2) + v));
+    const __m512i qh = _mm512_loadu_si512(p.qh + 64 * (8 * h + v));
+    const __m512i lo = s < 2 ? ql : _mm512_srli_epi16(ql, 4);
+    const __m512i hb = s == 0 ? _mm512_slli_epi16(qh, 4) : s == 1 ? _mm512_slli_epi16(qh, 2) : s == 2 ? qh : _mm512_srli_epi16(qh, 2);
+    return _mm512_ternarylogic_epi32(lo, _mm512_and_si512(hb, m30), m4, 0xEC);  // (lo & 0x0F) | hb
+}
+
+template <int T>
+void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    const ActSuper* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride);
+    __m512 acc[T];
+    for (int j = 0; j < T; ++j) acc[j] = _mm512_setzero_ps();
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        const Q6Panel p(panel, nSuper, sb);
+        __m512i isum[T];
+        for (int j = 0; j < T; ++j) isum[j] = _mm512_setzero_si512();
+        auto subBlocks = [&](auto sTag) {
+            constexpr int s = decltype(sTag)::value;
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+                for (int half = 0; half < 2; ++half) {  // sub-block 8h + 2s + half
+                    __m512i dot[T];
+                    for (int j = 0; j < T; ++j) dot[j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+                    for (int vv = 0; vv < 4; ++vv) {
+                        const int v = 4 * half + vv;
+                        const __m512i q = q6Quants<s>(p, h, v);
+                        for (int j = 0; j < T; ++j) dot[j] = dpbusdBcast(dot[j], q, x[j][sb].qs + 128 * h + 32 * s + 4 * v);
+                    }
+                    const int sub = 8 * h + 2 * s + half;
+                    const __m512i scw = _mm512_loadu_si512(p.sc + 64 * (sub / 4));
+                    const __m512i sc = _mm512_srai_epi32(_mm512_sllv_epi32(scw, _mm512_set1_epi32(24 - 8 * (sub % 4))), 24);
+                    for (int j = 0; j < T; ++j) isum[j] = _mm512_add_epi32(isum[j], _mm512_mullo_epi32(dot[j], sc));
+                }
+        };
+        if constexpr (T == 1) {
+            // One token: the four quant planes of each (h, v) from one load of ql / qh each.
+            const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+            const int8_t* aq = x[0][sb].qs;
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+                for (int half = 0; half < 2; ++half) {
+                    __m512i dot[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 4
+                    for (int vv = 0; vv < 4; ++vv) {
+                        const int v = 4 * half + vv;
+                        const __m512i A = _mm512_loadu_si512(p.ql + 64 * (16 * h + v)), B = _mm512_loadu_si512(p.ql + 64 * (16 * h + 8 + v));
+                        const __m512i qh = _mm512_loadu_si512(p.qh + 64 * (8 * h + v));
+                        const __m512i q0 = _mm512_ternarylogic_epi32(A, _mm512_and_si512(_mm512_slli_epi16(qh, 4), m30), m4, 0xEC);
+                        const __m512i q1 = _mm512_ternarylogic_epi32(B, _mm512_and_si512(_mm512_slli_epi16(qh, 2), m30), m4, 0xEC);
+                        const __m512i q2 = _mm512_ternarylogic_epi32(_mm512_srli_epi16(A, 4), _mm512_and_si512(qh, m30), m4, 0xEC);
+                        const __m512i q3 = _mm512_ternarylogic_epi32(_mm512_srli_epi16(B, 4), _mm512_and_si512(_mm512_srli_epi16(qh, 2), m30), m4, 0xEC);
+                        dot[0] = dpbusdBcast(dot[0], q0, aq + 128 * h + 4 * v);
+                        dot[1] = dpbusdBcast(dot[1], q1, aq + 128 * h + 32 + 4 * v);
+                        dot[2] = dpbusdBcast(dot[2], q2, aq + 128 * h + 64 + 4 * v);
+                        dot[3] = dpbusdBcast(dot[3], q3, aq + 128 * h + 96 + 4 * v);
+                    }
+                    // sub-blocks 8h + 2s + half: scale bytes (2s + half) % 4 of dword vector 2h + s / 2
+#pragma GCC unroll 4
+                    for (int s = 0; s < 4; ++s) {
+                        const int sub = 8 * h + 2 * s + half;
+                        const __m512i scw = _mm512_loadu_si512(p.sc + 64 * (sub / 4));
+                        const __m512i sc = _mm512_srai_epi32(_mm512_slli_epi32(scw, 24 - 8 * (sub % 4)), 24);
+                        isum[0] = _mm512_add_epi32(isum[0], _mm512_mullo_epi32(dot[s], sc));
+                    }
+                }
+        } else {
+            subBlocks(std::integral_constant<int, 0>{});
+            subBlocks(std::integral_constant<int, 1>{});
+            subBlocks(std::integral_constant<int, 2>{});
+            subBlocks(std::integral_constant<int, 3>{});
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.d)));
+        for (int j = 0; j < T; ++j) {
+            const ActSuper& A = x[j][sb];
+            __m512i ioff = _mm512_setzero_si512();
+            for (int w = 0; w < 4; ++w) {  // scales 4w .. 4w + 3 as word pairs (sc_4w, sc_4w+2), (sc_4w+1, sc_4w+3)
+                const __m512i scw = _mm512_loadu_si512(p.sc + 64 * w);
+                const __m512i even = _mm512_srai_epi16(_mm512_slli_epi16(scw, 8), 8), odd = _mm512_srai_epi16(scw, 8);
+                auto pair = [&](int j0) {
+                    return _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(A.bsums[j0]) |
+                                                                  static_cast<uint32_t>(static_cast<uint16_t>(A.bsums[j0 + 2])) << 16));
+                };
+                ioff = _mm512_dpwssd_epi32(ioff, even, pair(4 * w));
+                ioff = _mm512_dpwssd_epi32(ioff, odd, pair(4 * w + 1));
+            }
+            const __m512i total = _mm512_sub_epi32(isum[j], _mm512_slli_epi32(ioff, 5));
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(dw, _mm512_set1_ps(A.d)), acc[j]);
+        }
+    }
+    for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
+}
+
+}  // namespace
+
+void packPanelsQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    packQ4_K(W, rowBytes, nRows, K, out);
+}
+void packPanelsQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    packQ6_K(W, rowBytes, nRows, K, out);
+}
+
+int64_t computePanelsQ4_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    return forEachPanel(
+        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ4_K<4>(a, p, r, u); },
+        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ4_K<1>(a, p, r, u); });
+}
+int64_t computePanelsQ6_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    return forEachPanel(
+        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ6_K<4>(a, p, r, u); },
+        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ6_K<1>(a, p, r, u); });
+}
+
+}  // namespace verdict::cpu::avx512
+
+#pragma GCC pop_options
