@@ -157,7 +157,8 @@ struct BenchResult {
 BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const Options& o, bool packed) {
     BenchResult res;
     res.type = std::string(tensor::typeName(t));
-    res.level = std::string(simdLevelName(k.level)) + (packed ? "+packed" : "");
+    res.level = std::string(simdLevelName(k.level)) + (k.variant ? std::string("-") + k.variant : "");
+    if (packed) res.level += "+packed";
     auto weights = [&](int64_t rows, int64_t K, uint32_t seed) {
         std::vector<uint8_t> w = makeWeights(t, rows, K, seed);
         if (!packed) return w;

@@ -114,9 +114,11 @@ LLAMACPP = {  # type: (pp512 low, high, tg128 low, high)
 # made of them) on the panels the model repacks them into at load; the other super-block ones
 # (Q2_K, Q3_K, Q5_K and its mix, IQ4_XS, IQ2/IQ3) with vpmaddubsw + vpdpwssd by the sub-block
 # scales (kernels_avx512_k.cpp), on AVX2 all with vpmaddubsw + vpmaddwd. The float types widen to
-# f32 and use FMA (BF16 too: its vdpbf16ps kernel is not the default, backend/cpu/kernel_registry.cpp),
-# packed or not.
+# f32 and use FMA, packed or not, except BF16 on AVX-512 CPUs with AVX512_BF16: vdpbf16ps
+# (backend/cpu/kernel_registry.cpp).
 def kernel_kind(t):
+    if t == "bf16" and peak.get("features", {}).get("avx512bf16"):
+        return "bf16dot"
     if t in ("f32", "f16", "bf16"):
         return "float"
     if t in ("q4_k", "q6_k", "q4_k_m") and os.environ.get("VERDICT_CPU_REPACK") != "0":
@@ -126,6 +128,7 @@ def kernel_kind(t):
 
 PEAK_ROW = {("avx512", "float"): "fma_f32_zmm", ("avx512", "block32"): "vpdpbusd_zmm",
             ("avx512", "superblock"): "int8_dpwssd_zmm", ("avx512", "panel"): "vpdpbusd_zmm",
+            ("avx512", "bf16dot"): "vdpbf16ps_zmm", ("avx2", "bf16dot"): "fma_f32_ymm",
             ("avx2", "float"): "fma_f32_ymm", ("avx2", "block32"): "int8_avx2", ("avx2", "superblock"): "int8_avx2",
             ("avx2", "panel"): "int8_avx2"}
 

@@ -104,9 +104,14 @@ struct Problem {
     }
 };
 
+// The kernel's level, with its variant where the level has two ("avx512-bf16dot").
+std::string kernelName(const MatmulKernel& k) {
+    return std::string(simdLevelName(k.level)) + (k.variant ? std::string("-") + k.variant : std::string());
+}
+
 QString where(const Problem& p, const MatmulKernel& k, int64_t t, int64_t r) {
     return QString("%1 %2 rows %3 K %4 tok %5: y[%6][%7]")
-        .arg(std::string(tensor::typeName(p.type)).c_str(), std::string(simdLevelName(k.level)).c_str())
+        .arg(std::string(tensor::typeName(p.type)).c_str(), kernelName(k).c_str())
         .arg(p.nRows).arg(p.K).arg(p.nTok).arg(t).arg(r);
 }
 
@@ -188,7 +193,7 @@ private slots:
         QVERIFY(compared > 0);
         for (size_t ki = 1; ki < kernels.size(); ++ki)
             qInfo("%s %s: %d problems, max |simd - ref| / sum|w x| = %.3g", std::string(tensor::typeName(t)).c_str(),
-                  std::string(simdLevelName(kernels[ki]->level)).c_str(), compared / int(kernels.size() - 1), worst[ki]);
+                  kernelName(*kernels[ki]).c_str(), compared / int(kernels.size() - 1), worst[ki]);
     }
 
     // The types with AVX2 kernels have them (on an AVX2 CPU), so the comparison above runs.

@@ -25,9 +25,11 @@ const MatmulKernel* avx512Kernel(tensor::TensorType t) {
     if (maxSimdLevel() < SimdLevel::Avx512) return nullptr;
     if (const auto* k = avx512::q32Kernel(t)) return k;
     if (const auto* k = avx512::kquantKernel(t)) return k;
-    // BF16: widening + FMA, not vdpbf16ps: on Zen 5 it was as fast or faster at prefill, and it
-    // keeps exact products (vdpbf16ps treats subnormal inputs as zero).
-    return avx512::floatKernel(t, false);
+    // BF16: vdpbf16ps where the CPU has AVX512_BF16. Both variants round the activations to bf16
+    // (as llama.cpp does) and every bf16 x bf16 product is exact in f32; vdpbf16ps differs only in
+    // treating subnormal inputs (|x| < 2^-126) as zero. Its packed panels run prefill at twice the
+    // FMA's rate (Zen 4, bench_kernels 1 thread: 102-111 -> 177-202 GFLOP/s, tests/bench/README.md).
+    return avx512::floatKernel(t, cpuFeatures().avx512bf16);
 #else
     (void)t;
     return nullptr;
@@ -40,9 +42,10 @@ std::vector<const MatmulKernel*> availableKernels(tensor::TensorType t) {
     if (const auto* k = avx2Kernel(t)) out.push_back(k);
     if (const auto* k = avx512Kernel(t)) out.push_back(k);
 #if defined(__x86_64__)
-    // The vdpbf16ps variant (AVX512_BF16) is kept, tested and benchmarked, but not the default.
+    // The widening + FMA BF16 kernel, which CPUs without AVX512_BF16 run, stays tested and
+    // benchmarked on those with it too (where avx512Kernel picks vdpbf16ps).
     if (t == tensor::TensorType::BF16 && maxSimdLevel() >= SimdLevel::Avx512 && cpuFeatures().avx512bf16)
-        out.push_back(avx512::floatKernel(t, true));
+        out.push_back(avx512::floatKernel(t, false));
 #endif
     return out;
 }

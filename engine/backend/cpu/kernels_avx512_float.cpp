@@ -1,5 +1,5 @@
-// AVX-512 kernels for float weights: F32, F16 (F16C conversion + FMA) and BF16 (widened to f32
-// + FMA; a vdpbf16ps variant for CPUs with AVX512_BF16 exists too, see kernel_registry.cpp).
+// AVX-512 kernels for float weights: F32, F16 (F16C conversion + FMA) and BF16 (vdpbf16ps on CPUs
+// with AVX512_BF16, else widened to f32 + FMA; see kernel_registry.cpp).
 //
 // Activations: F32 as is; F16 weights see activations rounded to f16 and BF16 weights rounded to
 // bf16, as llama.cpp computes them (values stored as f32, or as bf16 pairs for vdpbf16ps).
@@ -248,7 +248,81 @@ void tileBf16Dot(const MatmulArgs& a, int64_t r, int64_t t) {
         for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
 }
 
+// ---- vdpbf16ps panels: BF16 weights repacked at load (packPanelsBf16Pairs, cpu::packWeights) ----
+// 16 rows side by side, a pair of elements at a time: elements 2m, 2m + 1 of row i in dword lane i
+// of the 64-byte vector at byte 64m, the operand vdpbf16ps takes against the token's pair of bf16
+// activations broadcast from memory (32 products per instruction, no widening). An odd K's last
+// element of the 16 rows takes the last 32 bytes. Numerics of these rows, the same for every pass:
+// chains by m % kBf16Chains (vdpbf16ps adds its lane's two products into the chain), then summed.
+constexpr int kBf16Chains = 2;
+
+void packPanelsBf16Pairs(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn) {
+        const uint8_t* src = W + 16 * pn * rowBytes;
+        uint8_t* dst = out + 16 * pn * rowBytes;
+        for (int64_t k0 = 0; k0 < K; k0 += 32) {  // 16 rows x 32 elements through a small buffer
+            const int64_t n = K - k0 < 32 ? K - k0 : 32;
+            uint32_t blk[16][16];
+            for (int i = 0; i < 16; ++i) std::memcpy(blk[i], src + i * rowBytes + 2 * k0, static_cast<size_t>(2 * n));
+            for (int64_t m = 0; m < n / 2; ++m) {
+                uint32_t col[16];
+                for (int i = 0; i < 16; ++i) col[i] = blk[i][m];
+                std::memcpy(dst + 2 * 16 * (k0 + 2 * m), col, 64);
+            }
+            if (n % 2) {  // K odd: the last element of the 16 rows
+                uint16_t col[16];
+                for (int i = 0; i < 16; ++i) std::memcpy(&col[i], reinterpret_cast<const uint8_t*>(blk[i]) + 2 * (n - 1), 2);
+                std::memcpy(dst + 2 * 16 * (K - 1), col, 32);
+            }
+        }
+    }
+    if (nRows > 16 * nPanels)
+        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
+}
+
+// The 16 rows of a vdpbf16ps panel x T tokens.
+template <int T>
+void panelTileBf16Dot(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    const uint8_t* x[T];
+    for (int j = 0; j < T; ++j) x[j] = a.act + (t + j) * a.actStride;
+    __m512 acc[kBf16Chains][T];
+    for (int c = 0; c < kBf16Chains; ++c)
+        for (int j = 0; j < T; ++j) acc[c][j] = _mm512_setzero_ps();
+    const int64_t nPairs = a.K / 2;
+    int64_t m = 0;
+    auto step = [&](int c, __m512i w, int64_t pair) {
+        for (int j = 0; j < T; ++j) {
+            uint32_t xp;
+            std::memcpy(&xp, x[j] + 4 * pair, 4);
+            acc[c][j] = _mm512_dpbf16_ps(acc[c][j], (__m512bh)w, (__m512bh)_mm512_set1_epi32(static_cast<int>(xp)));
+        }
+    };
+    for (; m + kBf16Chains <= nPairs; m += kBf16Chains)
+#pragma GCC unroll 4
+        for (int c = 0; c < kBf16Chains; ++c) step(c, _mm512_loadu_si512(panel + 64 * (m + c)), m + c);
+    int c = 0;
+    for (; m + c < nPairs; ++c) step(c, _mm512_loadu_si512(panel + 64 * (m + c)), m + c);
+    if (a.K % 2) {  // the last element against (x, 0): a pair whose second weight is zero
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64 * nPairs)));
+        for (int j = 0; j < T; ++j) {
+            uint16_t xl;
+            std::memcpy(&xl, x[j] + 2 * (a.K - 1), 2);
+            acc[c % kBf16Chains][j] = _mm512_dpbf16_ps(acc[c % kBf16Chains][j], (__m512bh)w, (__m512bh)_mm512_set1_epi32(xl));
+        }
+    }
+    for (int j = 0; j < T; ++j) {
+        __m512 y = acc[0][j];
+        for (int c2 = 1; c2 < kBf16Chains; ++c2) y = _mm512_add_ps(y, acc[c2][j]);
+        _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, y);
+    }
+}
+
 void computeBf16Dot(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    // Packed at load: panels up to packedRows, then row-major.
+    r0 = forEachPanel(
+        a, r0, r1, t0, t1, 64, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileBf16Dot<4>(a, p, r, u); },
+        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileBf16Dot<1>(a, p, r, u); });
     int64_t t = t0;
     for (; t + kT <= t1; t += kT) {
         int64_t r = r0;
@@ -272,7 +346,8 @@ const MatmulKernel* floatKernel(tensor::TensorType t, bool useBf16Dot) {
     static constexpr MatmulKernel kF16{TensorType::F16, SimdLevel::Avx512, bytesF32, prepF16, computeFma<WF16>, packPanelsHalf};
     static constexpr MatmulKernel kBF16Fma{TensorType::BF16, SimdLevel::Avx512, bytesF32, prepBf16AsF32, computeFma<WBF16>,
                                            packPanelsHalf};
-    static constexpr MatmulKernel kBF16Dot{TensorType::BF16, SimdLevel::Avx512, bytesBf16, prepBf16, computeBf16Dot};
+    static constexpr MatmulKernel kBF16Dot{TensorType::BF16, SimdLevel::Avx512, bytesBf16, prepBf16, computeBf16Dot,
+                                           packPanelsBf16Pairs, "bf16dot"};
     switch (t) {
         case TensorType::F32: return &kF32;
         case TensorType::F16: return &kF16;

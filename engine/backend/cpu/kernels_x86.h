@@ -13,7 +13,8 @@ void packPanelsQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K,
 void packPanelsQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out);
 int64_t computePanelsQ4_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
 int64_t computePanelsQ6_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
-// useBf16Dot: BF16 weights with vdpbf16ps (needs AVX512_BF16) instead of widening + FMA.
+// useBf16Dot: BF16 weights with vdpbf16ps (needs AVX512_BF16; the default where the CPU has it)
+// instead of widening + FMA.
 const MatmulKernel* floatKernel(tensor::TensorType t, bool useBf16Dot);  // kernels_avx512_float.cpp
 }  // namespace avx512
 namespace avx2 {

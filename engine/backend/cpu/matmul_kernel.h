@@ -44,6 +44,9 @@ struct MatmulKernel {
     // compute reads when MatmulArgs::packedRows covers them; rows after the last full panel copied
     // as they are. Panels are relative to W, so disjoint 16-row ranges may be packed concurrently.
     void (*pack)(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) = nullptr;
+    // Set where a level has two kernels for the type ("bf16dot": vdpbf16ps), for names in tests
+    // and benchmarks.
+    const char* variant = nullptr;
 };
 
 // Kernels by level; nullptr where a level has no kernel for the type (or the CPU lacks it for
