@@ -1,14 +1,16 @@
-// AVX-512 (VNNI) panels of the K-quants Q4_K and Q6_K x Q8_K activations: weights repacked at load
-// (packPanelsQ4_K / Q6_K, reached through cpu::packWeights) so that 16 rows lie side by side, one
+// AVX-512 (VNNI) panels of the K-quants Q4_K, Q6_K and of IQ4_XS x Q8_K activations: weights repacked at load
+// (packPanelsQ4_K / Q6_K / IQ4_XS, reached through cpu::packWeights) so that 16 rows lie side by side, one
 // row per 32-bit lane, for decode and prefill alike. Their numerics are their own (an exact integer
 // sum per super-block, see "Q4_K" below), the same for every pass. The row-major kernels these
 // rows fall back to (rows past the last whole panel, or an unpacked matrix) are in
 // kernels_avx512_k.cpp.
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
+#include "tensor/block_formats.h"
 
 #include <immintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -265,6 +267,105 @@ void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
     for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
 }
 
+// ---- IQ4_XS ----
+// 16 x 136 bytes per super-block: 32 vectors of 4 quant bytes of each row (vector v = bytes 4v ..
+// + 3 of qs: sub-block s = v / 4, low nibbles elements 32s + 4(v % 4).., high nibbles 16 further),
+// the 16 rows' scales_l (dwords), scales_h and d (words). Levels looked up by vpshufb as level +
+// 127 (unsigned, 0 .. 240) for vpdpbusd; the offset comes back out through the activation's
+// sub-block sums. Numerics as Q4_K's panels: per super-block the exact integer sum
+// isum = sum_s sc_s * ((q_s + 127) . a_s) - 127 * sum_s sc_s * asum_s (sc_s = ls_s - 32), then
+// acc = fma(isum, d * da, acc) in super-block order.
+constexpr size_t kIQ4XSPanelBlock = 16 * 136;
+constexpr int kIQ4XSOffset = 127;  // -kIQ4NLValues[0]
+static_assert(tensor::kIQ4NLValues[0] == -kIQ4XSOffset);
+
+alignas(16) constexpr auto kIQ4XSLevels = [] {
+    std::array<uint8_t, 16> t{};
+    for (int i = 0; i < 16; ++i) t[i] = static_cast<uint8_t>(tensor::kIQ4NLValues[i] + kIQ4XSOffset);
+    return t;
+}();
+
+// Position of element e (a multiple of 4) of a super-block in the Q4x-ordered activations.
+constexpr int posQ4x(int e) {
+    const int base = e & ~127, q = e & 127;
+    return base + 64 * ((q % 32) / 16) + 16 * (q / 32) + q % 16;
+}
+
+void packIQ4_XS(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nSuper = K / 256, nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn)
+        for (int64_t sb = 0; sb < nSuper; ++sb) {
+            uint8_t* dst = out + 16 * pn * rowBytes + sb * kIQ4XSPanelBlock;
+            for (int i = 0; i < 16; ++i) {
+                const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 136;
+                for (int v = 0; v < 32; ++v) std::memcpy(dst + 64 * v + 4 * i, b + 8 + 4 * v, 4);
+                std::memcpy(dst + 2048 + 4 * i, b + 4, 4);  // scales_l
+                std::memcpy(dst + 2112 + 2 * i, b + 2, 2);  // scales_h
+                std::memcpy(dst + 2144 + 2 * i, b, 2);      // d
+            }
+        }
+    if (nRows > 16 * nPanels)
+        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
+}
+
+// The 16 rows of an IQ4_XS panel x T tokens.
+template <int T>
+void panelTileIQ4_XS(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    const ActSuper* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride);
+    __m512 acc[T];
+    for (int j = 0; j < T; ++j) acc[j] = _mm512_setzero_ps();
+    const __m512i m4 = _mm512_set1_epi8(0x0F), f4 = _mm512_set1_epi32(0xF), f2 = _mm512_set1_epi32(3),
+                  lw = _mm512_set1_epi32(0xFFFF), k32 = _mm512_set1_epi32(32);
+    const __m512i table = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(kIQ4XSLevels.data())));
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        const uint8_t* p = panel + sb * kIQ4XSPanelBlock;
+        const __m512i sl = _mm512_loadu_si512(p + 2048);
+        const __m512i sh = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2112)));
+        __m512i sc[8];
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s)
+            sc[s] = _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(sl, 4 * s), f4),
+                                                     _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(sh, 2 * s), f2), 4)),
+                                     k32);
+        __m512i isum[T];
+        for (int j = 0; j < T; ++j) isum[j] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s) {
+            __m512i ds[T];
+            for (int j = 0; j < T; ++j) ds[j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) {
+                const __m512i w = _mm512_loadu_si512(p + 64 * (4 * s + k));
+                const __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, m4));
+                const __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), m4));
+                for (int j = 0; j < T; ++j) {
+                    ds[j] = dpbusdBcast(ds[j], lo, x[j][sb].qs + posQ4x(32 * s + 4 * k));
+                    ds[j] = dpbusdBcast(ds[j], hi, x[j][sb].qs + posQ4x(32 * s + 16 + 4 * k));
+                }
+            }
+            for (int j = 0; j < T; ++j) isum[j] = _mm512_add_epi32(isum[j], _mm512_mullo_epi32(ds[j], sc[s]));
+        }
+        // Scale pairs (sc_2w, sc_2w+1) as words, for vpdpwssd against the sub-block sums.
+        __m512i scPair[4];
+        for (int w = 0; w < 4; ++w) scPair[w] = _mm512_or_si512(_mm512_and_si512(sc[2 * w], lw), _mm512_slli_epi32(sc[2 * w + 1], 16));
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2144)));
+        for (int j = 0; j < T; ++j) {
+            const ActSuper& A = x[j][sb];
+            __m512i ioff = _mm512_setzero_si512();
+            for (int w = 0; w < 4; ++w) {
+                const int32_t s0 = A.bsums[4 * w] + A.bsums[4 * w + 1], s1 = A.bsums[4 * w + 2] + A.bsums[4 * w + 3];
+                const __m512i pr = _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(s0) | static_cast<uint32_t>(static_cast<uint16_t>(s1)) << 16));
+                ioff = _mm512_dpwssd_epi32(ioff, scPair[w], pr);
+            }
+            const __m512i total = _mm512_sub_epi32(isum[j], _mm512_mullo_epi32(ioff, _mm512_set1_epi32(kIQ4XSOffset)));
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(dw, _mm512_set1_ps(A.d)), acc[j]);
+        }
+    }
+    for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
+}
+
 }  // namespace
 
 void packPanelsQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
@@ -272,6 +373,10 @@ void packPanelsQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K,
 }
 void packPanelsQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
     packQ6_K(W, rowBytes, nRows, K, out);
+}
+
+void packPanelsIQ4_XS(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    packIQ4_XS(W, rowBytes, nRows, K, out);
 }
 
 int64_t computePanelsQ4_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
@@ -283,6 +388,12 @@ int64_t computePanelsQ6_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t
     return forEachPanel(
         a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ6_K<4>(a, p, r, u); },
         [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ6_K<1>(a, p, r, u); });
+}
+
+int64_t computePanelsIQ4_XS(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    return forEachPanel(
+        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileIQ4_XS<4>(a, p, r, u); },
+        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileIQ4_XS<1>(a, p, r, u); });
 }
 
 }  // namespace verdict::cpu::avx512
