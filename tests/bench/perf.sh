@@ -110,9 +110,9 @@ LLAMACPP = {  # type: (pp512 low, high, tg128 low, high)
 }
 # The instruction a type's prefill kernel multiplies with, per SIMD level (bench_peak's rows).
 # Quantised types multiply int8 activations by the weights' quants: on AVX-512 the 32-element
-# formats with vpdpbusd (kernels_avx512_q32.cpp), and so do Q4_K, Q6_K (and the Q4_K_M mix
-# made of them) and IQ4_XS on the panels the model repacks them into at load; the other
-# super-block ones (Q2_K, Q3_K, Q5_K and its mix, IQ2/IQ3) with vpmaddubsw + vpdpwssd by the sub-block
+# formats with vpdpbusd (kernels_avx512_q32.cpp), and so do Q4_K, Q5_K, Q6_K (and the Q4_K_M /
+# Q5_K_M mixes made of them) and IQ4_XS on the panels the model repacks them into at load; the
+# other super-block ones (Q2_K, Q3_K, IQ2/IQ3) with vpmaddubsw + vpdpwssd by the sub-block
 # scales (kernels_avx512_k.cpp), on AVX2 all with vpmaddubsw + vpmaddwd. The float types widen to
 # f32 and use FMA, packed or not, except BF16 on AVX-512 CPUs with AVX512_BF16: vdpbf16ps
 # (backend/cpu/kernel_registry.cpp).
@@ -121,7 +121,7 @@ def kernel_kind(t):
         return "bf16dot"
     if t in ("f32", "f16", "bf16"):
         return "float"
-    if t in ("q4_k", "q6_k", "q4_k_m", "iq4_xs") and os.environ.get("VERDICT_CPU_REPACK") != "0":
+    if t in ("q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m", "iq4_xs") and os.environ.get("VERDICT_CPU_REPACK") != "0":
         return "panel"
     return "superblock" if "_k" in t or (t.startswith("iq") and t != "iq4_nl") else "block32"
 

@@ -356,7 +356,7 @@ private slots:
     // Weights repacked at load (kernel.pack: 16-row panels) give the same bits as the rows on
     // disk, for decode and prefill passes, full panels and the rows after them, K with a partial
     // block group, and a packed buffer at an odd address; rows past the last panel are copied.
-    // The Q4_K / Q6_K / IQ4_XS / F16 / BF16 panels have numerics of their own (an exact integer sum
+    // The Q4_K / Q5_K / Q6_K / IQ4_XS / F16 / BF16 panels have numerics of their own (an exact integer sum
     // per super-block, float chains by k, where the row-major tiles keep 16 float lanes): there
     // the packed rows match the reference within the SIMD tolerance, and every pass gives the bits
     // of the 40-token one.
@@ -364,8 +364,8 @@ private slots:
         ThreadPool pool(2);
         int packedKernels = 0;
         for (TensorType t : {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-                             TensorType::IQ4_NL, TensorType::MXFP4, TensorType::Q4_K, TensorType::Q6_K, TensorType::IQ4_XS, TensorType::F16,
-                             TensorType::BF16}) {
+                             TensorType::IQ4_NL, TensorType::MXFP4, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS,
+                             TensorType::F16, TensorType::BF16}) {
             // 390 and 419 (float types only): a pair left after the last whole step, an odd K.
             for (int64_t K : {416, 2048, 4256, 390, 419}) {
                 if (K % tensor::traits(t).blockElems) continue;
@@ -382,8 +382,8 @@ private slots:
                         const int64_t tail = rows % 16;
                         QVERIFY2(std::memcmp(packed + (rows - tail) * rb, p.W() + (rows - tail) * rb, tail * rb) == 0,
                                  "the rows after the last panel are copied");
-                        const bool ownNumerics = t == TensorType::Q4_K || t == TensorType::Q6_K || t == TensorType::IQ4_XS ||
-                                                 t == TensorType::F16 || t == TensorType::BF16;
+                        const bool ownNumerics = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K ||
+                                                 t == TensorType::IQ4_XS || t == TensorType::F16 || t == TensorType::BF16;
                         std::vector<float> all = p.run(*k, pool);
                         if (ownNumerics) {
                             const auto ref = p.run(*referenceKernel(t), pool);

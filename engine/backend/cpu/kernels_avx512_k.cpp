@@ -10,11 +10,11 @@
 // get their own FMA. The lattice i-quants are all integer as well (see GridCtx below), and IQ4_XS
 // takes their inner step too, its signs coming from the level table (see DecIQ4_XS). Prefill
 // unpacks a tile's rows once per block of tokens (see compute).
-// Q4_K, Q6_K and IQ4_XS weights repacked at load (packPanelsQ4_K / Q6_K / IQ4_XS) run lane-per-row panels instead,
+// Q4_K, Q5_K, Q6_K and IQ4_XS weights repacked at load (packPanelsQ4_K / Q5_K / Q6_K / IQ4_XS) run lane-per-row panels instead,
 // for decode and prefill alike, with an exact integer sum per super-block (kernels_avx512_kpanel.cpp):
 // on Zen 4, bench_kernels 1 thread, Q4_K matvec 540 -> 258 µs, prefill 134 -> 301 GOP/s;
-// Q6_K matvec 810-830 -> 740-760 µs, prefill 150 -> 205-215 GOP/s. IQ4_XS the same way: matvec
-// 655-729 -> 300-366 µs, prefill 121-138 -> 234-270 GOP/s.
+// Q6_K matvec 810-830 -> 740-760 µs, prefill 150 -> 205-215 GOP/s; Q5_K 720-800 -> 400-510 µs,
+// 82-134 -> 226-253 GOP/s; IQ4_XS 655-729 -> 300-366 µs, 121-138 -> 234-270 GOP/s.
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
@@ -636,6 +636,7 @@ template <class Dec>
 void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
     // Packed at load (kernels_avx512_kpanel.cpp): panels up to packedRows, then row-major.
     if constexpr (std::is_same_v<Dec, DecQ4_K>) r0 = computePanelsQ4_K(a, r0, r1, t0, t1);
+    if constexpr (std::is_same_v<Dec, DecQ5_K>) r0 = computePanelsQ5_K(a, r0, r1, t0, t1);
     if constexpr (std::is_same_v<Dec, DecQ6_K>) r0 = computePanelsQ6_K(a, r0, r1, t0, t1);
     if constexpr (std::is_same_v<Dec, DecIQ4_XS>) r0 = computePanelsIQ4_XS(a, r0, r1, t0, t1);
     if (r0 == r1) return;
@@ -737,7 +738,7 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::Q2_K, SimdLevel::Avx512, superActBytes, prepare<DecQ2_K::kOrder>, compute<DecQ2_K>},
         {TensorType::Q3_K, SimdLevel::Avx512, superActBytes, prepare<DecQ3_K::kOrder>, compute<DecQ3_K>},
         {TensorType::Q4_K, SimdLevel::Avx512, superActBytes, prepare<DecQ4_K::kOrder>, compute<DecQ4_K>, packPanelsQ4_K},
-        {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>},
+        {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>, packPanelsQ5_K},
         {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>, packPanelsQ6_K},
         {TensorType::IQ4_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>, packPanelsIQ4_XS},
         {TensorType::IQ2_XXS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XXS::kOrder>, compute<DecIQ2_XXS>},

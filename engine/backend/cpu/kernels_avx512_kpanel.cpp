@@ -1,5 +1,5 @@
-// AVX-512 (VNNI) panels of the K-quants Q4_K, Q6_K and of IQ4_XS x Q8_K activations: weights repacked at load
-// (packPanelsQ4_K / Q6_K / IQ4_XS, reached through cpu::packWeights) so that 16 rows lie side by side, one
+// AVX-512 (VNNI) panels of the K-quants Q4_K, Q5_K, Q6_K and of IQ4_XS x Q8_K activations: weights repacked at load
+// (packPanelsQ4_K / Q5_K / Q6_K / IQ4_XS, reached through cpu::packWeights) so that 16 rows lie side by side, one
 // row per 32-bit lane, for decode and prefill alike. Their numerics are their own (an exact integer
 // sum per super-block, see "Q4_K" below), the same for every pass. The row-major kernels these
 // rows fall back to (rows past the last whole panel, or an unpacked matrix) are in
@@ -29,19 +29,34 @@ using namespace verdict::cpu::simd;
 
 constexpr uint32_t kM1 = 0x3f3f3f3f, kM2 = 0x0f0f0f0f, kM3 = 0x03030303;
 
-// ---- Q4_K ----
+// ---- Q4_K, Q5_K ----
 // 16 rows side by side per super-block, in the 16 x 144 bytes the rows' super-block took (so a
-// matrix keeps its size, panel p at 16p rows): 32 vectors of 4 quant bytes of each row (lane =
-// row; vector 8c + k = bytes 32c + 4k .. + 3: low nibbles elements 64c + 4k.., sub-block 2c; high
-// nibbles 64c + 32 + 4k.., sub-block 2c + 1), the 16 rows' 12 scale bytes as 3 vectors of dwords,
-// their 16 d and 16 dmin (f16). Numerics of these rows (not the row-major tiles': those keep 16
+// matrix keeps its size, panel p at 16p rows): the 16 rows' 12 scale bytes as 3 vectors of dwords,
+// their 16 d and 16 dmin (f16), then 32 vectors of 4 quant bytes of each row (lane = row; vector
+// 8c + k = bytes 32c + 4k .. + 3: low nibbles elements 64c + 4k.., sub-block 2c; high nibbles
+// 64c + 32 + 4k.., sub-block 2c + 1). Numerics of these rows (not the row-major tiles': those keep 16
 // float lanes per row, which a lane-per-row layout cannot reproduce), the same for every pass:
 // per super-block an exact integer sum isum = sum_s sc_s * (q_s . a_s) and imin = sum_s m_s *
 // bsum_s, then acc = fma(isum, d * da, acc), acc = fma(imin, dmin * -da, acc) in super-block order.
+// Q5_K (16 x 176 bytes) the same, its fifth bits as byte masks after each 8 quant vectors: for
+// vector v, 8 bytes whose bit 4i + b says element b of row i's low nibbles has it, 8 for the high
+// nibbles (16 rows x 32 bytes, what qh took); one masked vpaddb of 16 each. A block is read front
+// to back: with all masks after all quants, matvec ran at half the bandwidth (800 vs 400-500 µs).
 // Tokens per block: their activations (384 bytes per 256 elements) stay in L2.
 constexpr int64_t kTokBlock = 48;
 
-constexpr size_t kQ4KPanelBlock = 16 * 144;
+// Byte offsets in a Q4_K (kFive false) / Q5_K panel block.
+template <bool kFive>
+struct Q45Panel {
+    static constexpr size_t kRowBlock = kFive ? 176 : 144;  // a row's super-block on disk
+    static constexpr size_t kRowQs = kFive ? 48 : 16;       // its quants there
+    static constexpr size_t kBlock = 16 * kRowBlock;
+    static constexpr size_t kScales = 0, kD = kScales + 192, kDmin = kD + 32;
+    // Quant vectors 8c .. 8c + 7 (and for Q5_K their fifth-bit masks right after them).
+    static constexpr size_t quants(int c) { return kFive ? 256 + 640 * c : 256 + 512 * c; }
+    static constexpr size_t masks(int c) { return quants(c) + 512; }
+    static_assert((kFive ? masks(3) + 128 : quants(4)) == kBlock);
+};
 
 // Position of element e (a multiple of 4) of a super-block in the P64-ordered activations.
 constexpr int posP64(int e) {
@@ -50,35 +65,52 @@ constexpr int posP64(int e) {
     return base + 32 * kMap[q / 32] + q % 32;
 }
 
-void packQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+template <bool kFive>
+void packQ45_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    using L = Q45Panel<kFive>;
     const int64_t nSuper = K / 256, nPanels = nRows / 16;
     for (int64_t pn = 0; pn < nPanels; ++pn)
         for (int64_t sb = 0; sb < nSuper; ++sb) {
-            uint8_t* dst = out + 16 * pn * rowBytes + sb * kQ4KPanelBlock;
+            uint8_t* dst = out + 16 * pn * rowBytes + sb * L::kBlock;
+            uint64_t masks[32][2] = {};
             for (int i = 0; i < 16; ++i) {
-                const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 144;
-                for (int v = 0; v < 32; ++v) std::memcpy(dst + 64 * v + 4 * i, b + 16 + 4 * v, 4);
-                for (int w = 0; w < 3; ++w) std::memcpy(dst + 2048 + 64 * w + 4 * i, b + 4 + 4 * w, 4);
-                std::memcpy(dst + 2240 + 2 * i, b, 2);
-                std::memcpy(dst + 2272 + 2 * i, b + 2, 2);
+                const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * L::kRowBlock;
+                for (int v = 0; v < 32; ++v) std::memcpy(dst + L::quants(v / 8) + 64 * (v % 8) + 4 * i, b + L::kRowQs + 4 * v, 4);
+                for (int w = 0; w < 3; ++w) std::memcpy(dst + L::kScales + 64 * w + 4 * i, b + 4 + 4 * w, 4);
+                std::memcpy(dst + L::kD + 2 * i, b, 2);
+                std::memcpy(dst + L::kDmin + 2 * i, b + 2, 2);
+                if constexpr (kFive) {  // element e's fifth bit: bit e / 32 of qh[e % 32]
+                    const uint8_t* qh = b + 16;
+                    for (int v = 0; v < 32; ++v)
+                        for (int h = 0; h < 2; ++h)
+                            for (int e4 = 0; e4 < 4; ++e4) {
+                                const int e = 64 * (v / 8) + 32 * h + 4 * (v % 8) + e4;
+                                if ((qh[e % 32] >> (e / 32)) & 1) masks[v][h] |= uint64_t{1} << (4 * i + e4);
+                            }
+                }
             }
+            if constexpr (kFive)
+                for (int c = 0; c < 4; ++c) std::memcpy(dst + L::masks(c), masks[8 * c], 128);
         }
     if (nRows > 16 * nPanels)
         std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
 }
 
-// The 16 rows of a Q4_K panel x T tokens.
-template <int T>
-void panelTileQ4_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+// The 16 rows of a Q4_K / Q5_K panel x T tokens.
+template <bool kFive, int T>
+void panelTileQ45_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
     const int64_t nSuper = a.K / 256;
     const ActSuper* x[T];
     for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride);
     __m512 acc[T];
     for (int j = 0; j < T; ++j) acc[j] = _mm512_setzero_ps();
-    const __m512i m4 = _mm512_set1_epi8(0x0F), ff = _mm512_set1_epi32(0xFF), fw = _mm512_set1_epi32(0x00FF00FF);
+    const __m512i m4 = _mm512_set1_epi8(0x0F), ff = _mm512_set1_epi32(0xFF), fw = _mm512_set1_epi32(0x00FF00FF),
+                  b16 = _mm512_set1_epi8(0x10);
     for (int64_t sb = 0; sb < nSuper; ++sb) {
-        const uint8_t* p = panel + sb * kQ4KPanelBlock;
-        const __m512i w0 = _mm512_loadu_si512(p + 2048), w1 = _mm512_loadu_si512(p + 2112), w2 = _mm512_loadu_si512(p + 2176);
+        using L = Q45Panel<kFive>;
+        const uint8_t* p = panel + sb * L::kBlock;
+        const __m512i w0 = _mm512_loadu_si512(p + L::kScales), w1 = _mm512_loadu_si512(p + L::kScales + 64),
+                      w2 = _mm512_loadu_si512(p + L::kScales + 128);
         const __m512i m1 = _mm512_set1_epi32(static_cast<int>(kM1)), m2 = _mm512_set1_epi32(static_cast<int>(kM2)),
                       m3 = _mm512_set1_epi32(static_cast<int>(kM3));
         // Scales (bytes s of scLo, s - 4 of scHi) and mins as word pairs (m_s, m_s+2) for vpdpwssd.
@@ -97,8 +129,14 @@ void panelTileQ4_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
             for (int j = 0; j < T; ++j) dlo[j] = dhi[j] = _mm512_setzero_si512();
 #pragma GCC unroll 8
             for (int k = 0; k < 8; ++k) {
-                const __m512i w = _mm512_loadu_si512(p + 64 * (8 * c + k));
-                const __m512i lo = _mm512_and_si512(w, m4), hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m4);
+                const __m512i w = _mm512_loadu_si512(p + L::quants(c) + 64 * k);
+                __m512i lo = _mm512_and_si512(w, m4), hi = _mm512_and_si512(_mm512_srli_epi16(w, 4), m4);
+                if constexpr (kFive) {
+                    uint64_t mk[2];
+                    std::memcpy(mk, p + L::masks(c) + 16 * k, 16);
+                    lo = _mm512_mask_add_epi8(lo, _cvtu64_mask64(mk[0]), lo, b16);
+                    hi = _mm512_mask_add_epi8(hi, _cvtu64_mask64(mk[1]), hi, b16);
+                }
                 for (int j = 0; j < T; ++j) {
                     dlo[j] = dpbusdBcast(dlo[j], lo, x[j][sb].qs + posP64(64 * c + 4 * k));
                     dhi[j] = dpbusdBcast(dhi[j], hi, x[j][sb].qs + posP64(64 * c + 32 + 4 * k));
@@ -110,8 +148,8 @@ void panelTileQ4_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
             for (int j = 0; j < T; ++j)
                 isum[j] = _mm512_add_epi32(isum[j], _mm512_add_epi32(_mm512_mullo_epi32(dlo[j], scEven), _mm512_mullo_epi32(dhi[j], scOdd)));
         }
-        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2240)));
-        const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2272)));
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + L::kD)));
+        const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + L::kDmin)));
         for (int j = 0; j < T; ++j) {
             const ActSuper& A = x[j][sb];
             int32_t s32[8];
@@ -369,7 +407,10 @@ void panelTileIQ4_XS(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64
 }  // namespace
 
 void packPanelsQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
-    packQ4_K(W, rowBytes, nRows, K, out);
+    packQ45_K<false>(W, rowBytes, nRows, K, out);
+}
+void packPanelsQ5_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    packQ45_K<true>(W, rowBytes, nRows, K, out);
 }
 void packPanelsQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
     packQ6_K(W, rowBytes, nRows, K, out);
@@ -381,8 +422,13 @@ void packPanelsIQ4_XS(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t 
 
 int64_t computePanelsQ4_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
     return forEachPanel(
-        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ4_K<4>(a, p, r, u); },
-        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ4_K<1>(a, p, r, u); });
+        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<false, 4>(a, p, r, u); },
+        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<false, 1>(a, p, r, u); });
+}
+int64_t computePanelsQ5_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    return forEachPanel(
+        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<true, 4>(a, p, r, u); },
+        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<true, 1>(a, p, r, u); });
 }
 int64_t computePanelsQ6_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
     return forEachPanel(
