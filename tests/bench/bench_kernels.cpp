@@ -13,7 +13,8 @@
 // after one warm-up step; no bandwidth baseline, matvec / matmul or prefill figures.
 //
 // A kernel that packs weights at load (MatmulKernel::pack) is measured twice: on the rows as on
-// disk (level "avx512") and on the packed copy the model reads (level "avx512+packed").
+// disk (level "avx512") and on the packed copy the model reads (level "avx512+packed"). A level
+// with two kernels for a type names the second by its variant (BF16: "avx512-bf16dot", vdpbf16ps).
 //
 // Types Verdict cannot quantize (i-quants, MXFP4, TQ1_0 / TQ2_0) get random blocks with a sane
 // super-block scale (the kernels' speed does not depend on the values, but a zero block would
