@@ -13,7 +13,7 @@
 // Q4_K, Q5_K, Q6_K and IQ4_XS weights repacked at load (packPanelsQ4_K / Q5_K / Q6_K / IQ4_XS) run lane-per-row panels instead,
 // for decode and prefill alike, with an exact integer sum per super-block (kernels_avx512_kpanel.cpp):
 // on Zen 4, bench_kernels 1 thread, Q4_K matvec 540 -> 258 µs, prefill 134 -> 301 GOP/s;
-// Q6_K matvec 810-830 -> 740-760 µs, prefill 150 -> 205-215 GOP/s; Q5_K 720-800 -> 400-510 µs,
+// Q6_K matvec 820-860 -> 527-560 µs, prefill 150 -> 205-219 GOP/s; Q5_K 720-800 -> 400-510 µs,
 // 82-134 -> 226-253 GOP/s; IQ4_XS 655-729 -> 300-366 µs, 121-138 -> 234-270 GOP/s.
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"

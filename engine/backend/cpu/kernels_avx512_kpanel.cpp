@@ -177,14 +177,17 @@ void panelTileQ45_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_
 // - 32 * sum_j sc_j * bsum_j exactly, then acc = fma(isum, d * da, acc) in super-block order.
 constexpr size_t kQ6KPanelBlock = 16 * 210;
 
-// The four parts of a Q6_K panel, each a stream of its own (every super-block's ql, then every
-// qh, scales, d), so that the 64-byte vectors stay aligned (3360-byte super-blocks side by side
-// would split every other one over two cache lines).
+// A Q6_K panel: per super-block 3328 bytes read front to back (the scales, then for each h and
+// v the vectors a decode step takes together: ql 16h + v, ql 16h + 8 + v, qh 8h + v), and after
+// all of them the super-blocks' d (32 bytes each), so that the 64-byte vectors stay aligned
+// (3360-byte super-blocks side by side would split every other one over two cache lines).
 struct Q6Panel {
-    const uint8_t *ql, *qh, *sc, *d;
-    Q6Panel(const uint8_t* panel, int64_t nSuper, int64_t sb)
-        : ql(panel + sb * 2048), qh(panel + nSuper * 2048 + sb * 1024), sc(panel + nSuper * 3072 + sb * 256),
-          d(panel + nSuper * 3328 + sb * 32) {}
+    const uint8_t *blk, *d;
+    Q6Panel(const uint8_t* panel, int64_t nSuper, int64_t sb) : blk(panel + sb * 3328), d(panel + nSuper * 3328 + sb * 32) {}
+    // Scale dwords 4w .. 4w + 3; ql vector 16h + 8b + v; qh vector 8h + v.
+    const uint8_t* sc(int w) const { return blk + 64 * w; }
+    const uint8_t* ql(int h, int b, int v) const { return blk + 256 + 192 * (8 * h + v) + 64 * b; }
+    const uint8_t* qh(int h, int v) const { return blk + 256 + 192 * (8 * h + v) + 128; }
 };
 
 void packQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
@@ -194,9 +197,9 @@ void packQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8
             const Q6Panel q(out + 16 * pn * rowBytes, nSuper, sb);
             for (int i = 0; i < 16; ++i) {
                 const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 210;
-                for (int v = 0; v < 32; ++v) std::memcpy(const_cast<uint8_t*>(q.ql) + 64 * v + 4 * i, b + 4 * v, 4);
-                for (int v = 0; v < 16; ++v) std::memcpy(const_cast<uint8_t*>(q.qh) + 64 * v + 4 * i, b + 128 + 4 * v, 4);
-                for (int w = 0; w < 4; ++w) std::memcpy(const_cast<uint8_t*>(q.sc) + 64 * w + 4 * i, b + 192 + 4 * w, 4);
+                for (int v = 0; v < 32; ++v) std::memcpy(const_cast<uint8_t*>(q.ql(v / 16, v / 8 % 2, v % 8)) + 4 * i, b + 4 * v, 4);
+                for (int v = 0; v < 16; ++v) std::memcpy(const_cast<uint8_t*>(q.qh(v / 8, v % 8)) + 4 * i, b + 128 + 4 * v, 4);
+                for (int w = 0; w < 4; ++w) std::memcpy(const_cast<uint8_t*>(q.sc(w)) + 4 * i, b + 192 + 4 * w, 4);
                 std::memcpy(const_cast<uint8_t*>(q.d) + 2 * i, b + 208, 2);
             }
         }
@@ -208,8 +211,8 @@ void packQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8
 template <int s>
 static inline __m512i q6Quants(const Q6Panel& p, int h, int v) {
     const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
-    const __m512i ql = _mm512_loadu_si512(p.ql + 64 * (16 * h + 8 * (s % 2) + v));
-    const __m512i qh = _mm512_loadu_si512(p.qh + 64 * (8 * h + v));
+    const __m512i ql = _mm512_loadu_si512(p.ql(h, s % 2, v));
+    const __m512i qh = _mm512_loadu_si512(p.qh(h, v));
     const __m512i lo = s < 2 ? ql : _mm512_srli_epi16(ql, 4);
     const __m512i hb = s == 0 ? _mm512_slli_epi16(qh, 4) : s == 1 ? _mm512_slli_epi16(qh, 2) : s == 2 ? qh : _mm512_srli_epi16(qh, 2);
     return _mm512_ternarylogic_epi32(lo, _mm512_and_si512(hb, m30), m4, 0xEC);  // (lo & 0x0F) | hb
@@ -241,7 +244,7 @@ void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
                         for (int j = 0; j < T; ++j) dot[j] = dpbusdBcast(dot[j], q, x[j][sb].qs + 128 * h + 32 * s + 4 * v);
                     }
                     const int sub = 8 * h + 2 * s + half;
-                    const __m512i scw = _mm512_loadu_si512(p.sc + 64 * (sub / 4));
+                    const __m512i scw = _mm512_loadu_si512(p.sc(sub / 4));
                     const __m512i sc = _mm512_srai_epi32(_mm512_sllv_epi32(scw, _mm512_set1_epi32(24 - 8 * (sub % 4))), 24);
                     for (int j = 0; j < T; ++j) isum[j] = _mm512_add_epi32(isum[j], _mm512_mullo_epi32(dot[j], sc));
                 }
@@ -258,8 +261,8 @@ void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
 #pragma GCC unroll 4
                     for (int vv = 0; vv < 4; ++vv) {
                         const int v = 4 * half + vv;
-                        const __m512i A = _mm512_loadu_si512(p.ql + 64 * (16 * h + v)), B = _mm512_loadu_si512(p.ql + 64 * (16 * h + 8 + v));
-                        const __m512i qh = _mm512_loadu_si512(p.qh + 64 * (8 * h + v));
+                        const __m512i A = _mm512_loadu_si512(p.ql(h, 0, v)), B = _mm512_loadu_si512(p.ql(h, 1, v));
+                        const __m512i qh = _mm512_loadu_si512(p.qh(h, v));
                         const __m512i q0 = _mm512_ternarylogic_epi32(A, _mm512_and_si512(_mm512_slli_epi16(qh, 4), m30), m4, 0xEC);
                         const __m512i q1 = _mm512_ternarylogic_epi32(B, _mm512_and_si512(_mm512_slli_epi16(qh, 2), m30), m4, 0xEC);
                         const __m512i q2 = _mm512_ternarylogic_epi32(_mm512_srli_epi16(A, 4), _mm512_and_si512(qh, m30), m4, 0xEC);
@@ -273,7 +276,7 @@ void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
 #pragma GCC unroll 4
                     for (int s = 0; s < 4; ++s) {
                         const int sub = 8 * h + 2 * s + half;
-                        const __m512i scw = _mm512_loadu_si512(p.sc + 64 * (sub / 4));
+                        const __m512i scw = _mm512_loadu_si512(p.sc(sub / 4));
                         const __m512i sc = _mm512_srai_epi32(_mm512_slli_epi32(scw, 24 - 8 * (sub % 4)), 24);
                         isum[0] = _mm512_add_epi32(isum[0], _mm512_mullo_epi32(dot[s], sc));
                     }
@@ -289,7 +292,7 @@ void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
             const ActSuper& A = x[j][sb];
             __m512i ioff = _mm512_setzero_si512();
             for (int w = 0; w < 4; ++w) {  // scales 4w .. 4w + 3 as word pairs (sc_4w, sc_4w+2), (sc_4w+1, sc_4w+3)
-                const __m512i scw = _mm512_loadu_si512(p.sc + 64 * w);
+                const __m512i scw = _mm512_loadu_si512(p.sc(w));
                 const __m512i even = _mm512_srai_epi16(_mm512_slli_epi16(scw, 8), 8), odd = _mm512_srai_epi16(scw, 8);
                 auto pair = [&](int j0) {
                     return _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(A.bsums[j0]) |
