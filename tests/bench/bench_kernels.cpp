@@ -164,7 +164,7 @@ BenchResult bench(TensorType t, const MatmulKernel& k, ThreadPool& pool, const O
         std::vector<uint8_t> w = makeWeights(t, rows, K, seed);
         if (!packed) return w;
         std::vector<uint8_t> p(w.size());
-        k.pack(w.data(), *tensor::rowBytes(t, K), rows, K, p.data());
+        packWithKernel(k, w.data(), rows, K, p.data(), pool);
         return p;
     };
     const int64_t rows = 5632, K = 2048;

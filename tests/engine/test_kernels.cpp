@@ -353,13 +353,13 @@ private slots:
         }
     }
 
-    // Weights repacked at load (kernel.pack: 16-row panels) give the same bits as the rows on
+    // Weights repacked at load (packWithKernel: 16-row panels) give the same bits as the rows on
     // disk, for decode and prefill passes, full panels and the rows after them, K with a partial
     // block group, and a packed buffer at an odd address; rows past the last panel are copied.
-    // The Q4_K / Q5_K / Q6_K / IQ4_XS / F16 / BF16 panels have numerics of their own (an exact integer sum
-    // per super-block, float chains by k, where the row-major tiles keep 16 float lanes): there
-    // the packed rows match the reference within the SIMD tolerance, and every pass gives the bits
-    // of the 40-token one.
+    // Kernels whose panels have numerics of their own (MatmulKernel::panelsOwnNumerics: Q4_K /
+    // Q5_K / Q6_K / IQ4_XS / F16 / BF16, an exact integer sum per super-block or float chains by k,
+    // where the row-major tiles keep 16 float lanes): there the packed rows match the reference
+    // within the SIMD tolerance, and every pass gives the bits of the 40-token one.
     void packedWeightsGiveTheSameBits() {
         ThreadPool pool(2);
         int packedKernels = 0;
@@ -377,13 +377,12 @@ private slots:
                         ++packedKernels;
                         std::vector<uint8_t> buf(rb * static_cast<uint64_t>(rows) + 2, 0xA5);
                         uint8_t* packed = buf.data() + 2;
-                        k->pack(p.W(), rb, rows, K, packed);
+                        packWithKernel(*k, p.W(), rows, K, packed, pool);
                         QVERIFY2(std::memcmp(packed, p.W(), 16 * rb) != 0, "a panel is laid out like the rows");
                         const int64_t tail = rows % 16;
                         QVERIFY2(std::memcmp(packed + (rows - tail) * rb, p.W() + (rows - tail) * rb, tail * rb) == 0,
                                  "the rows after the last panel are copied");
-                        const bool ownNumerics = t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K ||
-                                                 t == TensorType::IQ4_XS || t == TensorType::F16 || t == TensorType::BF16;
+                        const bool ownNumerics = k->panelsOwnNumerics;
                         std::vector<float> all = p.run(*k, pool);
                         if (ownNumerics) {
                             const auto ref = p.run(*referenceKernel(t), pool);

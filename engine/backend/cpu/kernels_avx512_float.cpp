@@ -130,8 +130,6 @@ void packPanelsHalf(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K,
             }
         }
     }
-    if (nRows > 16 * nPanels)
-        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
 }
 
 template <class Wt>
@@ -277,8 +275,6 @@ void packPanelsBf16Pairs(const uint8_t* W, size_t rowBytes, int64_t nRows, int64
             }
         }
     }
-    if (nRows > 16 * nPanels)
-        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
 }
 
 // The 16 rows of a vdpbf16ps panel x T tokens.
@@ -343,11 +339,11 @@ void computeBf16Dot(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int
 const MatmulKernel* floatKernel(tensor::TensorType t, bool useBf16Dot) {
     using tensor::TensorType;
     static constexpr MatmulKernel kF32{TensorType::F32, SimdLevel::Avx512, bytesF32, prepF32, computeFma<WF32>};
-    static constexpr MatmulKernel kF16{TensorType::F16, SimdLevel::Avx512, bytesF32, prepF16, computeFma<WF16>, packPanelsHalf};
+    static constexpr MatmulKernel kF16{TensorType::F16, SimdLevel::Avx512, bytesF32, prepF16, computeFma<WF16>, packPanelsHalf, true};
     static constexpr MatmulKernel kBF16Fma{TensorType::BF16, SimdLevel::Avx512, bytesF32, prepBf16AsF32, computeFma<WBF16>,
-                                           packPanelsHalf};
+                                           packPanelsHalf, true};
     static constexpr MatmulKernel kBF16Dot{TensorType::BF16, SimdLevel::Avx512, bytesBf16, prepBf16, computeBf16Dot,
-                                           packPanelsBf16Pairs, "bf16dot"};
+                                           packPanelsBf16Pairs, true, "bf16dot"};
     switch (t) {
         case TensorType::F32: return &kF32;
         case TensorType::F16: return &kF16;

@@ -10,7 +10,7 @@
 // get their own FMA. The lattice i-quants are all integer as well (see GridCtx below), and IQ4_XS
 // takes their inner step too, its signs coming from the level table (see DecIQ4_XS). Prefill
 // unpacks a tile's rows once per block of tokens (see compute).
-// Q4_K, Q5_K, Q6_K and IQ4_XS weights repacked at load (packPanelsQ4_K / Q5_K / Q6_K / IQ4_XS) run lane-per-row panels instead,
+// Q4_K, Q5_K, Q6_K and IQ4_XS weights repacked at load (packKPanels) run lane-per-row panels instead,
 // for decode and prefill alike, with an exact integer sum per super-block (kernels_avx512_kpanel.cpp):
 // on Zen 4, bench_kernels 1 thread, Q4_K matvec 540 -> 258 µs, prefill 134 -> 301 GOP/s;
 // Q6_K matvec 820-860 -> 527-560 µs, prefill 150 -> 205-219 GOP/s; Q5_K 720-800 -> 400-510 µs,
@@ -635,10 +635,10 @@ constexpr bool unpackOnce() {
 template <class Dec>
 void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
     // Packed at load (kernels_avx512_kpanel.cpp): panels up to packedRows, then row-major.
-    if constexpr (std::is_same_v<Dec, DecQ4_K>) r0 = computePanelsQ4_K(a, r0, r1, t0, t1);
-    if constexpr (std::is_same_v<Dec, DecQ5_K>) r0 = computePanelsQ5_K(a, r0, r1, t0, t1);
-    if constexpr (std::is_same_v<Dec, DecQ6_K>) r0 = computePanelsQ6_K(a, r0, r1, t0, t1);
-    if constexpr (std::is_same_v<Dec, DecIQ4_XS>) r0 = computePanelsIQ4_XS(a, r0, r1, t0, t1);
+    if constexpr (std::is_same_v<Dec, DecQ4_K>) r0 = computeKPanels<tensor::TensorType::Q4_K>(a, r0, r1, t0, t1);
+    if constexpr (std::is_same_v<Dec, DecQ5_K>) r0 = computeKPanels<tensor::TensorType::Q5_K>(a, r0, r1, t0, t1);
+    if constexpr (std::is_same_v<Dec, DecQ6_K>) r0 = computeKPanels<tensor::TensorType::Q6_K>(a, r0, r1, t0, t1);
+    if constexpr (std::is_same_v<Dec, DecIQ4_XS>) r0 = computeKPanels<tensor::TensorType::IQ4_XS>(a, r0, r1, t0, t1);
     if (r0 == r1) return;
     constexpr int kR = 4, kT = 4, kRDecode = 4;
     constexpr int64_t kTokBlock = 48;  // tokens whose activations (384 bytes per 256 elements) stay in L2
@@ -737,10 +737,10 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
     static constexpr MatmulKernel kKernels[] = {
         {TensorType::Q2_K, SimdLevel::Avx512, superActBytes, prepare<DecQ2_K::kOrder>, compute<DecQ2_K>},
         {TensorType::Q3_K, SimdLevel::Avx512, superActBytes, prepare<DecQ3_K::kOrder>, compute<DecQ3_K>},
-        {TensorType::Q4_K, SimdLevel::Avx512, superActBytes, prepare<DecQ4_K::kOrder>, compute<DecQ4_K>, packPanelsQ4_K},
-        {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>, packPanelsQ5_K},
-        {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>, packPanelsQ6_K},
-        {TensorType::IQ4_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>, packPanelsIQ4_XS},
+        {TensorType::Q4_K, SimdLevel::Avx512, superActBytes, prepare<DecQ4_K::kOrder>, compute<DecQ4_K>, packKPanels<TensorType::Q4_K>, true},
+        {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>, packKPanels<TensorType::Q5_K>, true},
+        {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>, packKPanels<TensorType::Q6_K>, true},
+        {TensorType::IQ4_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>, packKPanels<TensorType::IQ4_XS>, true},
         {TensorType::IQ2_XXS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XXS::kOrder>, compute<DecIQ2_XXS>},
         {TensorType::IQ2_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XS::kOrder>, compute<DecIQ2_XS>},
         {TensorType::IQ2_S, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_S::kOrder>, compute<DecIQ2_S>},

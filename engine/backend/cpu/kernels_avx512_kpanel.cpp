@@ -1,5 +1,5 @@
 // AVX-512 (VNNI) panels of the K-quants Q4_K, Q5_K, Q6_K and of IQ4_XS x Q8_K activations: weights repacked at load
-// (packPanelsQ4_K / Q5_K / Q6_K / IQ4_XS, reached through cpu::packWeights) so that 16 rows lie side by side, one
+// (packKPanels, reached through cpu::packWeights) so that 16 rows lie side by side, one
 // row per 32-bit lane, for decode and prefill alike. Their numerics are their own (an exact integer
 // sum per super-block, see "Q4_K" below), the same for every pass. The row-major kernels these
 // rows fall back to (rows past the last whole panel, or an unpacked matrix) are in
@@ -26,6 +26,7 @@ namespace verdict::cpu::avx512 {
 namespace {
 
 using namespace verdict::cpu::simd;
+using tensor::TensorType;
 
 constexpr uint32_t kM1 = 0x3f3f3f3f, kM2 = 0x0f0f0f0f, kM3 = 0x03030303;
 
@@ -92,8 +93,6 @@ void packQ45_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint
             if constexpr (kFive)
                 for (int c = 0; c < 4; ++c) std::memcpy(dst + L::masks(c), masks[8 * c], 128);
         }
-    if (nRows > 16 * nPanels)
-        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
 }
 
 // The 16 rows of a Q4_K / Q5_K panel x T tokens.
@@ -203,8 +202,6 @@ void packQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8
                 std::memcpy(const_cast<uint8_t*>(q.d) + 2 * i, b + 208, 2);
             }
         }
-    if (nRows > 16 * nPanels)
-        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
 }
 
 // Unsigned 6-bit quants of elements 128h + 32s + 4v .. + 3 of the panel's 16 rows.
@@ -345,8 +342,6 @@ void packIQ4_XS(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uin
                 std::memcpy(dst + 2144 + 2 * i, b, 2);      // d
             }
         }
-    if (nRows > 16 * nPanels)
-        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes, static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
 }
 
 // The 16 rows of an IQ4_XS panel x T tokens.
@@ -407,43 +402,56 @@ void panelTileIQ4_XS(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64
     for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
 }
 
+// Each panel type's pack function and its tiles of 4 tokens and of 1.
+template <TensorType T>
+struct Panel;
+template <>
+struct Panel<TensorType::Q4_K> {
+    static constexpr auto pack = packQ45_K<false>;
+    template <int N>
+    static constexpr auto tile = panelTileQ45_K<false, N>;
+};
+template <>
+struct Panel<TensorType::Q5_K> {
+    static constexpr auto pack = packQ45_K<true>;
+    template <int N>
+    static constexpr auto tile = panelTileQ45_K<true, N>;
+};
+template <>
+struct Panel<TensorType::Q6_K> {
+    static constexpr auto pack = packQ6_K;
+    template <int N>
+    static constexpr auto tile = panelTileQ6_K<N>;
+};
+template <>
+struct Panel<TensorType::IQ4_XS> {
+    static constexpr auto pack = packIQ4_XS;
+    template <int N>
+    static constexpr auto tile = panelTileIQ4_XS<N>;
+};
+
 }  // namespace
 
-void packPanelsQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
-    packQ45_K<false>(W, rowBytes, nRows, K, out);
-}
-void packPanelsQ5_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
-    packQ45_K<true>(W, rowBytes, nRows, K, out);
-}
-void packPanelsQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
-    packQ6_K(W, rowBytes, nRows, K, out);
+template <TensorType T>
+void packKPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    Panel<T>::pack(W, rowBytes, nRows, K, out);
 }
 
-void packPanelsIQ4_XS(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
-    packIQ4_XS(W, rowBytes, nRows, K, out);
+template <TensorType T>
+int64_t computeKPanels(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    return forEachPanel(
+        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { Panel<T>::template tile<4>(a, p, r, u); },
+        [&](const uint8_t* p, int64_t r, int64_t u) { Panel<T>::template tile<1>(a, p, r, u); });
 }
 
-int64_t computePanelsQ4_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    return forEachPanel(
-        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<false, 4>(a, p, r, u); },
-        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<false, 1>(a, p, r, u); });
-}
-int64_t computePanelsQ5_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    return forEachPanel(
-        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<true, 4>(a, p, r, u); },
-        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ45_K<true, 1>(a, p, r, u); });
-}
-int64_t computePanelsQ6_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    return forEachPanel(
-        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ6_K<4>(a, p, r, u); },
-        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileQ6_K<1>(a, p, r, u); });
-}
-
-int64_t computePanelsIQ4_XS(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    return forEachPanel(
-        a, r0, r1, t0, t1, kTokBlock, [&](const uint8_t* p, int64_t r, int64_t u) { panelTileIQ4_XS<4>(a, p, r, u); },
-        [&](const uint8_t* p, int64_t r, int64_t u) { panelTileIQ4_XS<1>(a, p, r, u); });
-}
+#define VERDICT_K_PANELS(T)                                                                            \
+    template void packKPanels<TensorType::T>(const uint8_t*, size_t, int64_t, int64_t, uint8_t*); \
+    template int64_t computeKPanels<TensorType::T>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+VERDICT_K_PANELS(Q4_K)
+VERDICT_K_PANELS(Q5_K)
+VERDICT_K_PANELS(Q6_K)
+VERDICT_K_PANELS(IQ4_XS)
+#undef VERDICT_K_PANELS
 
 }  // namespace verdict::cpu::avx512
 

@@ -354,7 +354,7 @@ void unpackPanel(const uint8_t* panel, int64_t K, Packed16<Dec>* out) {
     }
 }
 
-// Rows [0, nRows) of W into panels at out (the same size); rows after the last full panel copied.
+// Rows [0, nRows) of W (whole panels) into panels at out (the same size).
 template <class Dec>
 void packPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
     const int64_t nBlocks = K / 32, nPanels = nRows / 16;
@@ -365,9 +365,6 @@ void packPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uin
             Dec::packBlock(src, out + 16 * pn * rowBytes + b * 16 * Dec::kBlock);
         }
     }
-    if (nRows > 16 * nPanels)
-        std::memcpy(out + 16 * nPanels * rowBytes, W + 16 * nPanels * rowBytes,
-                    static_cast<size_t>(nRows - 16 * nPanels) * rowBytes);
 }
 
 // Rows [r0, r1) x token t with the row-major tiles.

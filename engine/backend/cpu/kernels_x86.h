@@ -7,16 +7,13 @@ namespace verdict::cpu {
 namespace avx512 {
 const MatmulKernel* q32Kernel(tensor::TensorType t);    // kernels_avx512_q32.cpp
 const MatmulKernel* kquantKernel(tensor::TensorType t); // kernels_avx512_k.cpp
-// Q4_K / Q5_K / Q6_K / IQ4_XS panels (kernels_avx512_kpanel.cpp): the MatmulKernel::pack of their kernels, and
-// the rows r0 .. packedRows of a packed matrix; returns the first row left (row-major) to compute.
-void packPanelsQ4_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out);
-void packPanelsQ6_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out);
-int64_t computePanelsQ4_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
-int64_t computePanelsQ6_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
-void packPanelsQ5_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out);
-int64_t computePanelsQ5_K(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
-void packPanelsIQ4_XS(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out);
-int64_t computePanelsIQ4_XS(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
+// Q4_K / Q5_K / Q6_K / IQ4_XS panels (kernels_avx512_kpanel.cpp, instantiated for those four): the
+// MatmulKernel::pack of their kernels, and the rows r0 .. packedRows of a packed matrix, returning
+// the first row left (row-major) to compute.
+template <tensor::TensorType T>
+void packKPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out);
+template <tensor::TensorType T>
+int64_t computeKPanels(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
 // useBf16Dot: BF16 weights with vdpbf16ps (needs AVX512_BF16; the default where the CPU has it)
 // instead of widening + FMA.
 const MatmulKernel* floatKernel(tensor::TensorType t, bool useBf16Dot);  // kernels_avx512_float.cpp

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <tuple>
 #include <utility>
@@ -351,21 +352,29 @@ bool canPack(tensor::TensorType type) {
     return k && k->pack;
 }
 
-void packWeights(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, void* out, ThreadPool& pool) {
-    const MatmulKernel* k = selectKernel(type, activeSimdLevel());
-    assert(k && k->pack && K % tensor::traits(type).blockElems == 0);
-    if (!k || !k->pack || nRows <= 0) return;
-    const size_t rowBytes = *tensor::rowBytes(type, static_cast<uint64_t>(K));
+void packWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, int64_t K, void* out, ThreadPool& pool) {
+    assert(kernel.pack && K % tensor::traits(kernel.type).blockElems == 0);
+    if (!kernel.pack || nRows <= 0) return;
+    const size_t rowBytes = *tensor::rowBytes(kernel.type, static_cast<uint64_t>(K));
     const auto* w = static_cast<const uint8_t*>(W);
     auto* o = static_cast<uint8_t*>(out);
     const int64_t nPanels = nRows / 16;
     // Task p < nPanels packs panel p; the last task copies the rows after the last panel.
     pool.parallelFor(nPanels + 1, 1, [&](int64_t b, int64_t e, int) {
         for (int64_t p = b; p < e; ++p) {
-            const int64_t r = 16 * p, n = p < nPanels ? 16 : nRows - 16 * nPanels;
-            if (n > 0) k->pack(w + r * rowBytes, rowBytes, n, K, o + r * rowBytes);
+            const int64_t r = 16 * p;
+            if (p < nPanels)
+                kernel.pack(w + r * rowBytes, rowBytes, 16, K, o + r * rowBytes);
+            else if (nRows > r)
+                std::memcpy(o + r * rowBytes, w + r * rowBytes, static_cast<size_t>(nRows - r) * rowBytes);
         }
     });
+}
+
+void packWeights(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, void* out, ThreadPool& pool) {
+    const MatmulKernel* k = selectKernel(type, activeSimdLevel());
+    assert(k && k->pack);
+    if (k && k->pack) packWithKernel(*k, W, nRows, K, out, pool);
 }
 
 }  // namespace verdict::cpu

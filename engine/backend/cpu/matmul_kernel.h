@@ -39,11 +39,15 @@ struct MatmulKernel {
     void (*prepareAct)(const float* x, int64_t K, void* out);
     // Rows [r0, r1) x tokens [t0, t1). Called concurrently on disjoint rectangles.
     void (*compute)(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
-    // Optional load-time repacking (null: the kernel reads on-disk rows only): rows [0, nRows) of W
-    // into `out` (nRows x rowBytes bytes, the same size), every 16 rows as one panel the kernel's
-    // compute reads when MatmulArgs::packedRows covers them; rows after the last full panel copied
-    // as they are. Panels are relative to W, so disjoint 16-row ranges may be packed concurrently.
+    // Optional load-time repacking (null: the kernel reads on-disk rows only): rows [0, nRows) of W,
+    // a multiple of 16, into `out` (nRows x rowBytes bytes, the same size), every 16 rows as one
+    // panel the kernel's compute reads when MatmulArgs::packedRows covers them. Panels are relative
+    // to W, so disjoint 16-row ranges may be packed concurrently. Called through packWithKernel,
+    // which copies the rows after the last panel.
     void (*pack)(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) = nullptr;
+    // The panels sum in an order of their own (an exact integer sum per super-block, float chains
+    // by k), not the bits of the row-major tiles; the same bits for every pass all the same.
+    bool panelsOwnNumerics = false;
     // Set where a level has two kernels for the type ("bf16dot": vdpbf16ps), for names in tests
     // and benchmarks.
     const char* variant = nullptr;
@@ -65,6 +69,9 @@ const MatmulKernel* selectKernel(tensor::TensorType t, SimdLevel level);
 // packed: W was packed by kernel.pack.
 void matmulWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, int64_t K,
                       const float* X, int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool, bool packed = false);
+// packWeights() (kernels.h) with an explicit kernel (kernel.pack set): the whole panels over the
+// pool, the rows after the last one copied as they are.
+void packWithKernel(const MatmulKernel& kernel, const void* W, int64_t nRows, int64_t K, void* out, ThreadPool& pool);
 
 inline size_t roundUp64(size_t n) { return (n + 63) & ~size_t{63}; }
 
