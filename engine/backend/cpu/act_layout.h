@@ -10,7 +10,8 @@
 //   s[4*i] = Q8_1's s (only in ActGroupS, for Q4_1 / Q5_1's min term).
 //   A last, partial group is zero-padded (d = 0, quants 0).
 // K-quants: one ActSuper per 256 elements: quants in a weight-specific order (kActOrder*), the
-//   16 sums of 16 in natural order (bsums, then 16 zero int16 so a 64-byte load is clean), d.
+//   16 sums of 16 in natural order (bsums, then 16 zero int16 so a 64-byte load is clean), d,
+//   and for the AVX-512 panels the sums of 32 as word pairs (sum32Pairs).
 #pragma once
 
 #include "backend/cpu/act_quant.h"
@@ -39,7 +40,12 @@ struct alignas(64) ActSuper {
     int8_t qs[256];
     int16_t bsums[32];  // 16 used, 16 zero
     float d;
-    float pad[15];
+    // Sums of the 32-element sub-blocks s (sum32_s = bsums[2s] + bsums[2s + 1], |sum32| <= 4064)
+    // as word pairs for vpdpwssd, low word first, filled by the AVX-512 prepare only:
+    // [w] = (sum32_s, sum32_s+2) for s = 0, 1, 4, 5 (the Q4_K / Q5_K panels' mins),
+    // [4 + w] = (sum32_2w, sum32_2w+1) (the IQ4_XS panels' offset), w < 4.
+    int32_t sum32Pairs[8];
+    float pad[7];
 };
 static_assert(sizeof(ActSuper) == 384);
 

@@ -702,6 +702,7 @@ void prepare(const float* x, int64_t K, void* out) {
         std::memset(A.bsums, 0, sizeof A.bsums);
         if (amax == 0.0f) {
             std::memset(A.qs, 0, sizeof A.qs);
+            std::memset(A.sum32Pairs, 0, sizeof A.sum32Pairs);
             A.d = 0;
             continue;
         }
@@ -727,6 +728,16 @@ void prepare(const float* x, int64_t K, void* out) {
             _mm_storeu_si128(reinterpret_cast<__m128i*>(A.qs + halfPos(Order, c, 1)), _mm512_cvtepi32_epi8(q1));
         }
         A.d = 1 / iscale;
+        int32_t s32[8];
+        for (int s = 0; s < 8; ++s) s32[s] = A.bsums[2 * s] + A.bsums[2 * s + 1];
+        auto pair = [&](int lo, int hi) {
+            return static_cast<int32_t>(static_cast<uint16_t>(s32[lo]) | static_cast<uint32_t>(static_cast<uint16_t>(s32[hi])) << 16);
+        };
+        constexpr int kMinPair[4] = {0, 1, 4, 5};
+        for (int w = 0; w < 4; ++w) {
+            A.sum32Pairs[w] = pair(kMinPair[w], kMinPair[w] + 2);
+            A.sum32Pairs[4 + w] = pair(2 * w, 2 * w + 1);
+        }
     }
 }
 

@@ -151,15 +151,8 @@ void panelTileQ45_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_
         const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + L::kDmin)));
         for (int j = 0; j < T; ++j) {
             const ActSuper& A = x[j][sb];
-            int32_t s32[8];
-            for (int s = 0; s < 8; ++s) s32[s] = A.bsums[2 * s] + A.bsums[2 * s + 1];
-            auto pair = [&](int s) {  // words (bsum of sub-block s, of s + 2)
-                return _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(s32[s]) | static_cast<uint32_t>(static_cast<uint16_t>(s32[s + 2])) << 16));
-            };
-            __m512i imin = _mm512_dpwssd_epi32(_mm512_setzero_si512(), mins[0], pair(0));
-            imin = _mm512_dpwssd_epi32(imin, mins[1], pair(1));
-            imin = _mm512_dpwssd_epi32(imin, mins[2], pair(4));
-            imin = _mm512_dpwssd_epi32(imin, mins[3], pair(5));
+            __m512i imin = _mm512_setzero_si512();
+            for (int w = 0; w < 4; ++w) imin = _mm512_dpwssd_epi32(imin, mins[w], _mm512_set1_epi32(A.sum32Pairs[w]));
             acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[j]), _mm512_mul_ps(dw, _mm512_set1_ps(A.d)), acc[j]);
             acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(imin), _mm512_mul_ps(dm, _mm512_set1_ps(-A.d)), acc[j]);
         }
@@ -306,14 +299,15 @@ void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
 }
 
 // ---- IQ4_XS ----
-// 16 x 136 bytes per super-block: 32 vectors of 4 quant bytes of each row (vector v = bytes 4v ..
-// + 3 of qs: sub-block s = v / 4, low nibbles elements 32s + 4(v % 4).., high nibbles 16 further),
-// the 16 rows' scales_l (dwords), scales_h and d (words). Levels looked up by vpshufb as level +
+// 16 x 136 bytes per super-block, read front to back: the 16 rows' scales_l (dwords), scales_h and
+// d (words), then 32 vectors of 4 quant bytes of each row (vector v = bytes 4v .. + 3 of qs:
+// sub-block s = v / 4, low nibbles elements 32s + 4(v % 4).., high nibbles 16 further). Levels looked up by vpshufb as level +
 // 127 (unsigned, 0 .. 240) for vpdpbusd; the offset comes back out through the activation's
 // sub-block sums. Numerics as Q4_K's panels: per super-block the exact integer sum
 // isum = sum_s sc_s * ((q_s + 127) . a_s) - 127 * sum_s sc_s * asum_s (sc_s = ls_s - 32), then
 // acc = fma(isum, d * da, acc) in super-block order.
 constexpr size_t kIQ4XSPanelBlock = 16 * 136;
+constexpr size_t kIQ4XSScalesL = 0, kIQ4XSScalesH = 64, kIQ4XSD = 96, kIQ4XSQuants = 128;
 constexpr int kIQ4XSOffset = 127;  // -kIQ4NLValues[0]
 static_assert(tensor::kIQ4NLValues[0] == -kIQ4XSOffset);
 
@@ -336,10 +330,10 @@ void packIQ4_XS(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uin
             uint8_t* dst = out + 16 * pn * rowBytes + sb * kIQ4XSPanelBlock;
             for (int i = 0; i < 16; ++i) {
                 const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 136;
-                for (int v = 0; v < 32; ++v) std::memcpy(dst + 64 * v + 4 * i, b + 8 + 4 * v, 4);
-                std::memcpy(dst + 2048 + 4 * i, b + 4, 4);  // scales_l
-                std::memcpy(dst + 2112 + 2 * i, b + 2, 2);  // scales_h
-                std::memcpy(dst + 2144 + 2 * i, b, 2);      // d
+                std::memcpy(dst + kIQ4XSScalesL + 4 * i, b + 4, 4);
+                std::memcpy(dst + kIQ4XSScalesH + 2 * i, b + 2, 2);
+                std::memcpy(dst + kIQ4XSD + 2 * i, b, 2);
+                for (int v = 0; v < 32; ++v) std::memcpy(dst + kIQ4XSQuants + 64 * v + 4 * i, b + 8 + 4 * v, 4);
             }
         }
 }
@@ -357,8 +351,8 @@ void panelTileIQ4_XS(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64
     const __m512i table = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(kIQ4XSLevels.data())));
     for (int64_t sb = 0; sb < nSuper; ++sb) {
         const uint8_t* p = panel + sb * kIQ4XSPanelBlock;
-        const __m512i sl = _mm512_loadu_si512(p + 2048);
-        const __m512i sh = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2112)));
+        const __m512i sl = _mm512_loadu_si512(p + kIQ4XSScalesL);
+        const __m512i sh = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kIQ4XSScalesH)));
         __m512i sc[8];
 #pragma GCC unroll 8
         for (int s = 0; s < 8; ++s)
@@ -373,7 +367,7 @@ void panelTileIQ4_XS(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64
             for (int j = 0; j < T; ++j) ds[j] = _mm512_setzero_si512();
 #pragma GCC unroll 4
             for (int k = 0; k < 4; ++k) {
-                const __m512i w = _mm512_loadu_si512(p + 64 * (4 * s + k));
+                const __m512i w = _mm512_loadu_si512(p + kIQ4XSQuants + 64 * (4 * s + k));
                 const __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(w, m4));
                 const __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(w, 4), m4));
                 for (int j = 0; j < T; ++j) {
@@ -386,15 +380,11 @@ void panelTileIQ4_XS(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64
         // Scale pairs (sc_2w, sc_2w+1) as words, for vpdpwssd against the sub-block sums.
         __m512i scPair[4];
         for (int w = 0; w < 4; ++w) scPair[w] = _mm512_or_si512(_mm512_and_si512(sc[2 * w], lw), _mm512_slli_epi32(sc[2 * w + 1], 16));
-        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2144)));
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kIQ4XSD)));
         for (int j = 0; j < T; ++j) {
             const ActSuper& A = x[j][sb];
             __m512i ioff = _mm512_setzero_si512();
-            for (int w = 0; w < 4; ++w) {
-                const int32_t s0 = A.bsums[4 * w] + A.bsums[4 * w + 1], s1 = A.bsums[4 * w + 2] + A.bsums[4 * w + 3];
-                const __m512i pr = _mm512_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(s0) | static_cast<uint32_t>(static_cast<uint16_t>(s1)) << 16));
-                ioff = _mm512_dpwssd_epi32(ioff, scPair[w], pr);
-            }
+            for (int w = 0; w < 4; ++w) ioff = _mm512_dpwssd_epi32(ioff, scPair[w], _mm512_set1_epi32(A.sum32Pairs[4 + w]));
             const __m512i total = _mm512_sub_epi32(isum[j], _mm512_mullo_epi32(ioff, _mm512_set1_epi32(kIQ4XSOffset)));
             acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(dw, _mm512_set1_ps(A.d)), acc[j]);
         }
