@@ -326,12 +326,15 @@ private slots:
     // prefill tiles), with a few (batched decode) or alone (the decode tiles), and whether its
     // row falls in a full tile or in the rows left over, they are the same bits. Batched decode,
     // a shared prompt prefix and chunked prefill rely on it (test_batch_decode checks the scores
-    // end to end). Checked for the kernels that promise it: every kernel of the 32-element formats.
+    // end to end). Checked for the kernels that promise it: every kernel of the 32-element formats
+    // and of the lattice i-quants (whose AVX-512 prefill decodes 16-row panels, its decode not).
     void tokenResultIndependentOfPass() {
         ThreadPool pool(2);
         for (TensorType t : {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-                             TensorType::IQ4_NL, TensorType::MXFP4}) {
-            for (int64_t K : {416, 2048, 4256}) {
+                             TensorType::IQ4_NL, TensorType::MXFP4, TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S,
+                             TensorType::IQ3_XXS, TensorType::IQ3_S}) {
+            for (int64_t K : {416, 2048, 4256, 768, 4352}) {
+                if (K % tensor::traits(t).blockElems) continue;
                 const Problem p(t, 67, K, 40, 17);
                 for (const MatmulKernel* k : availableKernels(t)) {
                     const auto all = p.run(*k, pool);

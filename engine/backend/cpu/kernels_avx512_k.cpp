@@ -1,5 +1,6 @@
-// AVX-512 (VNNI) kernels for the K-quants Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS and the lattice
-// i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S x Q8_K activations.
+// AVX-512 (VNNI) kernels for the K-quants Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS x Q8_K
+// activations, and the kernel table of the lattice i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S
+// too (their compute is in kernels_avx512_grid.cpp).
 //
 // Per super-block (256 weights) a row unpacks into 4 zmm of unsigned quants q[z] (64 each) and 4
 // zmm of 16-bit sub-block scales sc[z] (one scale per 32-bit lane), in the order the activation
@@ -7,9 +8,8 @@
 // pairs of words and vpdpwssd multiplies those by the sub-block scales into 32-bit lanes. The
 // weights' offset (Q3_K q - 4, Q6_K q - 32) is removed in the same integer sum via the
 // activation's 16-element sums (bsums); the mins of Q2_K / Q4_K / Q5_K (scaled by dmin, not d)
-// get their own FMA. The lattice i-quants are all integer as well (see GridCtx below), and IQ4_XS
-// takes their inner step too, its signs coming from the level table (see DecIQ4_XS). Prefill
-// unpacks a tile's rows once per block of tokens (see compute).
+// get their own FMA. IQ4_XS takes the lattice step (see GridUnpacked), its signs coming from the
+// level table (see DecIQ4_XS). Prefill unpacks a tile's rows once per block of tokens (see compute).
 // Q4_K, Q5_K, Q6_K and IQ4_XS weights repacked at load (packKPanels) run lane-per-row panels instead,
 // for decode and prefill alike, with an exact integer sum per super-block (kernels_avx512_kpanel.cpp):
 // on Zen 4, bench_kernels 1 thread, Q4_K matvec 540 -> 258 µs, prefill 134 -> 301 GOP/s;
@@ -18,7 +18,6 @@
 #include "backend/cpu/act_layout.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
-#include "tensor/iq_grids.h"
 
 #include <immintrin.h>
 
@@ -212,217 +211,17 @@ struct DecQ2_K {
     }
 };
 
-// ---- lattice i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S -------------------------------------
-// One zmm = two sub-blocks of 32 (natural order): 64 unsigned grid magnitudes (<= 62), the 64 sign
-// bits of the two sub-blocks as an opmask that negates the activation bytes (vpsubb under mask;
-// Q8_K quants are in [-127, 127]), and the two odd scales ls (<= 31) as words. vpmaddubsw pairs
-// stay below 2 * 62 * 127 and vpdpwssd by ls keeps every sum an exact int32, as in the reference;
-// d carries the format's fixed factor (1/8 IQ2_*, 1/4 IQ3_XXS, exact). The decode (one token) path
-// takes the block two sub-blocks at a time (accumulateGridDirect); the prefill tiles unpack the
-// whole block (GridUnpacked, 8 zmm + 4 masks) for their 4 tokens.
-struct GridCtx {
-    alignas(32) uint64_t signs[4];  // signs[k]: sub-blocks 2k (bits 0-31) and 2k+1 (bit j: element j negative)
-    __m512i ls;                     // dwords 0-7: ls of sub-block ib (IQ2_XS / IQ2_S: two words); upper half 0
-    float d;
-};
-
+// ---- The lattice step (IQ4_XS's rows after its panels) ----------------------------------------
+// One zmm = two sub-blocks of 32: 64 unsigned magnitudes, the 64 sign bits as an opmask that
+// negates the activation bytes (vpsubb under mask; Q8_K quants are in [-127, 127]), and the
+// sub-blocks' scales as words: vpmaddubsw, then vpdpwssd (gridDot, simd_x86.h), every sum an exact
+// int32. (The lattice i-quants IQ2_* / IQ3_* are in kernels_avx512_grid.cpp.)
 struct GridUnpacked {
     __m512i q[4];
     __m512i sc[4];
     __mmask64 neg[4];
     float d;
 };
-
-// vpermw controls: words 0-15 = the ls of sub-block 2k, 16-31 = that of 2k+1 (low word of its dword).
-alignas(64) constexpr uint16_t kIdxGrid[4][32] = {
-#define H16(a) a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a
-    {H16(0), H16(2)},
-    {H16(4), H16(6)},
-    {H16(8), H16(10)},
-    {H16(12), H16(14)},
-#undef H16
-};
-// IQ2_XS / IQ2_S, a scale per half of 16: dword ib = ls of its first half | ls of its second << 16.
-alignas(64) constexpr uint16_t kIdxGridHalf[4][32] = {
-#define H8(a) a, a, a, a, a, a, a, a
-    {H8(0), H8(1), H8(2), H8(3)},
-    {H8(4), H8(5), H8(6), H8(7)},
-    {H8(8), H8(9), H8(10), H8(11)},
-    {H8(12), H8(13), H8(14), H8(15)},
-#undef H8
-};
-
-// 8 scale bytes (low nibble: first half of the sub-block) -> c.ls dwords (2 lo + 1) | (2 hi + 1) << 16.
-static inline void halfScales(GridCtx& c, const uint8_t* scales) {
-    const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales)));
-    const __m256i m4 = _mm256_set1_epi32(0xF);
-    const __m256i w = _mm256_or_si256(_mm256_and_si256(v, m4), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(v, 4), m4), 16));
-    c.ls = _mm512_zextsi256_si512(_mm256_or_si256(_mm256_slli_epi32(w, 1), _mm256_set1_epi32(0x10001)));
-}
-
-// Bytes holding a 7-bit sign index each -> the kIQ2Signs byte: bit 7 = parity of bits 0-6, by a
-// nibble-parity vpshufb lookup.
-static inline __m256i signBytes(__m256i idx) {
-    const __m256i par = _mm256_broadcastsi128_si256(
-        _mm_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0));
-    const __m256i m4 = _mm256_set1_epi8(0x0F);
-    const __m256i pl = _mm256_shuffle_epi8(par, _mm256_and_si256(idx, m4));
-    const __m256i ph = _mm256_shuffle_epi8(par, _mm256_and_si256(_mm256_srli_epi16(idx, 4), m4));
-    return _mm256_or_si256(idx, _mm256_xor_si256(pl, ph));
-}
-
-// IQ2_XXS / IQ3_XXS: the 8 aux words (sign indices in bits 7l..7l+6, scale in bits 28-31).
-static inline void xxsContext(GridCtx& c, __m256i aux) {
-    const __m256i m7 = _mm256_set1_epi32(0x7F);
-    __m256i idx = _mm256_and_si256(aux, m7);
-    idx = _mm256_or_si256(idx, _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(m7, 8)));
-    idx = _mm256_or_si256(idx, _mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_slli_epi32(m7, 16)));
-    idx = _mm256_or_si256(idx, _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_slli_epi32(m7, 24)));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(c.signs), signBytes(idx));
-    const __m256i ls = _mm256_or_si256(_mm256_slli_epi32(_mm256_srli_epi32(aux, 28), 1), _mm256_set1_epi32(1));
-    c.ls = _mm512_zextsi256_si512(ls);
-}
-
-// Grid points by scalar loads (IQ3_*: two 32-bit points per 64-bit insert). On Zen 4 a 16-lane
-// vpgatherdd was slower: IQ3_XXS ran 1.33x the AVX2 kernel's time with it (0.87x with the loads),
-// IQ3_S ~4 % slower with it than with its vector-built indices stored and loaded back.
-struct DecIQ2_XXS {
-    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_XXS);
-    static constexpr bool kGrid = true;
-    static constexpr KOrder kOrder = KOrder::Natural;
-    static inline void context(const uint8_t* p, GridCtx& c) {
-        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
-        // 16 dwords: (grid indices, aux) per sub-block
-        const __m512i z = _mm512_loadu_si512(p + 2);
-        xxsContext(c, _mm512_cvtepi64_epi32(_mm512_srli_epi64(z, 32)));
-    }
-    static inline __m512i grid(const uint8_t* p, int k) {
-        const uint8_t* i = p + 2 + 16 * k;
-        const uint64_t* g = tensor::kIQ2XXSGrid;
-        return _mm512_set_epi64(static_cast<long long>(g[i[11]]), static_cast<long long>(g[i[10]]),
-                                static_cast<long long>(g[i[9]]), static_cast<long long>(g[i[8]]),
-                                static_cast<long long>(g[i[3]]), static_cast<long long>(g[i[2]]),
-                                static_cast<long long>(g[i[1]]), static_cast<long long>(g[i[0]]));
-    }
-};
-
-struct DecIQ3_XXS {
-    static constexpr size_t kBlock = sizeof(tensor::BlockIQ3_XXS);
-    static constexpr bool kGrid = true;
-    static constexpr KOrder kOrder = KOrder::Natural;
-    static inline void context(const uint8_t* p, GridCtx& c) {
-        c.d = 0.25f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
-        xxsContext(c, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 + 64)));
-    }
-    static inline __m512i grid(const uint8_t* p, int k) {
-        const uint8_t* i = p + 2 + 16 * k;
-        const uint32_t* g = tensor::kIQ3XXSGrid;
-        auto v = [&](int j) { return static_cast<long long>(g[i[j]] | static_cast<uint64_t>(g[i[j + 1]]) << 32); };
-        return _mm512_set_epi64(v(14), v(12), v(10), v(8), v(6), v(4), v(2), v(0));
-    }
-};
-
-struct DecIQ3_S {
-    static constexpr size_t kBlock = sizeof(tensor::BlockIQ3_S);
-    static constexpr bool kGrid = true;
-    static constexpr KOrder kOrder = KOrder::Natural;
-    static inline void context(const uint8_t* p, GridCtx& c) {
-        const auto& b = *reinterpret_cast<const tensor::BlockIQ3_S*>(p);
-        c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
-        std::memcpy(c.signs, b.signs, sizeof c.signs);
-        const __m256i w = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(loadU32(b.scales))),
-                                            _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
-        c.ls = _mm512_zextsi256_si512(
-            _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xF)), 1), _mm256_set1_epi32(1)));
-    }
-    static inline __m512i grid(const uint8_t* p, int k) {
-        const auto& b = *reinterpret_cast<const tensor::BlockIQ3_S*>(p);
-        // lane l: bit l of the two qh bytes (sub-blocks 2k, 2k+1) rotated to bit 8
-        const __m512i rot = _mm512_setr_epi32(8, 7, 6, 5, 4, 3, 2, 1, 0, 31, 30, 29, 28, 27, 26, 25);
-        const __m512i hi = _mm512_and_si512(_mm512_rolv_epi32(_mm512_set1_epi32(loadU16(b.qh + 2 * k)), rot),
-                                            _mm512_set1_epi32(0x100));
-        const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16 * k)));
-        alignas(64) uint32_t idx[16];
-        _mm512_store_si512(idx, _mm512_or_si512(lo, hi));
-        const uint32_t* g = tensor::kIQ3SGrid;
-        auto v = [&](int j) { return static_cast<long long>(g[idx[j]] | static_cast<uint64_t>(g[idx[j + 1]]) << 32); };
-        return _mm512_set_epi64(v(14), v(12), v(10), v(8), v(6), v(4), v(2), v(0));
-    }
-};
-
-// IQ2_XS: u16 per group of 8 = 9-bit grid index | 7-bit sign index << 9; a scale per half.
-struct DecIQ2_XS {
-    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_XS);
-    static constexpr bool kGrid = true, kHalfScales = true;
-    static constexpr KOrder kOrder = KOrder::Natural;
-    static inline void context(const uint8_t* p, GridCtx& c) {
-        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
-        const __m256i idx = _mm512_cvtepi16_epi8(_mm512_srli_epi16(_mm512_loadu_si512(p + 2), 9));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(c.signs), signBytes(idx));
-        halfScales(c, p + 2 + 64);
-    }
-    static inline __m512i grid(const uint8_t* p, int k) {
-        const uint8_t* i = p + 2 + 16 * k;
-        const uint64_t* g = tensor::kIQ2XSGrid;
-        auto v = [&](int j) { return static_cast<long long>(g[loadU16(i + 2 * j) & 511]); };
-        return _mm512_set_epi64(v(7), v(6), v(5), v(4), v(3), v(2), v(1), v(0));
-    }
-};
-
-// IQ2_S: 10-bit indices (qs byte + 2 bits of qh), plain sign bytes, a scale per half.
-struct DecIQ2_S {
-    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_S);
-    static constexpr bool kGrid = true, kHalfScales = true;
-    static constexpr KOrder kOrder = KOrder::Natural;
-    static inline void context(const uint8_t* p, GridCtx& c) {
-        const auto& b = *reinterpret_cast<const tensor::BlockIQ2_S*>(p);
-        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
-        std::memcpy(c.signs, b.qs + 32, sizeof c.signs);
-        halfScales(c, b.scales);
-    }
-    static inline __m512i grid(const uint8_t* p, int k) {
-        const auto& b = *reinterpret_cast<const tensor::BlockIQ2_S*>(p);
-        const uint8_t* i = b.qs + 8 * k;
-        const uint32_t h = loadU16(b.qh + 2 * k);  // 2 bits per group of 8
-        const uint64_t* g = tensor::kIQ2SGrid;
-        auto v = [&](int j) { return static_cast<long long>(g[i[j] | ((h >> (2 * j) << 8) & 0x300)]); };
-        return _mm512_set_epi64(v(7), v(6), v(5), v(4), v(3), v(2), v(1), v(0));
-    }
-};
-
-template <class Dec>
-constexpr bool gridQuants() {
-    if constexpr (requires { Dec::kGrid; }) return Dec::kGrid;
-    return false;
-}
-
-template <class Dec>
-constexpr bool halfScaleQuants() {
-    if constexpr (requires { Dec::kHalfScales; }) return Dec::kHalfScales;
-    return false;
-}
-
-template <class Dec>
-static inline void gridPair(const uint8_t* p, const GridCtx& c, int k, __m512i& q, __m512i& sc, __mmask64& neg) {
-    q = Dec::grid(p, k);
-    sc = _mm512_permutexvar_epi16(loadIdx(halfScaleQuants<Dec>() ? kIdxGridHalf[k] : kIdxGrid[k]), c.ls);
-    neg = _cvtu64_mask64(c.signs[k]);
-}
-
-static inline __m512i gridDot(__m512i isum, __m512i q, __m512i sc, __mmask64 neg, const int8_t* a) {
-    const __m512i av = _mm512_load_si512(a);
-    const __m512i as = _mm512_mask_sub_epi8(av, neg, _mm512_setzero_si512(), av);
-    return _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(q, as), sc);
-}
-
-template <class Dec>
-static inline void decodeGrid(const uint8_t* p, GridUnpacked& u) {
-    GridCtx c;
-    Dec::context(p, c);
-    u.d = c.d;
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) gridPair<Dec>(p, c, k, u.q[k], u.sc[k], u.neg[k]);
-}
 
 static inline void accumulateGrid(const GridUnpacked& u, const ActSuper& A, __m512& acc) {
     __m512i isum = _mm512_setzero_si512();
@@ -431,21 +230,6 @@ static inline void accumulateGrid(const GridUnpacked& u, const ActSuper& A, __m5
     acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(u.d * A.d), acc);
 }
 
-// One row's super-block against one token, two sub-blocks at a time (no unpacked block to keep).
-template <class Dec>
-static inline void accumulateGridDirect(const uint8_t* p, const ActSuper& A, __m512& acc) {
-    GridCtx c;
-    Dec::context(p, c);
-    __m512i isum = _mm512_setzero_si512();
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-        __m512i q, sc;
-        __mmask64 neg;
-        gridPair<Dec>(p, c, k, q, sc, neg);
-        isum = gridDot(isum, q, sc, neg, reinterpret_cast<const int8_t*>(A.qs) + 64 * k);
-    }
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(c.d * A.d), acc);
-}
 
 // ---- IQ4_XS ----------------------------------------------------------------------------------
 // Levels kIQ4NLValues (|level| <= 127) with a 6-bit scale ls - 32 per sub-block of 32, Q8_K
@@ -574,13 +358,6 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
                 decodeLevelBlock<Dec>(wp, u);
                 for (int j = 0; j < T; ++j)
                     accumulateGrid(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
-            } else if constexpr (gridQuants<Dec>() && T == 1) {
-                accumulateGridDirect<Dec>(wp, reinterpret_cast<const ActSuper*>(a.act + t * a.actStride)[sb], acc[i][0]);
-            } else if constexpr (gridQuants<Dec>()) {
-                GridUnpacked u;
-                decodeGrid<Dec>(wp, u);
-                for (int j = 0; j < T; ++j)
-                    accumulateGrid(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
             } else {
                 Unpacked u;
                 Dec::decode(wp, u);
@@ -597,12 +374,11 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
 // a per-thread buffer, and every 4 x 4 tile of that block reads them back; the products per (row,
 // token) are tile()'s, in the same order, so the results are bit-identical to it.
 template <class Dec>
-using UnpackedOf = std::conditional_t<levelQuants<Dec>() || gridQuants<Dec>(), GridUnpacked, Unpacked>;
+using UnpackedOf = std::conditional_t<levelQuants<Dec>(), GridUnpacked, Unpacked>;
 
 template <class Dec>
 static inline void unpackSuper(const uint8_t* wp, UnpackedOf<Dec>& u) {
     if constexpr (levelQuants<Dec>()) decodeLevelBlock<Dec>(wp, u);
-    else if constexpr (gridQuants<Dec>()) decodeGrid<Dec>(wp, u);
     else Dec::decode(wp, u);
 }
 
@@ -617,7 +393,7 @@ void tileUnpacked(const MatmulArgs& a, const UnpackedOf<Dec>* rows, int64_t r, i
             const UnpackedOf<Dec>& u = rows[sb * R + i];
             for (int j = 0; j < T; ++j) {
                 const ActSuper& A = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb];
-                if constexpr (levelQuants<Dec>() || gridQuants<Dec>()) accumulateGrid(u, A, acc[i][j]);
+                if constexpr (levelQuants<Dec>()) accumulateGrid(u, A, acc[i][j]);
                 else accumulate<Dec>(u, A, acc[i][j]);
             }
         }
@@ -752,11 +528,11 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>, packKPanels<TensorType::Q5_K>, true},
         {TensorType::Q6_K, SimdLevel::Avx512, superActBytes, prepare<DecQ6_K::kOrder>, compute<DecQ6_K>, packKPanels<TensorType::Q6_K>, true},
         {TensorType::IQ4_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ4_XS::kOrder>, compute<DecIQ4_XS>, packKPanels<TensorType::IQ4_XS>, true},
-        {TensorType::IQ2_XXS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XXS::kOrder>, compute<DecIQ2_XXS>},
-        {TensorType::IQ2_XS, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_XS::kOrder>, compute<DecIQ2_XS>},
-        {TensorType::IQ2_S, SimdLevel::Avx512, superActBytes, prepare<DecIQ2_S::kOrder>, compute<DecIQ2_S>},
-        {TensorType::IQ3_XXS, SimdLevel::Avx512, superActBytes, prepare<DecIQ3_XXS::kOrder>, compute<DecIQ3_XXS>},
-        {TensorType::IQ3_S, SimdLevel::Avx512, superActBytes, prepare<DecIQ3_S::kOrder>, compute<DecIQ3_S>},
+        {TensorType::IQ2_XXS, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ2_XXS>},
+        {TensorType::IQ2_XS, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ2_XS>},
+        {TensorType::IQ2_S, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ2_S>},
+        {TensorType::IQ3_XXS, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ3_XXS>},
+        {TensorType::IQ3_S, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ3_S>},
     };
     for (const auto& k : kKernels)
         if (k.type == t) return &k;

@@ -14,6 +14,10 @@ template <tensor::TensorType T>
 void packKPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out);
 template <tensor::TensorType T>
 int64_t computeKPanels(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
+// The lattice i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S (kernels_avx512_grid.cpp, instantiated
+// for those five): MatmulKernel::compute of their kernels.
+template <tensor::TensorType T>
+void computeGrid(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1);
 // useBf16Dot: BF16 weights with vdpbf16ps (needs AVX512_BF16; the default where the CPU has it)
 // instead of widening + FMA.
 const MatmulKernel* floatKernel(tensor::TensorType t, bool useBf16Dot);  // kernels_avx512_float.cpp

@@ -59,6 +59,15 @@ __attribute__((target("avx512f,avx512vnni"))) static inline __m512i dpbusdBcast(
     return acc;
 }
 
+// The lattice step: isum += sc (words) x pairs of q (unsigned magnitudes) x a (64 signed bytes at
+// a, 64-byte aligned), the activation bytes negated where neg is set: vpmaddubsw then vpdpwssd.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static inline __m512i gridDot(__m512i isum, __m512i q, __m512i sc,
+                                                                                 __mmask64 neg, const int8_t* a) {
+    const __m512i av = _mm512_load_si512(a);
+    const __m512i as = _mm512_mask_sub_epi8(av, neg, _mm512_setzero_si512(), av);
+    return _mm512_dpwssd_epi32(isum, _mm512_maddubs_epi16(q, as), sc);
+}
+
 static inline float hsum256(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));

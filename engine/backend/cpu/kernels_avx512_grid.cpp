@@ -1,0 +1,480 @@
+// AVX-512 (VNNI) kernels for the lattice i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S x Q8_K
+// activations (natural order); their table entries are in kernels_avx512_k.cpp.
+//
+// A row's super-block decodes into 4 zmm of two sub-blocks of 32 each (Dec::grid, GridCtx): 64
+// unsigned grid magnitudes (<= 62), the 64 sign bits as an opmask, the odd scales ls (<= 31;
+// IQ2_XS / IQ2_S one per half of 16); d carries the format's fixed factor (1/8 IQ2_*, 1/4
+// IQ3_XXS, exact). Numerics, the same for every pass (decode, prefill, any number of tokens or
+// threads): per row and super-block the exact integer isum = sum_s ls_s * (v_s . a_s) (v the signed
+// grid values, as the reference's integer sums), then y = fma(float(isum), d * da, y) in
+// super-block order.
+//  - Decode (one token, rows past the last 16-row panel): rows one at a time, the lattice step
+//    (gridDot: activations negated under the sign mask, vpmaddubsw, vpdpwssd by ls), four rows'
+//    lane sums reduced together.
+//  - Prefill (two tokens or more): every 16 rows are decoded once per block of tokens into a
+//    lane-per-row panel (row i in 32-bit lane i) of v + 64 as unsigned bytes, for vpdpbusd
+//    against the token's 4 activation bytes broadcast, with the rows' scales and d beside them;
+//    the offset comes back out through the activation's sub-block sums (64 * sum_s ls_s * asum_s,
+//    vpdpwssd). The grid lookups, the costly part, are then shared by the block's tokens.
+#include "backend/cpu/act_layout.h"
+#include "backend/cpu/kernels_x86.h"
+#include "tensor/block_formats.h"
+#include "tensor/iq_grids.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+// GCC 12 reports -W(maybe-)uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_*).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c,bmi,bmi2")
+
+#include "backend/cpu/simd_x86.h"
+
+namespace verdict::cpu::avx512 {
+namespace {
+
+using namespace verdict::cpu::simd;
+using tensor::TensorType;
+
+static inline __m512i loadIdx(const uint16_t* p) { return _mm512_load_si512(p); }
+
+struct GridCtx {
+    alignas(32) uint64_t signs[4];  // signs[k]: sub-blocks 2k (bits 0-31) and 2k+1 (bit j: element j negative)
+    __m512i ls;                     // dwords 0-7: ls of sub-block ib (IQ2_XS / IQ2_S: two words); upper half 0
+    float d;
+};
+
+// vpermw controls: words 0-15 = the ls of sub-block 2k, 16-31 = that of 2k+1 (low word of its dword).
+alignas(64) constexpr uint16_t kIdxGrid[4][32] = {
+#define H16(a) a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a
+    {H16(0), H16(2)},
+    {H16(4), H16(6)},
+    {H16(8), H16(10)},
+    {H16(12), H16(14)},
+#undef H16
+};
+// IQ2_XS / IQ2_S, a scale per half of 16: dword ib = ls of its first half | ls of its second << 16.
+alignas(64) constexpr uint16_t kIdxGridHalf[4][32] = {
+#define H8(a) a, a, a, a, a, a, a, a
+    {H8(0), H8(1), H8(2), H8(3)},
+    {H8(4), H8(5), H8(6), H8(7)},
+    {H8(8), H8(9), H8(10), H8(11)},
+    {H8(12), H8(13), H8(14), H8(15)},
+#undef H8
+};
+
+// 8 scale bytes (low nibble: first half of the sub-block) -> c.ls dwords (2 lo + 1) | (2 hi + 1) << 16.
+static inline void halfScales(GridCtx& c, const uint8_t* scales) {
+    const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scales)));
+    const __m256i m4 = _mm256_set1_epi32(0xF);
+    const __m256i w = _mm256_or_si256(_mm256_and_si256(v, m4), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(v, 4), m4), 16));
+    c.ls = _mm512_zextsi256_si512(_mm256_or_si256(_mm256_slli_epi32(w, 1), _mm256_set1_epi32(0x10001)));
+}
+
+// Bytes holding a 7-bit sign index each -> the kIQ2Signs byte: bit 7 = parity of bits 0-6, by a
+// nibble-parity vpshufb lookup.
+static inline __m256i signBytes(__m256i idx) {
+    const __m256i par = _mm256_broadcastsi128_si256(
+        _mm_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0));
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i pl = _mm256_shuffle_epi8(par, _mm256_and_si256(idx, m4));
+    const __m256i ph = _mm256_shuffle_epi8(par, _mm256_and_si256(_mm256_srli_epi16(idx, 4), m4));
+    return _mm256_or_si256(idx, _mm256_xor_si256(pl, ph));
+}
+
+// IQ2_XXS / IQ3_XXS: the 8 aux words (sign indices in bits 7l..7l+6, scale in bits 28-31).
+static inline void xxsContext(GridCtx& c, __m256i aux) {
+    const __m256i m7 = _mm256_set1_epi32(0x7F);
+    __m256i idx = _mm256_and_si256(aux, m7);
+    idx = _mm256_or_si256(idx, _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(m7, 8)));
+    idx = _mm256_or_si256(idx, _mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_slli_epi32(m7, 16)));
+    idx = _mm256_or_si256(idx, _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_slli_epi32(m7, 24)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(c.signs), signBytes(idx));
+    const __m256i ls = _mm256_or_si256(_mm256_slli_epi32(_mm256_srli_epi32(aux, 28), 1), _mm256_set1_epi32(1));
+    c.ls = _mm512_zextsi256_si512(ls);
+}
+
+// Grid points by scalar loads (IQ3_*: two 32-bit points per 64-bit insert). On Zen 4 a 16-lane
+// vpgatherdd was slower: IQ3_XXS ran 1.33x the AVX2 kernel's time with it (0.87x with the loads),
+// IQ3_S ~4 % slower with it than with its vector-built indices stored and loaded back.
+struct DecIQ2_XXS {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_XXS);
+    static constexpr bool kGrid = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
+        // 16 dwords: (grid indices, aux) per sub-block
+        const __m512i z = _mm512_loadu_si512(p + 2);
+        xxsContext(c, _mm512_cvtepi64_epi32(_mm512_srli_epi64(z, 32)));
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        const uint8_t* i = p + 2 + 16 * k;
+        const uint64_t* g = tensor::kIQ2XXSGrid;
+        return _mm512_set_epi64(static_cast<long long>(g[i[11]]), static_cast<long long>(g[i[10]]),
+                                static_cast<long long>(g[i[9]]), static_cast<long long>(g[i[8]]),
+                                static_cast<long long>(g[i[3]]), static_cast<long long>(g[i[2]]),
+                                static_cast<long long>(g[i[1]]), static_cast<long long>(g[i[0]]));
+    }
+};
+
+struct DecIQ3_XXS {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ3_XXS);
+    static constexpr bool kGrid = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        c.d = 0.25f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
+        xxsContext(c, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 + 64)));
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        const uint8_t* i = p + 2 + 16 * k;
+        const uint32_t* g = tensor::kIQ3XXSGrid;
+        auto v = [&](int j) { return static_cast<long long>(g[i[j]] | static_cast<uint64_t>(g[i[j + 1]]) << 32); };
+        return _mm512_set_epi64(v(14), v(12), v(10), v(8), v(6), v(4), v(2), v(0));
+    }
+};
+
+struct DecIQ3_S {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ3_S);
+    static constexpr bool kGrid = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ3_S*>(p);
+        c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
+        std::memcpy(c.signs, b.signs, sizeof c.signs);
+        const __m256i w = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(loadU32(b.scales))),
+                                            _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+        c.ls = _mm512_zextsi256_si512(
+            _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xF)), 1), _mm256_set1_epi32(1)));
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ3_S*>(p);
+        // lane l: bit l of the two qh bytes (sub-blocks 2k, 2k+1) rotated to bit 8
+        const __m512i rot = _mm512_setr_epi32(8, 7, 6, 5, 4, 3, 2, 1, 0, 31, 30, 29, 28, 27, 26, 25);
+        const __m512i hi = _mm512_and_si512(_mm512_rolv_epi32(_mm512_set1_epi32(loadU16(b.qh + 2 * k)), rot),
+                                            _mm512_set1_epi32(0x100));
+        const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16 * k)));
+        alignas(64) uint32_t idx[16];
+        _mm512_store_si512(idx, _mm512_or_si512(lo, hi));
+        const uint32_t* g = tensor::kIQ3SGrid;
+        auto v = [&](int j) { return static_cast<long long>(g[idx[j]] | static_cast<uint64_t>(g[idx[j + 1]]) << 32); };
+        return _mm512_set_epi64(v(14), v(12), v(10), v(8), v(6), v(4), v(2), v(0));
+    }
+};
+
+// IQ2_XS: u16 per group of 8 = 9-bit grid index | 7-bit sign index << 9; a scale per half.
+struct DecIQ2_XS {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_XS);
+    static constexpr bool kGrid = true, kHalfScales = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
+        const __m256i idx = _mm512_cvtepi16_epi8(_mm512_srli_epi16(_mm512_loadu_si512(p + 2), 9));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(c.signs), signBytes(idx));
+        halfScales(c, p + 2 + 64);
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        const uint8_t* i = p + 2 + 16 * k;
+        const uint64_t* g = tensor::kIQ2XSGrid;
+        auto v = [&](int j) { return static_cast<long long>(g[loadU16(i + 2 * j) & 511]); };
+        return _mm512_set_epi64(v(7), v(6), v(5), v(4), v(3), v(2), v(1), v(0));
+    }
+};
+
+// IQ2_S: 10-bit indices (qs byte + 2 bits of qh), plain sign bytes, a scale per half.
+struct DecIQ2_S {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_S);
+    static constexpr bool kGrid = true, kHalfScales = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ2_S*>(p);
+        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
+        std::memcpy(c.signs, b.qs + 32, sizeof c.signs);
+        halfScales(c, b.scales);
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ2_S*>(p);
+        const uint8_t* i = b.qs + 8 * k;
+        const uint32_t h = loadU16(b.qh + 2 * k);  // 2 bits per group of 8
+        const uint64_t* g = tensor::kIQ2SGrid;
+        auto v = [&](int j) { return static_cast<long long>(g[i[j] | ((h >> (2 * j) << 8) & 0x300)]); };
+        return _mm512_set_epi64(v(7), v(6), v(5), v(4), v(3), v(2), v(1), v(0));
+    }
+};
+
+template <class Dec>
+constexpr bool halfScaleQuants() {
+    if constexpr (requires { Dec::kHalfScales; }) return Dec::kHalfScales;
+    return false;
+}
+
+template <class Dec>
+static inline void gridPair(const uint8_t* p, const GridCtx& c, int k, __m512i& q, __m512i& sc, __mmask64& neg) {
+    q = Dec::grid(p, k);
+    sc = _mm512_permutexvar_epi16(loadIdx(halfScaleQuants<Dec>() ? kIdxGridHalf[k] : kIdxGrid[k]), c.ls);
+    neg = _cvtu64_mask64(c.signs[k]);
+}
+
+// ---- Decode: rows one at a time ----
+
+// One row's super-block against one token: the exact integer sum as 16 lane sums; d by reference.
+template <class Dec>
+static inline __m512i rowLanes(const uint8_t* p, const int8_t* a, float& d) {
+    GridCtx c;
+    Dec::context(p, c);
+    d = c.d;
+    __m512i isum = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+        __m512i q, sc;
+        __mmask64 neg;
+        gridPair<Dec>(p, c, k, q, sc, neg);
+        isum = gridDot(isum, q, sc, neg, a + 64 * k);
+    }
+    return isum;
+}
+
+// The lane sums of four rows: lane i of the result = the sum of v[i]'s 16 lanes.
+static inline __m128i reduce4(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
+    const __m512i a = _mm512_add_epi32(_mm512_unpacklo_epi32(v0, v1), _mm512_unpackhi_epi32(v0, v1));
+    const __m512i b = _mm512_add_epi32(_mm512_unpacklo_epi32(v2, v3), _mm512_unpackhi_epi32(v2, v3));
+    // per 128-bit lane: (v0, v1, v2, v3) partial sums
+    const __m512i c = _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+    const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(c), _mm512_extracti64x4_epi64(c, 1));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+// Four rows' super-block sb: their lane sums and d.
+struct alignas(64) FourRows {
+    __m512i lanes[4];
+    float d[4];
+};
+
+// Rows [r0, r1) x token t. Four rows at a time, all their super-blocks first (the lane sums kept),
+// then the exact sums and the float steps: reducing each row's lanes right after its lookups
+// (a long dependency chain at the end of a large body) ran ~10 % slower.
+template <class Dec>
+void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    const auto* x = reinterpret_cast<const ActSuper*>(a.act + t * a.actStride);
+    int64_t r = r0;
+    if (r + 4 <= r1) {
+        FourRows* buf = threadBuffer<FourRows>(static_cast<size_t>(nSuper));
+        for (; r + 4 <= r1; r += 4) {
+            for (int64_t sb = 0; sb < nSuper; ++sb) {
+                const auto* aq = reinterpret_cast<const int8_t*>(x[sb].qs);
+                for (int i = 0; i < 4; ++i) {
+                    const uint8_t* wp = a.W + (r + i) * a.rowBytes + sb * Dec::kBlock;
+                    prefetchSpan(wp + 4 * a.rowBytes, Dec::kBlock);
+                    buf[sb].lanes[i] = rowLanes<Dec>(wp, aq, buf[sb].d[i]);
+                }
+            }
+            __m128 acc = _mm_setzero_ps();
+            for (int64_t sb = 0; sb < nSuper; ++sb) {
+                const FourRows& f = buf[sb];
+                const __m128i isum = reduce4(f.lanes[0], f.lanes[1], f.lanes[2], f.lanes[3]);
+                acc = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), _mm_mul_ps(_mm_load_ps(f.d), _mm_set1_ps(x[sb].d)), acc);
+            }
+            _mm_storeu_ps(a.Y + t * a.ldy + r, acc);
+        }
+    }
+    for (; r < r1; ++r) {
+        float acc = 0;
+        for (int64_t sb = 0; sb < nSuper; ++sb) {
+            float d;
+            const __m512i lanes = rowLanes<Dec>(a.W + r * a.rowBytes + sb * Dec::kBlock, reinterpret_cast<const int8_t*>(x[sb].qs), d);
+            acc = std::fma(static_cast<float>(_mm512_reduce_add_epi32(lanes)), d * x[sb].d, acc);
+        }
+        a.Y[t * a.ldy + r] = acc;
+    }
+}
+
+// ---- Prefill: 16-row panels decoded once per block of tokens ----
+// Per super-block, 64-byte aligned: 64 vectors of quants (vector v: elements 4v .. 4v + 3 of the
+// 16 rows, v + 64 as unsigned bytes), kSubs vectors of scales (dword i: ls of row i's sub-block,
+// of 32 elements, or of 16 for IQ2_XS / IQ2_S), kSubs / 2 vectors of scale pairs (words ls_2w,
+// ls_2w+1) for vpdpwssd against the activation's sums, the 16 rows' d.
+constexpr int kOffset = 64;
+
+template <class Dec>
+struct PanelLayout {
+    static constexpr int kSubs = halfScaleQuants<Dec>() ? 16 : 8;
+    static constexpr int kSubVectors = 64 / kSubs;  // quant vectors per sub-block
+    static constexpr size_t kScales = 64 * 64, kPairs = kScales + 64 * kSubs, kD = kPairs + 32 * kSubs;
+    static constexpr size_t kBytes = kD + 64;
+};
+
+// Transposes 16 rows of 16 dwords: out[m] lane i = in[i] lane m.
+static inline void transpose16(const __m512i in[16], __m512i out[16]) {
+    __m512i t[16], u[16];
+    for (int i = 0; i < 8; ++i) {
+        t[2 * i] = _mm512_unpacklo_epi32(in[2 * i], in[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(in[2 * i], in[2 * i + 1]);
+    }
+    // u[4g + e], 128-bit lane L: dword 4L + e of rows 4g .. 4g + 3
+    for (int g = 0; g < 4; ++g) {
+        u[4 * g] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+        u[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+        u[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+        u[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+    }
+    for (int e = 0; e < 4; ++e) {
+        const __m512i x0 = _mm512_shuffle_i32x4(u[e], u[4 + e], 0x44), x1 = _mm512_shuffle_i32x4(u[e], u[4 + e], 0xEE);
+        const __m512i y0 = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0x44), y1 = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0xEE);
+        out[e] = _mm512_shuffle_i32x4(x0, y0, 0x88);
+        out[4 + e] = _mm512_shuffle_i32x4(x0, y0, 0xDD);
+        out[8 + e] = _mm512_shuffle_i32x4(x1, y1, 0x88);
+        out[12 + e] = _mm512_shuffle_i32x4(x1, y1, 0xDD);
+    }
+}
+
+// Rows r .. r + 15, every super-block, into the panel at out.
+template <class Dec>
+void decodePanel(const MatmulArgs& a, int64_t r, uint8_t* out) {
+    using L = PanelLayout<Dec>;
+    const int64_t nSuper = a.K / 256;
+    const __m512i off = _mm512_set1_epi8(kOffset);
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        uint8_t* P = out + sb * L::kBytes;
+        __m512i rows[4][16];
+        alignas(64) int32_t ls[16][8];
+        auto* d = reinterpret_cast<float*>(P + L::kD);
+        for (int i = 0; i < 16; ++i) {
+            const uint8_t* p = a.W + (r + i) * a.rowBytes + sb * Dec::kBlock;
+            GridCtx c;
+            Dec::context(p, c);
+            d[i] = c.d;
+            _mm256_store_si256(reinterpret_cast<__m256i*>(ls[i]), _mm512_castsi512_si256(c.ls));
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) {
+                const __m512i q = Dec::grid(p, k);
+                rows[k][i] = _mm512_mask_sub_epi8(_mm512_add_epi8(q, off), _cvtu64_mask64(c.signs[k]), off, q);
+            }
+        }
+        for (int k = 0; k < 4; ++k) {
+            __m512i cols[16];
+            transpose16(rows[k], cols);
+            for (int m = 0; m < 16; ++m) _mm512_store_si512(P + 64 * (16 * k + m), cols[m]);
+        }
+        auto* sc = reinterpret_cast<int32_t*>(P + L::kScales);
+        for (int i = 0; i < 16; ++i)
+            for (int s = 0; s < L::kSubs; ++s)  // half scales: two words per dword of ls
+                sc[16 * s + i] = L::kSubs == 16 ? (ls[i][s / 2] >> (16 * (s % 2))) & 0xFFFF : ls[i][s];
+        for (int w = 0; w < L::kSubs / 2; ++w) {
+            const __m512i lo = _mm512_load_si512(sc + 16 * (2 * w)), hi = _mm512_load_si512(sc + 16 * (2 * w + 1));
+            _mm512_store_si512(P + L::kPairs + 64 * w, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+        }
+    }
+}
+
+// The panel's 16 rows x T tokens from token t.
+template <class Dec, int T>
+void panelTile(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    using L = PanelLayout<Dec>;
+    const int64_t nSuper = a.K / 256;
+    const ActSuper* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride);
+    __m512 acc[T];
+    for (int j = 0; j < T; ++j) acc[j] = _mm512_setzero_ps();
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        const uint8_t* P = panel + sb * L::kBytes;
+        __m512i isum[T], ioff[T];
+        for (int j = 0; j < T; ++j) isum[j] = ioff[j] = _mm512_setzero_si512();
+#pragma GCC unroll 16
+        for (int s = 0; s < L::kSubs; ++s) {
+            __m512i dot[T];
+            for (int j = 0; j < T; ++j) dot[j] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+            for (int k = 0; k < L::kSubVectors; ++k) {
+                const int v = L::kSubVectors * s + k;
+                const __m512i w = _mm512_load_si512(P + 64 * v);
+                for (int j = 0; j < T; ++j) dot[j] = dpbusdBcast(dot[j], w, reinterpret_cast<const int8_t*>(x[j][sb].qs) + 4 * v);
+            }
+            const __m512i sc = _mm512_load_si512(P + L::kScales + 64 * s);
+            for (int j = 0; j < T; ++j) isum[j] = _mm512_add_epi32(isum[j], _mm512_mullo_epi32(dot[j], sc));
+        }
+        for (int w = 0; w < L::kSubs / 2; ++w) {
+            const __m512i pr = _mm512_load_si512(P + L::kPairs + 64 * w);
+            for (int j = 0; j < T; ++j) {
+                // (asum of sub-block 2w, of 2w + 1) as words: sums of 32 or (half scales) of 16
+                int32_t sums;
+                if constexpr (L::kSubs == 8) sums = x[j][sb].sum32Pairs[4 + w];
+                else std::memcpy(&sums, x[j][sb].bsums + 2 * w, 4);
+                ioff[j] = _mm512_dpwssd_epi32(ioff[j], pr, _mm512_set1_epi32(sums));
+            }
+        }
+        const __m512 dw = _mm512_load_ps(reinterpret_cast<const float*>(P + L::kD));
+        for (int j = 0; j < T; ++j) {
+            const __m512i total = _mm512_sub_epi32(isum[j], _mm512_slli_epi32(ioff[j], 6));
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(dw, _mm512_set1_ps(x[j][sb].d)), acc[j]);
+        }
+    }
+    for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
+}
+static_assert(kOffset == 1 << 6);
+
+template <TensorType T>
+struct DecOf;
+template <>
+struct DecOf<TensorType::IQ2_XXS> {
+    using type = DecIQ2_XXS;
+};
+template <>
+struct DecOf<TensorType::IQ2_XS> {
+    using type = DecIQ2_XS;
+};
+template <>
+struct DecOf<TensorType::IQ2_S> {
+    using type = DecIQ2_S;
+};
+template <>
+struct DecOf<TensorType::IQ3_XXS> {
+    using type = DecIQ3_XXS;
+};
+template <>
+struct DecOf<TensorType::IQ3_S> {
+    using type = DecIQ3_S;
+};
+
+}  // namespace
+
+template <TensorType Type>
+void computeGrid(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
+    using Dec = typename DecOf<Type>::type;
+    using L = PanelLayout<Dec>;
+    int64_t rowsLeft = r0;
+    if (t1 - t0 >= 2 && r1 - r0 >= 16) {
+        const int64_t nSuper = a.K / 256, pEnd = r0 + (r1 - r0) / 16 * 16;
+        // Tokens per block: their activations (384 bytes per 256 elements) about 384 KiB, in L2
+        // beside the panel (~5 KiB per 256 elements).
+        const int64_t tokBlock = std::clamp<int64_t>(1024 / nSuper, 32, 256);
+        uint8_t* panel = threadBuffer<uint8_t>(static_cast<size_t>(nSuper) * L::kBytes);
+        for (int64_t tb = t0; tb < t1; tb += tokBlock) {
+            const int64_t te = std::min(tb + tokBlock, t1);
+            for (int64_t r = r0; r < pEnd; r += 16) {
+                decodePanel<Dec>(a, r, panel);
+                int64_t u = tb;
+                for (; u + 4 <= te; u += 4) panelTile<Dec, 4>(a, panel, r, u);
+                for (; u < te; ++u) panelTile<Dec, 1>(a, panel, r, u);
+            }
+        }
+        rowsLeft = pEnd;
+    }
+    if (rowsLeft < r1)
+        for (int64_t t = t0; t < t1; ++t) rowsDecode<Dec>(a, rowsLeft, r1, t);
+}
+
+template void computeGrid<TensorType::IQ2_XXS>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::IQ2_XS>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::IQ2_S>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::IQ3_XXS>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::IQ3_S>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+
+}  // namespace verdict::cpu::avx512
+
+#pragma GCC pop_options
