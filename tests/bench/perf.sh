@@ -11,7 +11,8 @@
 # and the `bench_peak` binary ($BENCH_PEAK_BINARY, default beside bench_stream).
 # Models are cached in $BENCH_MODELS_DIR (default build/bench-models) and reused when present.
 # Output: markdown tables on stdout, JSON in $BENCH_OUT (default $BENCH_MODELS_DIR/perf.json).
-# Knobs: BENCH_TYPES ("f16 q8_0 q4_0"; each made once as perf-llama-<type>.gguf), BENCH_PP ("512";
+# Knobs: BENCH_TYPES ("f16 q8_0 q4_0"; each made once as perf-llama-<type>.gguf, by make-model or,
+# for the types it cannot write and "llama-<mix>", by llama.cpp's tools: see make_with_llama), BENCH_PP ("512";
 # prompt sizes, e.g. "64 512 2048"), BENCH_REPS (3), BENCH_THREADS (2), BENCH_STREAM_MIB (512 per array).
 # LLAMA_BENCH=/path/to/llama-bench runs llama.cpp's llama-bench on the same files in the same run,
 # alternating with verdict (round r: verdict bench -r 1 then llama-bench -r 1, for each type;
@@ -52,15 +53,43 @@ trap 'rm -rf "$WORK"' EXIT
 echo "perf.sh: load average $(cut -d' ' -f1-3 /proc/loadavg) (numbers are only comparable on a quiet machine)" >&2
 
 # 1. Models (the shape of the fixtures README's perf model; random weights do not affect speed).
+make_model() {  # type, file
+    echo "perf.sh: making $2" >&2
+    "$VERDICT" make-model --arch llama --n-embd 2048 --n-layer 16 --n-head 32 --n-head-kv 8 --n-ff 5632 \
+        --n-vocab 32000 --ctx 2048 --type "$1" --seed 1 "$2.tmp" >/dev/null 2>"$WORK/make-model.log" \
+        || { cat "$WORK/make-model.log" >&2; die "make-model failed for $1"; }
+    mv "$2.tmp" "$2"
+}
+# Types make-model cannot write (the lattice i-quants, llama.cpp's other mixes) and "llama-<type>"
+# (llama.cpp's mix of that name, e.g. llama-q2_k, where make-model would write a pure file) come
+# from llama.cpp's llama-quantize ($LLAMA_QUANTIZE) of the F16 perf model, with an importance
+# matrix that llama-imatrix ($LLAMA_IMATRIX) computes once from this repository's docs (the
+# i-quants refuse to quantize without one).
+make_with_llama() {  # type, file
+    local q="${1#llama-}" f16="$CACHE/perf-llama-f16.gguf" imat="$CACHE/perf-llama.imatrix.gguf"
+    [ -n "${LLAMA_QUANTIZE:-}" ] && [ -x "$LLAMA_QUANTIZE" ] \
+        || die "type $1 comes from llama.cpp's llama-quantize: set LLAMA_QUANTIZE (tests/bench/README.md)"
+    [ -s "$f16" ] || make_model f16 "$f16"
+    if [ ! -s "$imat" ]; then
+        [ -n "${LLAMA_IMATRIX:-}" ] && [ -x "$LLAMA_IMATRIX" ] || die "type $1 needs an importance matrix: set LLAMA_IMATRIX"
+        echo "perf.sh: making $imat (llama-imatrix, 8 chunks of 512 tokens of docs/)" >&2
+        cat docs/*.md README.md > "$WORK/imatrix.txt"
+        "$LLAMA_IMATRIX" -m "$f16" -f "$WORK/imatrix.txt" -o "$imat.tmp" -c 512 --chunks 8 -t "$THREADS" \
+            >"$WORK/imatrix.log" 2>&1 || { tail -20 "$WORK/imatrix.log" >&2; die "llama-imatrix failed"; }
+        mv "$imat.tmp" "$imat"
+    fi
+    echo "perf.sh: making $2 (llama-quantize ${q^^})" >&2
+    "$LLAMA_QUANTIZE" --imatrix "$imat" "$f16" "$2.tmp" "${q^^}" "$THREADS" >"$WORK/quantize.log" 2>&1 \
+        || { tail -20 "$WORK/quantize.log" >&2; die "llama-quantize failed for $1"; }
+    mv "$2.tmp" "$2"
+}
 for t in $TYPES; do
     f="$CACHE/perf-llama-$t.gguf"
-    if [ ! -s "$f" ]; then
-        echo "perf.sh: making $f" >&2
-        "$VERDICT" make-model --arch llama --n-embd 2048 --n-layer 16 --n-head 32 --n-head-kv 8 --n-ff 5632 \
-            --n-vocab 32000 --ctx 2048 --type "$t" --seed 1 "$f.tmp" >/dev/null 2>"$WORK/make-model.log" \
-            || { cat "$WORK/make-model.log" >&2; die "make-model failed for $t"; }
-        mv "$f.tmp" "$f"
-    fi
+    [ -s "$f" ] && continue
+    case "$t" in
+        llama-* | iq1_* | iq2_* | iq3_* | q2_k_s | q3_k_[sml] | tq1_0 | tq2_0) make_with_llama "$t" "$f" ;;
+        *) make_model "$t" "$f" ;;
+    esac
 done
 
 # 2. Memory bandwidth first (the machine is otherwise idle then).
@@ -111,18 +140,23 @@ LLAMACPP = {  # type: (pp512 low, high, tg128 low, high)
 # The instruction a type's prefill kernel multiplies with, per SIMD level (bench_peak's rows).
 # Quantised types multiply int8 activations by the weights' quants: on AVX-512 the 32-element
 # formats with vpdpbusd (kernels_avx512_q32.cpp), and so do Q4_K, Q5_K, Q6_K (and the Q4_K_M /
-# Q5_K_M mixes made of them) and IQ4_XS on the panels the model repacks them into at load; the
-# other super-block ones (Q2_K, Q3_K, IQ2/IQ3) with vpmaddubsw + vpdpwssd by the sub-block
-# scales (kernels_avx512_k.cpp), on AVX2 all with vpmaddubsw + vpmaddwd. The float types widen to
+# Q5_K_M mixes made of them) and IQ4_XS on the panels the model repacks them into at load, and the
+# lattice i-quants (IQ2_*, IQ3_*, and llama.cpp's mixes named after them) on the panels their
+# prefill decodes per block of tokens (kernels_avx512_grid.cpp); Q2_K and Q3_K with vpmaddubsw +
+# vpdpwssd by the sub-block scales (kernels_avx512_k.cpp), on AVX2 all with vpmaddubsw + vpmaddwd.
+# The float types widen to
 # f32 and use FMA, packed or not, except BF16 on AVX-512 CPUs with AVX512_BF16: vdpbf16ps
 # (backend/cpu/kernel_registry.cpp).
 def kernel_kind(t):
+    t = t.removeprefix("llama-")
     if t == "bf16" and peak.get("features", {}).get("avx512bf16"):
         return "bf16dot"
     if t in ("f32", "f16", "bf16"):
         return "float"
     if t in ("q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m", "iq4_xs") and os.environ.get("VERDICT_CPU_REPACK") != "0":
         return "panel"
+    if t.startswith(("iq2_", "iq3_")):
+        return "grid"
     return "superblock" if "_k" in t or (t.startswith("iq") and t != "iq4_nl") else "block32"
 
 
@@ -130,7 +164,7 @@ PEAK_ROW = {("avx512", "float"): "fma_f32_zmm", ("avx512", "block32"): "vpdpbusd
             ("avx512", "superblock"): "int8_dpwssd_zmm", ("avx512", "panel"): "vpdpbusd_zmm",
             ("avx512", "bf16dot"): "vdpbf16ps_zmm", ("avx2", "bf16dot"): "fma_f32_ymm",
             ("avx2", "float"): "fma_f32_ymm", ("avx2", "block32"): "int8_avx2", ("avx2", "superblock"): "int8_avx2",
-            ("avx2", "panel"): "int8_avx2"}
+            ("avx2", "panel"): "int8_avx2", ("avx512", "grid"): "vpdpbusd_zmm", ("avx2", "grid"): "int8_avx2"}
 
 
 def gguf_tensors(path):
