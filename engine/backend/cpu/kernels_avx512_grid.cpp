@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 // GCC 12 reports -W(maybe-)uninitialized inside its own AVX-512 intrinsics (_mm512_undefined_*).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -419,33 +420,19 @@ void panelTile(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) 
 static_assert(kOffset == 1 << 6);
 
 template <TensorType T>
-struct DecOf;
-template <>
-struct DecOf<TensorType::IQ2_XXS> {
-    using type = DecIQ2_XXS;
-};
-template <>
-struct DecOf<TensorType::IQ2_XS> {
-    using type = DecIQ2_XS;
-};
-template <>
-struct DecOf<TensorType::IQ2_S> {
-    using type = DecIQ2_S;
-};
-template <>
-struct DecOf<TensorType::IQ3_XXS> {
-    using type = DecIQ3_XXS;
-};
-template <>
-struct DecOf<TensorType::IQ3_S> {
-    using type = DecIQ3_S;
-};
+using DecOf = std::conditional_t<
+    T == TensorType::IQ2_XXS, DecIQ2_XXS,
+    std::conditional_t<T == TensorType::IQ2_XS, DecIQ2_XS,
+                       std::conditional_t<T == TensorType::IQ2_S, DecIQ2_S,
+                                          std::conditional_t<T == TensorType::IQ3_XXS, DecIQ3_XXS, DecIQ3_S>>>>;
 
 }  // namespace
 
 template <TensorType Type>
 void computeGrid(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
-    using Dec = typename DecOf<Type>::type;
+    static_assert(Type == TensorType::IQ2_XXS || Type == TensorType::IQ2_XS || Type == TensorType::IQ2_S ||
+                  Type == TensorType::IQ3_XXS || Type == TensorType::IQ3_S);
+    using Dec = DecOf<Type>;
     using L = PanelLayout<Dec>;
     int64_t rowsLeft = r0;
     if (t1 - t0 >= 2 && r1 - r0 >= 16) {
