@@ -139,10 +139,10 @@ LLAMACPP = {  # type: (pp512 low, high, tg128 low, high)
 }
 # The instruction a type's prefill kernel multiplies with, per SIMD level (bench_peak's rows).
 # Quantised types multiply int8 activations by the weights' quants: on AVX-512 the 32-element
-# formats with vpdpbusd (kernels_avx512_q32.cpp), and so do Q4_K, Q5_K, Q6_K (and the Q4_K_M /
+# formats with vpdpbusd (kernels_avx512_q32.cpp), and so do Q2_K, Q4_K, Q5_K, Q6_K (and the Q4_K_M /
 # Q5_K_M mixes made of them) and IQ4_XS on the panels the model repacks them into at load, and the
 # lattice i-quants (IQ2_*, IQ3_*, and llama.cpp's mixes named after them) on the panels their
-# prefill decodes per block of tokens (kernels_avx512_grid.cpp); Q2_K and Q3_K with vpmaddubsw +
+# prefill decodes per block of tokens (kernels_avx512_grid.cpp); Q3_K with vpmaddubsw +
 # vpdpwssd by the sub-block scales (kernels_avx512_k.cpp), on AVX2 all with vpmaddubsw + vpmaddwd.
 # The float types widen to
 # f32 and use FMA, packed or not, except BF16 on AVX-512 CPUs with AVX512_BF16: vdpbf16ps
@@ -153,7 +153,7 @@ def kernel_kind(t):
         return "bf16dot"
     if t in ("f32", "f16", "bf16"):
         return "float"
-    if t in ("q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m", "iq4_xs") and os.environ.get("VERDICT_CPU_REPACK") != "0":
+    if t in ("q2_k", "q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m", "iq4_xs") and os.environ.get("VERDICT_CPU_REPACK") != "0":
         return "panel"
     if t.startswith(("iq2_", "iq3_")):
         return "grid"

@@ -359,16 +359,16 @@ private slots:
     // Weights repacked at load (packWithKernel: 16-row panels) give the same bits as the rows on
     // disk, for decode and prefill passes, full panels and the rows after them, K with a partial
     // block group, and a packed buffer at an odd address; rows past the last panel are copied.
-    // Kernels whose panels have numerics of their own (MatmulKernel::panelsOwnNumerics: Q4_K /
-    // Q5_K / Q6_K / IQ4_XS / F16 / BF16, an exact integer sum per super-block or float chains by k,
+    // Kernels whose panels have numerics of their own (MatmulKernel::panelsOwnNumerics: Q2_K /
+    // Q4_K / Q5_K / Q6_K / IQ4_XS / F16 / BF16, an exact integer sum per super-block or float chains by k,
     // where the row-major tiles keep 16 float lanes): there the packed rows match the reference
     // within the SIMD tolerance, and every pass gives the bits of the 40-token one.
     void packedWeightsGiveTheSameBits() {
         ThreadPool pool(2);
         int packedKernels = 0;
         for (TensorType t : {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-                             TensorType::IQ4_NL, TensorType::MXFP4, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_XS,
-                             TensorType::F16, TensorType::BF16}) {
+                             TensorType::IQ4_NL, TensorType::MXFP4, TensorType::Q2_K, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K,
+                             TensorType::IQ4_XS, TensorType::F16, TensorType::BF16}) {
             // 390 and 419 (float types only): a pair left after the last whole step, an odd K.
             for (int64_t K : {416, 2048, 4256, 390, 419}) {
                 if (K % tensor::traits(t).blockElems) continue;

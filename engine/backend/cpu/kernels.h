@@ -53,13 +53,13 @@ void matmul(tensor::TensorType type, const void* W, int64_t nRows, int64_t K, co
             int64_t nTok, float* Y, int64_t ldy, ThreadPool& pool, bool packed = false);
 
 // Load-time repacking of a weight matrix for the kernel matmul() runs on this CPU: where one
-// exists (AVX-512: the 32-element formats Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4; Q4_K, Q5_K,
-// Q6_K, IQ4_XS; F16, BF16),
+// exists (AVX-512: the 32-element formats Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4; Q2_K, Q4_K,
+// Q5_K, Q6_K, IQ4_XS; F16, BF16),
 // every 16 rows are interleaved into a "panel" that decode and prefill read without per-row
 // horizontal sums or per-call packing. The result has the matrix's size (nRows x rowBytes; a
 // stack of matrices packs matrix by matrix) and is only for matmul / matmulGroup with packed =
 // true: row-wise readers (embedding rows, dequantizeRow, dotRows) need the original. The
-// 32-element formats give the same bits packed or not; the Q4_K / Q5_K / Q6_K / IQ4_XS panels sum
+// 32-element formats give the same bits packed or not; the Q2_K / Q4_K / Q5_K / Q6_K / IQ4_XS panels sum
 // each super-block exactly in integer and the F16 / BF16 ones in chains by k (their row-major
 // tiles keep 16 float lanes per row), so their results move in the last bits, the same for every
 // pass.

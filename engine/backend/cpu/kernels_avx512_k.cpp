@@ -10,7 +10,7 @@
 // activation's 16-element sums (bsums); the mins of Q2_K / Q4_K / Q5_K (scaled by dmin, not d)
 // get their own FMA. IQ4_XS takes the lattice step (see GridUnpacked), its signs coming from the
 // level table (see DecIQ4_XS). Prefill unpacks a tile's rows once per block of tokens (see compute).
-// Q4_K, Q5_K, Q6_K and IQ4_XS weights repacked at load (packKPanels) run lane-per-row panels instead,
+// Q2_K, Q4_K, Q5_K, Q6_K and IQ4_XS weights repacked at load (packKPanels) run lane-per-row panels instead,
 // for decode and prefill alike, with an exact integer sum per super-block (kernels_avx512_kpanel.cpp):
 // on Zen 4, bench_kernels 1 thread, Q4_K matvec 540 -> 258 µs, prefill 134 -> 301 GOP/s;
 // Q6_K matvec 820-860 -> 527-560 µs, prefill 150 -> 205-219 GOP/s; Q5_K 720-800 -> 400-510 µs,
@@ -411,6 +411,7 @@ constexpr bool unpackOnce() {
 template <class Dec>
 void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
     // Packed at load (kernels_avx512_kpanel.cpp): panels up to packedRows, then row-major.
+    if constexpr (std::is_same_v<Dec, DecQ2_K>) r0 = computeKPanels<tensor::TensorType::Q2_K>(a, r0, r1, t0, t1);
     if constexpr (std::is_same_v<Dec, DecQ4_K>) r0 = computeKPanels<tensor::TensorType::Q4_K>(a, r0, r1, t0, t1);
     if constexpr (std::is_same_v<Dec, DecQ5_K>) r0 = computeKPanels<tensor::TensorType::Q5_K>(a, r0, r1, t0, t1);
     if constexpr (std::is_same_v<Dec, DecQ6_K>) r0 = computeKPanels<tensor::TensorType::Q6_K>(a, r0, r1, t0, t1);
@@ -522,7 +523,7 @@ void prepare(const float* x, int64_t K, void* out) {
 const MatmulKernel* kquantKernel(tensor::TensorType t) {
     using tensor::TensorType;
     static constexpr MatmulKernel kKernels[] = {
-        {TensorType::Q2_K, SimdLevel::Avx512, superActBytes, prepare<DecQ2_K::kOrder>, compute<DecQ2_K>},
+        {TensorType::Q2_K, SimdLevel::Avx512, superActBytes, prepare<DecQ2_K::kOrder>, compute<DecQ2_K>, packKPanels<TensorType::Q2_K>, true},
         {TensorType::Q3_K, SimdLevel::Avx512, superActBytes, prepare<DecQ3_K::kOrder>, compute<DecQ3_K>},
         {TensorType::Q4_K, SimdLevel::Avx512, superActBytes, prepare<DecQ4_K::kOrder>, compute<DecQ4_K>, packKPanels<TensorType::Q4_K>, true},
         {TensorType::Q5_K, SimdLevel::Avx512, superActBytes, prepare<DecQ5_K::kOrder>, compute<DecQ5_K>, packKPanels<TensorType::Q5_K>, true},

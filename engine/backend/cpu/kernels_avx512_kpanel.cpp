@@ -1,4 +1,4 @@
-// AVX-512 (VNNI) panels of the K-quants Q4_K, Q5_K, Q6_K and of IQ4_XS x Q8_K activations: weights repacked at load
+// AVX-512 (VNNI) panels of the K-quants Q2_K, Q4_K, Q5_K, Q6_K and of IQ4_XS x Q8_K activations: weights repacked at load
 // (packKPanels, reached through cpu::packWeights) so that 16 rows lie side by side, one
 // row per 32-bit lane, for decode and prefill alike. Their numerics are their own (an exact integer
 // sum per super-block, see "Q4_K" below), the same for every pass. The row-major kernels these
@@ -298,6 +298,91 @@ void panelTileQ6_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t
     for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
 }
 
+// ---- Q2_K ----
+// 16 x 84 bytes per super-block, read front to back: the 16 rows' 16 scale bytes (scale | min <<
+// 4) as 4 vectors of dwords, the bytes of dword w in the order of sub-blocks 4w, 4w + 2, 4w + 1,
+// 4w + 3 (so that the mins of 4w, 4w + 1 and of 4w + 2, 4w + 3 are word pairs under one mask, for
+// vpdpwssd against the activation's adjacent bsums); 16 vectors of 4 quant bytes of each row
+// (vector v = qs bytes 4v .. + 3: bits 2j, 2j + 1 are elements 128(v / 8) + 32j + 4(v % 8) ..,
+// sub-block 8(v / 8) + 2j + (v % 8) / 4); the 16 d and the 16 dmin (f16). Numerics as Q4_K's
+// panels: isum = sum_s sc_s * (q_s . a_s), imin = sum_s m_s * bsum_s exactly, then acc =
+// fma(isum, d * da, acc), acc = fma(imin, dmin * -da, acc) in super-block order.
+constexpr size_t kQ2KPanelBlock = 16 * 84;
+constexpr size_t kQ2KQuants = 256, kQ2KD = 1280, kQ2KDmin = 1312;
+constexpr int kQ2KScaleByte[4] = {0, 2, 1, 3};  // byte of sub-block 4w + k in scale dword w
+
+void packQ2_K(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) {
+    const int64_t nSuper = K / 256, nPanels = nRows / 16;
+    for (int64_t pn = 0; pn < nPanels; ++pn)
+        for (int64_t sb = 0; sb < nSuper; ++sb) {
+            uint8_t* dst = out + 16 * pn * rowBytes + sb * kQ2KPanelBlock;
+            for (int i = 0; i < 16; ++i) {
+                const uint8_t* b = W + (16 * pn + i) * rowBytes + sb * 84;
+                for (int sub = 0; sub < 16; ++sub) dst[64 * (sub / 4) + 4 * i + kQ2KScaleByte[sub % 4]] = b[sub];
+                for (int v = 0; v < 16; ++v) std::memcpy(dst + kQ2KQuants + 64 * v + 4 * i, b + 16 + 4 * v, 4);
+                std::memcpy(dst + kQ2KD + 2 * i, b + 80, 2);
+                std::memcpy(dst + kQ2KDmin + 2 * i, b + 82, 2);
+            }
+        }
+}
+
+// Position of element 128n + 32j + l of a super-block in the P32x-ordered activations.
+constexpr int posP32x(int n, int j, int l) { return 64 * j + 32 * n + l; }
+
+template <int T>
+void panelTileQ2_K(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) {
+    const int64_t nSuper = a.K / 256;
+    const ActSuper* x[T];
+    for (int j = 0; j < T; ++j) x[j] = reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride);
+    __m512 acc[T];
+    for (int j = 0; j < T; ++j) acc[j] = _mm512_setzero_ps();
+    const __m512i m3 = _mm512_set1_epi8(3), f4 = _mm512_set1_epi32(0xF), n4 = _mm512_set1_epi8(0x0F),
+                  fw = _mm512_set1_epi32(0x00FF00FF);
+    for (int64_t sb = 0; sb < nSuper; ++sb) {
+        const uint8_t* p = panel + sb * kQ2KPanelBlock;
+        __m512i isum[T];
+        for (int j = 0; j < T; ++j) isum[j] = _mm512_setzero_si512();
+#pragma GCC unroll 2
+        for (int n = 0; n < 2; ++n)
+#pragma GCC unroll 4
+            for (int sh = 0; sh < 4; ++sh)
+#pragma GCC unroll 2
+                for (int h = 0; h < 2; ++h) {  // sub-block 8n + 2sh + h
+                    __m512i dot[T];
+                    for (int j = 0; j < T; ++j) dot[j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+                    for (int vv = 0; vv < 4; ++vv) {
+                        const int v = 8 * n + 4 * h + vv;
+                        const __m512i q = _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p + kQ2KQuants + 64 * v), 2 * sh), m3);
+                        for (int j = 0; j < T; ++j) dot[j] = dpbusdBcast(dot[j], q, x[j][sb].qs + posP32x(n, sh, 4 * (4 * h + vv)));
+                    }
+                    const int sub = 8 * n + 2 * sh + h;
+                    const __m512i sc = _mm512_and_si512(_mm512_srli_epi32(_mm512_loadu_si512(p + 64 * (sub / 4)), 8 * kQ2KScaleByte[sub % 4]), f4);
+                    for (int j = 0; j < T; ++j) isum[j] = _mm512_add_epi32(isum[j], _mm512_mullo_epi32(dot[j], sc));
+                }
+        __m512i mPair[8];  // words (m_2k, m_2k+1) for the bsums dword k
+        for (int w = 0; w < 4; ++w) {
+            const __m512i mb = _mm512_and_si512(_mm512_srli_epi32(_mm512_loadu_si512(p + 64 * w), 4), n4);
+            mPair[2 * w] = _mm512_and_si512(mb, fw);
+            mPair[2 * w + 1] = _mm512_and_si512(_mm512_srli_epi32(mb, 8), fw);
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ2KD)));
+        const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ2KDmin)));
+        for (int j = 0; j < T; ++j) {
+            const ActSuper& A = x[j][sb];
+            __m512i imin = _mm512_setzero_si512();
+            for (int k = 0; k < 8; ++k) {
+                int32_t bs;
+                std::memcpy(&bs, A.bsums + 2 * k, 4);
+                imin = _mm512_dpwssd_epi32(imin, mPair[k], _mm512_set1_epi32(bs));
+            }
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[j]), _mm512_mul_ps(dw, _mm512_set1_ps(A.d)), acc[j]);
+            acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(imin), _mm512_mul_ps(dm, _mm512_set1_ps(-A.d)), acc[j]);
+        }
+    }
+    for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
+}
+
 // ---- IQ4_XS ----
 // 16 x 136 bytes per super-block, read front to back: the 16 rows' scales_l (dwords), scales_h and
 // d (words), then 32 vectors of 4 quant bytes of each row (vector v = bytes 4v .. + 3 of qs:
@@ -396,6 +481,12 @@ void panelTileIQ4_XS(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64
 template <TensorType T>
 struct Panel;
 template <>
+struct Panel<TensorType::Q2_K> {
+    static constexpr auto pack = packQ2_K;
+    template <int N>
+    static constexpr auto tile = panelTileQ2_K<N>;
+};
+template <>
 struct Panel<TensorType::Q4_K> {
     static constexpr auto pack = packQ45_K<false>;
     template <int N>
@@ -437,6 +528,7 @@ int64_t computeKPanels(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, 
 #define VERDICT_K_PANELS(T)                                                                            \
     template void packKPanels<TensorType::T>(const uint8_t*, size_t, int64_t, int64_t, uint8_t*); \
     template int64_t computeKPanels<TensorType::T>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+VERDICT_K_PANELS(Q2_K)
 VERDICT_K_PANELS(Q4_K)
 VERDICT_K_PANELS(Q5_K)
 VERDICT_K_PANELS(Q6_K)

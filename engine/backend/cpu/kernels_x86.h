@@ -7,7 +7,7 @@ namespace verdict::cpu {
 namespace avx512 {
 const MatmulKernel* q32Kernel(tensor::TensorType t);    // kernels_avx512_q32.cpp
 const MatmulKernel* kquantKernel(tensor::TensorType t); // kernels_avx512_k.cpp
-// Q4_K / Q5_K / Q6_K / IQ4_XS panels (kernels_avx512_kpanel.cpp, instantiated for those four): the
+// Q2_K / Q4_K / Q5_K / Q6_K / IQ4_XS panels (kernels_avx512_kpanel.cpp, instantiated for those five): the
 // MatmulKernel::pack of their kernels, and the rows r0 .. packedRows of a packed matrix, returning
 // the first row left (row-major) to compute.
 template <tensor::TensorType T>
