@@ -46,7 +46,7 @@ struct MatmulKernel {
     // which copies the rows after the last panel.
     void (*pack)(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uint8_t* out) = nullptr;
     // The panels sum in an order of their own (an exact integer sum per super-block, float chains
-    // by k), not the bits of the row-major tiles; the same bits for every pass all the same.
+    // by k), not the bits of the row-major tiles; every pass still gives the same bits.
     bool panelsOwnNumerics = false;
     // Set where a level has two kernels for the type ("bf16dot": vdpbf16ps), for names in tests
     // and benchmarks.
