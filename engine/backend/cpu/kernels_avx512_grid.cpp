@@ -1,7 +1,7 @@
 // AVX-512 (VNNI) kernels for the lattice i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S x Q8_K
 // activations (natural order); their table entries are in kernels_avx512_k.cpp.
 //
-// A row's super-block decodes into 4 zmm of two sub-blocks of 32 each (Dec::grid, GridCtx): 64
+// A row's super-block decodes into 4 zmm of two sub-blocks of 32 each (Dec::grid / grid4, GridCtx): 64
 // unsigned grid magnitudes (<= 62), the 64 sign bits as an opmask, the odd scales ls (<= 31;
 // IQ2_XS / IQ2_S one per half of 16); d carries the format's fixed factor (1/8 IQ2_*, 1/4
 // IQ3_XXS, exact). Numerics, the same for every pass (decode, prefill, any number of tokens or
@@ -24,6 +24,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -101,9 +102,11 @@ static inline void xxsContext(GridCtx& c, __m256i aux) {
     c.ls = _mm512_zextsi256_si512(ls);
 }
 
-// Grid points by scalar loads (IQ3_*: two 32-bit points per 64-bit insert). On Zen 4 a 16-lane
-// vpgatherdd was slower: IQ3_XXS ran 1.33x the AVX2 kernel's time with it (0.87x with the loads),
-// IQ3_S ~4 % slower with it than with its vector-built indices stored and loaded back.
+// The IQ2 grid points by scalar loads (8 elements per 64-bit load). On Zen 4 the alternatives were
+// slower: IQ2_XXS / IQ2_XS / IQ2_S's matvec took 1.4-1.5x as long with the grids as 2-bit codes
+// looked up by vpermi2w like the IQ3 grids below (32 lookups of 8 elements cost as much as
+// 64 of 4); a 16-lane vpgatherdd was slower than scalar loads (IQ3_XXS: 1.33x the AVX2 kernel's
+// time with it, 0.87x with the loads).
 struct DecIQ2_XXS {
     static constexpr size_t kBlock = sizeof(tensor::BlockIQ2_XXS);
     static constexpr bool kGrid = true;
@@ -124,6 +127,59 @@ struct DecIQ2_XXS {
     }
 };
 
+// The IQ3 grids as 16-bit codes, nibble j = element j's level (IQ3_S: its odd magnitude 1 .. 15;
+// IQ3_XXS: the index of its magnitude in kIQ3XXSLevels): IQ3_S's 512 entries fit 16 zmm, so 32
+// lookups are 8 vpermi2w (index bits 0-5) and a select tree on bits 6-8 instead of 32 scalar loads
+// and inserts (IQ3_XXS: 4 and bits 6-7). Matvec 1.8x faster for IQ3_S (tests/bench/README.md).
+constexpr std::array<uint8_t, 8> kIQ3XXSLevels = {4, 12, 20, 28, 36, 44, 52, 62};
+
+template <size_t N>
+std::array<uint16_t, N> iq3Codes(const uint32_t* grid, bool levels) {
+    std::array<uint16_t, N> t{};
+    for (size_t e = 0; e < N; ++e)
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t v = (grid[e] >> (8 * j)) & 0xFF;
+            uint32_t n = v;
+            if (levels) n = static_cast<uint32_t>(std::find(kIQ3XXSLevels.begin(), kIQ3XXSLevels.end(), v) - kIQ3XXSLevels.begin());
+            t[e] |= static_cast<uint16_t>((n & 0xF) << (4 * j));
+        }
+    return t;
+}
+alignas(64) const std::array<uint16_t, 512> kIQ3SCodes = iq3Codes<512>(tensor::kIQ3SGrid, false);
+alignas(64) const std::array<uint16_t, 256> kIQ3XXSCodes = iq3Codes<256>(tensor::kIQ3XXSGrid, true);
+
+// 32 indices (words, Bits wide) -> their codes in the table of 2^Bits entries: a vpermi2w per 64
+// entries on bits 0-5, then a select tree on bits 6 .. Bits - 1.
+template <int Bits>
+static inline __m512i codeLookup(const uint16_t* table, __m512i idx) {
+    constexpr int kPairs = 1 << (Bits - 6);
+    const auto* T = reinterpret_cast<const __m512i*>(table);
+    __m512i r[kPairs];
+    for (int q = 0; q < kPairs; ++q) r[q] = _mm512_permutex2var_epi16(_mm512_load_si512(T + 2 * q), idx, _mm512_load_si512(T + 2 * q + 1));
+    int n = kPairs;
+    for (int bit = 6; bit < Bits; ++bit, n /= 2) {
+        const __mmask32 m = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(static_cast<int16_t>(1 << bit)));
+        for (int q = 0; q < n; q += 2) r[q / 2] = _mm512_mask_blend_epi16(m, r[q], r[q + 1]);
+    }
+    return r[0];
+}
+
+// Two vectors of 32 group indices (words, qword order 0, 4, 1, 5, 2, 6, 3, 7 of 4 groups each) ->
+// q[0..3], the super-block's 256 levels in natural order: the per-128-bit-lane byte unpacks leave
+// groups 0-15 in q[2h], 16-31 in q[2h + 1].
+template <int Bits>
+static inline void codesToLevels(const uint16_t* table, const __m512i idx[2], __m512i q[4]) {
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    for (int h = 0; h < 2; ++h) {
+        const __m512i codes = codeLookup<Bits>(table, idx[h]);
+        const __m512i lo = _mm512_and_si512(codes, m4), hi = _mm512_and_si512(_mm512_srli_epi16(codes, 4), m4);
+        q[2 * h] = _mm512_unpacklo_epi8(lo, hi);
+        q[2 * h + 1] = _mm512_unpackhi_epi8(lo, hi);
+    }
+}
+
+static inline __m512i groupOrder(__m512i idx) { return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), idx); }
+
 struct DecIQ3_XXS {
     static constexpr size_t kBlock = sizeof(tensor::BlockIQ3_XXS);
     static constexpr bool kGrid = true;
@@ -132,11 +188,13 @@ struct DecIQ3_XXS {
         c.d = 0.25f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
         xxsContext(c, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 + 64)));
     }
-    static inline __m512i grid(const uint8_t* p, int k) {
-        const uint8_t* i = p + 2 + 16 * k;
-        const uint32_t* g = tensor::kIQ3XXSGrid;
-        auto v = [&](int j) { return static_cast<long long>(g[i[j]] | static_cast<uint64_t>(g[i[j + 1]]) << 32); };
-        return _mm512_set_epi64(v(14), v(12), v(10), v(8), v(6), v(4), v(2), v(0));
+    static inline void grid4(const uint8_t* p, __m512i q[4]) {
+        __m512i idx[2];
+        for (int h = 0; h < 2; ++h)  // group g's index: qs[g]
+            idx[h] = groupOrder(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 + 32 * h))));
+        codesToLevels<8>(kIQ3XXSCodes.data(), idx, q);
+        const __m512i lv = _mm512_broadcast_i32x4(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kIQ3XXSLevels.data())));
+        for (int k = 0; k < 4; ++k) q[k] = _mm512_shuffle_epi8(lv, q[k]);
     }
 };
 
@@ -153,18 +211,14 @@ struct DecIQ3_S {
         c.ls = _mm512_zextsi256_si512(
             _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0xF)), 1), _mm256_set1_epi32(1)));
     }
-    static inline __m512i grid(const uint8_t* p, int k) {
+    static inline void grid4(const uint8_t* p, __m512i q[4]) {
         const auto& b = *reinterpret_cast<const tensor::BlockIQ3_S*>(p);
-        // lane l: bit l of the two qh bytes (sub-blocks 2k, 2k+1) rotated to bit 8
-        const __m512i rot = _mm512_setr_epi32(8, 7, 6, 5, 4, 3, 2, 1, 0, 31, 30, 29, 28, 27, 26, 25);
-        const __m512i hi = _mm512_and_si512(_mm512_rolv_epi32(_mm512_set1_epi32(loadU16(b.qh + 2 * k)), rot),
-                                            _mm512_set1_epi32(0x100));
-        const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 16 * k)));
-        alignas(64) uint32_t idx[16];
-        _mm512_store_si512(idx, _mm512_or_si512(lo, hi));
-        const uint32_t* g = tensor::kIQ3SGrid;
-        auto v = [&](int j) { return static_cast<long long>(g[idx[j]] | static_cast<uint64_t>(g[idx[j + 1]]) << 32); };
-        return _mm512_set_epi64(v(14), v(12), v(10), v(8), v(6), v(4), v(2), v(0));
+        __m512i idx[2];
+        for (int h = 0; h < 2; ++h) {  // group g's index: qs[32h + g] | bit g of qh[4h .. 4h + 3] << 8
+            const __m512i lo = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * h)));
+            idx[h] = groupOrder(_mm512_mask_add_epi16(lo, _cvtu32_mask32(loadU32(b.qh + 4 * h)), lo, _mm512_set1_epi16(0x100)));
+        }
+        codesToLevels<9>(kIQ3SCodes.data(), idx, q);
     }
 };
 
@@ -214,11 +268,15 @@ constexpr bool halfScaleQuants() {
     return false;
 }
 
+// The super-block's 4 x 64 grid magnitudes (q[k]: sub-blocks 2k, 2k + 1).
 template <class Dec>
-static inline void gridPair(const uint8_t* p, const GridCtx& c, int k, __m512i& q, __m512i& sc, __mmask64& neg) {
-    q = Dec::grid(p, k);
-    sc = _mm512_permutexvar_epi16(loadIdx(halfScaleQuants<Dec>() ? kIdxGridHalf[k] : kIdxGrid[k]), c.ls);
-    neg = _cvtu64_mask64(c.signs[k]);
+static inline void gridAll(const uint8_t* p, __m512i q[4]) {
+    if constexpr (requires { Dec::grid4(p, q); }) {
+        Dec::grid4(p, q);
+    } else {
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) q[k] = Dec::grid(p, k);
+    }
 }
 
 // ---- Decode: rows one at a time ----
@@ -229,13 +287,16 @@ static inline __m512i rowLanes(const uint8_t* p, const int8_t* a, float& d) {
     GridCtx c;
     Dec::context(p, c);
     d = c.d;
+    __m512i q[4];
+    constexpr bool kAll = requires { Dec::grid4(p, q); };
+    if constexpr (kAll) Dec::grid4(p, q);
     __m512i isum = _mm512_setzero_si512();
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
-        __m512i q, sc;
-        __mmask64 neg;
-        gridPair<Dec>(p, c, k, q, sc, neg);
-        isum = gridDot(isum, q, sc, neg, a + 64 * k);
+        // scalar-built grids: each right before its dot (all four first ran ~15 % slower)
+        if constexpr (!kAll) q[k] = Dec::grid(p, k);
+        const __m512i sc = _mm512_permutexvar_epi16(loadIdx(halfScaleQuants<Dec>() ? kIdxGridHalf[k] : kIdxGrid[k]), c.ls);
+        isum = gridDot(isum, q[k], sc, _cvtu64_mask64(c.signs[k]), a + 64 * k);
     }
     return isum;
 }
@@ -301,6 +362,7 @@ void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
 // of 32 elements, or of 16 for IQ2_XS / IQ2_S), kSubs / 2 vectors of scale pairs (words ls_2w,
 // ls_2w+1) for vpdpwssd against the activation's sums, the 16 rows' d.
 constexpr int kOffset = 64;
+static_assert(kOffset == 1 << 6);  // panelTile takes the offset back out by a shift of 6
 
 template <class Dec>
 struct PanelLayout {
@@ -351,11 +413,11 @@ void decodePanel(const MatmulArgs& a, int64_t r, uint8_t* out) {
             Dec::context(p, c);
             d[i] = c.d;
             _mm256_store_si256(reinterpret_cast<__m256i*>(ls[i]), _mm512_castsi512_si256(c.ls));
+            __m512i q[4];
+            gridAll<Dec>(p, q);
 #pragma GCC unroll 4
-            for (int k = 0; k < 4; ++k) {
-                const __m512i q = Dec::grid(p, k);
-                rows[k][i] = _mm512_mask_sub_epi8(_mm512_add_epi8(q, off), _cvtu64_mask64(c.signs[k]), off, q);
-            }
+            for (int k = 0; k < 4; ++k)
+                rows[k][i] = _mm512_mask_sub_epi8(_mm512_add_epi8(q[k], off), _cvtu64_mask64(c.signs[k]), off, q[k]);
         }
         for (int k = 0; k < 4; ++k) {
             __m512i cols[16];
@@ -417,7 +479,6 @@ void panelTile(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) 
     }
     for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
 }
-static_assert(kOffset == 1 << 6);
 
 template <TensorType T>
 using DecOf = std::conditional_t<
