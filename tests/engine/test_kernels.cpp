@@ -41,7 +41,8 @@ const TensorType kAvx512Types[] = {TensorType::F32,     TensorType::F16,     Ten
                                    TensorType::Q2_K,    TensorType::Q3_K,    TensorType::Q4_K, TensorType::Q5_K,
                                    TensorType::Q6_K,    TensorType::IQ4_NL,  TensorType::IQ4_XS,  TensorType::MXFP4,
                                    TensorType::IQ2_XXS, TensorType::IQ2_XS,  TensorType::IQ2_S,   TensorType::IQ3_XXS,
-                                   TensorType::IQ3_S};
+                                   TensorType::IQ3_S,   TensorType::IQ1_S,   TensorType::IQ1_M,   TensorType::TQ1_0,
+                                   TensorType::TQ2_0};
 
 std::vector<int64_t> kSizes(TensorType t) {
     switch (tensor::traits(t).blockElems) {
@@ -210,16 +211,18 @@ private slots:
         }
     }
 
-    // The lattice i-quants and the level-table formats (IQ4_NL, IQ4_XS, MXFP4) at their extremes:
-    // every index, sign and scale bit set (largest scales, all signs negative; IQ2_XXS / IQ3_XXS
-    // sign indices 127 -> 8 negatives; nibble 15: IQ4 level 113, MXFP4 -12; IQ4_XS ls 63), all
+    // The lattice i-quants, IQ1_*, TQ* and the level-table formats (IQ4_NL, IQ4_XS, MXFP4) at their
+    // extremes: every index, sign and scale bit set (largest scales, all signs negative; IQ2_XXS /
+    // IQ3_XXS sign indices 127 -> 8 negatives; IQ1_* every delta negative, grid point 2047; TQ1_0
+    // bytes 255, TQ2_0 the unused code 3 -> +2; nibble 15: IQ4 level 113, MXFP4 -12; IQ4_XS ls 63), all
     // clear (IQ4 level -127, IQ4_XS ls 0 -> scale -32), alternating bytes, and nibbles 7 / 8 (the
     // sign boundary of the level tables); activations at full scale with both signs (quants
     // +-127). 32-element formats also get a last, partial group of blocks (K = 480: 15 blocks).
     void extremeBlocks_data() {
         QTest::addColumn<int>("type");
         for (TensorType t : {TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS, TensorType::IQ3_S,
-                             TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4})
+                             TensorType::IQ1_S, TensorType::IQ1_M, TensorType::TQ1_0, TensorType::TQ2_0, TensorType::IQ4_NL,
+                             TensorType::IQ4_XS, TensorType::MXFP4})
             QTest::addRow("%s", std::string(tensor::typeName(t)).c_str()) << static_cast<int>(t);
     }
 
@@ -236,13 +239,20 @@ private slots:
             Problem p(t, 6, K, 5, 11);
             uint8_t* w = p.wBuf.data() + 4;
             const uint16_t d = tensor::fp32ToFp16(0.03f);
+            // where the block scale lives: byte 0 (MXFP4), the last two bytes (TQ*), the top
+            // nibbles of the four scale words (IQ1_M), else the first two bytes
+            const bool ternary = t == TensorType::TQ1_0 || t == TensorType::TQ2_0, iq1m = t == TensorType::IQ1_M;
+            const uint64_t first = mxfp4 ? 1 : ternary || iq1m ? 0 : 2, end = ternary ? blockBytes - 2 : blockBytes;
             for (uint64_t b = 0; b + blockBytes <= p.wBuf.size() - 4; b += blockBytes) {
-                for (uint64_t i = mxfp4 ? 1 : 2; i < blockBytes; ++i)
+                for (uint64_t i = first; i < end; ++i)
                     w[b + i] = pattern == 0   ? 0xFF
                                : pattern == 1 ? 0x00
                                : pattern == 2 ? static_cast<uint8_t>((i % 2) ? 0xAA : 0x55)
                                               : static_cast<uint8_t>((i % 2) ? 0x78 : 0x87);
                 if (mxfp4) w[b] = 124;  // 2^-4
+                else if (ternary) std::memcpy(w + b + blockBytes - 2, &d, 2);
+                else if (iq1m)
+                    for (int k = 0; k < 4; ++k) w[b + 49 + 2 * k] = static_cast<uint8_t>((w[b + 49 + 2 * k] & 0x0F) | ((d >> (4 * k)) & 0xF) << 4);
                 else std::memcpy(w + b, &d, 2);
             }
             for (size_t i = 1; i < p.xBuf.size(); ++i) p.xBuf[i] = (i % 3 == 0 ? -4.0f : 4.0f) + 0.001f * float(i % 7);
@@ -309,7 +319,8 @@ private slots:
     void deterministicAcrossThreadCounts() {
         ThreadPool one(1), two(2), three(3);
         for (TensorType t : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q6_K, TensorType::F16,
-                             TensorType::BF16, TensorType::IQ2_XXS, TensorType::IQ3_S, TensorType::IQ4_XS, TensorType::MXFP4}) {
+                             TensorType::BF16, TensorType::IQ2_XXS, TensorType::IQ3_S, TensorType::IQ4_XS, TensorType::MXFP4,
+                             TensorType::IQ1_M, TensorType::TQ1_0}) {
             const int64_t K = tensor::traits(t).blockElems == 1 ? 512 : 1024;
             for (int64_t nTok : {1, 40}) {
                 const Problem p(t, 301, K, nTok, 5);
@@ -327,12 +338,14 @@ private slots:
     // row falls in a full tile or in the rows left over, they are the same bits. Batched decode,
     // a shared prompt prefix and chunked prefill rely on it (test_batch_decode checks the scores
     // end to end). Checked for the kernels that promise it: every kernel of the 32-element formats
-    // and of the lattice i-quants (whose AVX-512 prefill decodes 16-row panels, its decode not).
+    // and of the lattice i-quants, IQ1_* and TQ* (whose AVX-512 prefill decodes 16-row panels, its
+    // decode not).
     void tokenResultIndependentOfPass() {
         ThreadPool pool(2);
         for (TensorType t : {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
                              TensorType::IQ4_NL, TensorType::MXFP4, TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S,
-                             TensorType::IQ3_XXS, TensorType::IQ3_S}) {
+                             TensorType::IQ3_XXS, TensorType::IQ3_S, TensorType::IQ1_S, TensorType::IQ1_M, TensorType::TQ1_0,
+                             TensorType::TQ2_0}) {
             for (int64_t K : {416, 2048, 4256, 768, 4352}) {
                 if (K % tensor::traits(t).blockElems) continue;
                 const Problem p(t, 67, K, 40, 17);

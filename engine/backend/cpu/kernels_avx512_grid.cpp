@@ -1,5 +1,6 @@
-// AVX-512 (VNNI) kernels for the lattice i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S x Q8_K
-// activations (natural order); their table entries are in kernels_avx512_k.cpp.
+// AVX-512 (VNNI) kernels for the lattice i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S,
+// IQ1_M and the ternary TQ1_0, TQ2_0 x Q8_K activations (natural order); their table entries are
+// in kernels_avx512_k.cpp. (IQ1_* and TQ*: signed points, no sign bits; see kSigned below.)
 //
 // A row's super-block decodes into 4 zmm of two sub-blocks of 32 each (Dec::grid / grid4, GridCtx): 64
 // unsigned grid magnitudes (<= 62), the 64 sign bits as an opmask, the odd scales ls (<= 31;
@@ -262,6 +263,150 @@ struct DecIQ2_S {
     }
 };
 
+// ---- The 1-bit and ternary formats: signed points, no sign bits (kSigned) ----
+// grid() / grid4() give the points' signed byte values: decode takes their magnitudes and signs
+// (vpabsb, vpmovb2m) into the lattice step, the prefill panel adds the offset as for the others.
+//  - IQ1_S / IQ1_M: x = d * ls * (v + delta), v in {-1, 0, 1}, delta = +-1/8 per sub-block (IQ1_S)
+//    or group of 8 (IQ1_M): the points are 8v + the delta's sign and d carries 1/8, so the exact
+//    integer sum is 8 x the reference's isum + delta * dsum (exact in float too).
+//  - TQ1_0 / TQ2_0: x = d * t, t in {-1, 0, 1}: the points are t, every ls 1.
+
+// kIQ1SGrid's points times 8 (bytes -8 / 0 / 8).
+alignas(64) const std::array<uint64_t, 2048> kIQ1Grid8 = [] {
+    std::array<uint64_t, 2048> t{};
+    for (size_t e = 0; e < t.size(); ++e)
+        for (int j = 0; j < 8; ++j)
+            t[e] |= static_cast<uint64_t>(static_cast<uint8_t>(8 * static_cast<int8_t>(tensor::kIQ1SGrid[e] >> (8 * j)))) << (8 * j);
+    return t;
+}();
+
+// 8 IQ1 points (indices idx[j] into kIQ1Grid8) plus the delta signs (bit j of neg set: -1, else +1).
+static inline __m512i iq1Points(const uint32_t idx[8], uint32_t neg) {
+    const uint64_t* g = kIQ1Grid8.data();
+    auto v = [&](int j) { return static_cast<long long>(g[idx[j]]); };
+    const __m512i pts = _mm512_set_epi64(v(7), v(6), v(5), v(4), v(3), v(2), v(1), v(0));
+    return _mm512_add_epi8(pts, _mm512_mask_blend_epi64(static_cast<__mmask8>(neg), _mm512_set1_epi8(1), _mm512_set1_epi8(-1)));
+}
+
+// IQ1_S: qs at 2, qh words at 34 (bits 3l..3l+2: index bits 8-10 of group l; 12-14 scale; 15 delta sign).
+struct DecIQ1_S {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ1_S);
+    static constexpr bool kGrid = true, kSigned = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p))));
+        const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 34)));
+        const __m256i s = _mm256_and_si256(_mm256_srli_epi32(h, 12), _mm256_set1_epi32(7));
+        c.ls = _mm512_zextsi256_si512(_mm256_or_si256(_mm256_slli_epi32(s, 1), _mm256_set1_epi32(1)));
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        const uint8_t* qs = p + 2 + 8 * k;
+        const uint32_t h[2] = {loadU16(p + 34 + 4 * k), loadU16(p + 36 + 4 * k)};
+        uint32_t idx[8];
+        for (int j = 0; j < 8; ++j) idx[j] = qs[j] | ((h[j / 4] >> (3 * (j % 4))) & 7) << 8;
+        return iq1Points(idx, (h[0] >> 15) * 0x0Fu | (h[1] >> 15) * 0xF0u);
+    }
+};
+
+// IQ1_M: qs at 0, qh at 32 (byte 4k + j / 2, nibble j % 2: index bits 8-10 of group j of sub-blocks
+// 2k, 2k + 1, bit 3 its delta sign), scales at 48 (block_formats.h; ls per half of 16).
+struct DecIQ1_M {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ1_M);
+    static constexpr bool kGrid = true, kSigned = true, kHalfScales = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        const auto& b = *reinterpret_cast<const tensor::BlockIQ1_M*>(p);
+        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(tensor::iq1mScale(b))));
+        // dword ib: the 6 bits of word ib / 2 from bit 6 (ib % 2), as ls of its halves (low, high word)
+        const __m256i w = _mm256_permutevar8x32_epi32(_mm256_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 48))),
+                                                      _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
+        const __m256i s = _mm256_srlv_epi32(w, _mm256_setr_epi32(0, 6, 0, 6, 0, 6, 0, 6));
+        const __m256i m7 = _mm256_set1_epi32(7);
+        const __m256i ls = _mm256_or_si256(_mm256_and_si256(s, m7), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(s, 3), m7), 16));
+        c.ls = _mm512_zextsi256_si512(_mm256_or_si256(_mm256_slli_epi32(ls, 1), _mm256_set1_epi32(0x10001)));
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        const uint8_t* qs = p + 8 * k;
+        const uint32_t h = loadU32(p + 32 + 4 * k);
+        uint32_t idx[8];
+        for (int j = 0; j < 8; ++j) idx[j] = qs[j] | ((h >> (4 * j)) & 7) << 8;
+        return iq1Points(idx, _pext_u32(h, 0x88888888u));
+    }
+};
+
+// Every ls 1 (dwords 0-7).
+static inline __m512i unitScales() { return _mm512_zextsi256_si512(_mm256_set1_epi32(1)); }
+
+// TQ2_0: element 128h + 32l + m = bits 2l, 2l + 1 of qs[32h + m] (values t + 1), d at 64.
+struct DecTQ2_0 {
+    static constexpr size_t kBlock = sizeof(tensor::BlockTQ2_0);
+    static constexpr bool kGrid = true, kSigned = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 64))));
+        c.ls = unitScales();
+    }
+    static inline __m512i grid(const uint8_t* p, int k) {
+        // elements 64k .. 64k + 63: planes l = 2 (k % 2) and l + 1 of the 32 bytes of h = k / 2
+        const __m512i q = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * (k / 2))));
+        const int l = 2 * (k % 2);
+        const __m512i sh = _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(2 * l)), _mm256_set1_epi16(static_cast<int16_t>(2 * l + 2)), 1);
+        return _mm512_sub_epi8(_mm512_and_si512(_mm512_srlv_epi16(q, sh), _mm512_set1_epi8(3)), _mm512_set1_epi8(1));
+    }
+};
+
+// TQ1_0: trit n of byte b = (3 * (b * 3^n mod 256)) >> 8 (block_formats.h); qs at 0, qh at 48, d at 52.
+// 64 bytes of the block's trits, the source byte pairs (words) in src and their words' 3^n in mul, minus 1.
+static inline __m512i tq1Trits(__m512i src, __m512i mul) {
+    const __m512i lo = _mm512_mullo_epi16(src, mul);                                              // even bytes
+    const __m512i hi = _mm512_mullo_epi16(_mm512_and_si512(src, _mm512_set1_epi16(static_cast<int16_t>(0xFF00))), mul);  // odd
+    const __m512i m = _mm512_mask_blend_epi8(0xAAAAAAAAAAAAAAAAull, lo, hi);
+    // (3m) >> 8 = (m >= 86) + (m >= 171)
+    const __mmask64 ge1 = _mm512_cmpge_epu8_mask(m, _mm512_set1_epi8(86)), ge2 = _mm512_cmpge_epu8_mask(m, _mm512_set1_epi8(static_cast<char>(171)));
+    const __m512i one = _mm512_set1_epi8(1);
+    const __m512i t = _mm512_mask_add_epi8(_mm512_set1_epi8(-1), ge1, _mm512_set1_epi8(-1), one);
+    return _mm512_mask_add_epi8(t, ge2, t, one);
+}
+
+struct DecTQ1_0 {
+    static constexpr size_t kBlock = sizeof(tensor::BlockTQ1_0);
+    static constexpr bool kGrid = true, kSigned = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline void context(const uint8_t* p, GridCtx& c) {
+        c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 52))));
+        c.ls = unitScales();
+    }
+    static inline void grid4(const uint8_t* p, __m512i q[4]) {
+        // words 0-15: qs[0..31], 16-23: qs[32..47], 24-25: qh
+        const __m512i src = _mm512_maskz_loadu_epi8((1ull << 52) - 1, p);
+        const __m512i qs32 = _mm512_shuffle_i64x2(src, src, 0x44);
+        auto w = [](int lo, int hi) {  // 16 words of lo, then 16 of hi
+            return _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(lo)), _mm256_set1_epi16(static_cast<int16_t>(hi)), 1);
+        };
+        // elements 0-63: qs[0..31] trits 0, 1; 64-127: trits 2, 3
+        q[0] = tq1Trits(qs32, w(1, 3));
+        q[1] = tq1Trits(qs32, w(9, 27));
+        // 128-159: qs[0..31] trit 4; 160-191: qs[32..47] trits 0, 1
+        alignas(64) static constexpr uint16_t kIdx2[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                                           16, 17, 18, 19, 20, 21, 22, 23, 16, 17, 18, 19, 20, 21, 22, 23};
+        alignas(64) static constexpr uint16_t kMul2[32] = {81, 81, 81, 81, 81, 81, 81, 81, 81, 81, 81, 81, 81, 81, 81, 81,
+                                                           1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3};
+        q[2] = tq1Trits(_mm512_permutexvar_epi16(_mm512_load_si512(kIdx2), src), _mm512_load_si512(kMul2));
+        // 192-239: qs[32..47] trits 2, 3, 4; 240-255: qh trits 0-3 (element 240 + 4n + j)
+        alignas(64) static constexpr uint16_t kIdx3[32] = {16, 17, 18, 19, 20, 21, 22, 23, 16, 17, 18, 19, 20, 21, 22, 23,
+                                                           16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 24, 25, 24, 25, 24, 25};
+        alignas(64) static constexpr uint16_t kMul3[32] = {9, 9, 9, 9, 9, 9, 9, 9, 27, 27, 27, 27, 27, 27, 27, 27,
+                                                           81, 81, 81, 81, 81, 81, 81, 81, 1, 1, 3, 3, 9, 9, 27, 27};
+        q[3] = tq1Trits(_mm512_permutexvar_epi16(_mm512_load_si512(kIdx3), src), _mm512_load_si512(kMul3));
+    }
+};
+
+template <class Dec>
+constexpr bool signedGrid() {
+    if constexpr (requires { Dec::kSigned; }) return Dec::kSigned;
+    return false;
+}
+
 template <class Dec>
 constexpr bool halfScaleQuants() {
     if constexpr (requires { Dec::kHalfScales; }) return Dec::kHalfScales;
@@ -296,7 +441,10 @@ static inline __m512i rowLanes(const uint8_t* p, const int8_t* a, float& d) {
         // scalar-built grids: each right before its dot (all four first ran ~15 % slower)
         if constexpr (!kAll) q[k] = Dec::grid(p, k);
         const __m512i sc = _mm512_permutexvar_epi16(loadIdx(halfScaleQuants<Dec>() ? kIdxGridHalf[k] : kIdxGrid[k]), c.ls);
-        isum = gridDot(isum, q[k], sc, _cvtu64_mask64(c.signs[k]), a + 64 * k);
+        if constexpr (signedGrid<Dec>())
+            isum = gridDot(isum, _mm512_abs_epi8(q[k]), sc, _mm512_movepi8_mask(q[k]), a + 64 * k);
+        else
+            isum = gridDot(isum, q[k], sc, _cvtu64_mask64(c.signs[k]), a + 64 * k);
     }
     return isum;
 }
@@ -417,7 +565,8 @@ void decodePanel(const MatmulArgs& a, int64_t r, uint8_t* out) {
             gridAll<Dec>(p, q);
 #pragma GCC unroll 4
             for (int k = 0; k < 4; ++k)
-                rows[k][i] = _mm512_mask_sub_epi8(_mm512_add_epi8(q[k], off), _cvtu64_mask64(c.signs[k]), off, q[k]);
+                rows[k][i] = signedGrid<Dec>() ? _mm512_add_epi8(q[k], off)
+                                               : _mm512_mask_sub_epi8(_mm512_add_epi8(q[k], off), _cvtu64_mask64(c.signs[k]), off, q[k]);
         }
         for (int k = 0; k < 4; ++k) {
             __m512i cols[16];
@@ -480,19 +629,25 @@ void panelTile(const MatmulArgs& a, const uint8_t* panel, int64_t r, int64_t t) 
     for (int j = 0; j < T; ++j) _mm512_storeu_ps(a.Y + (t + j) * a.ldy + r, acc[j]);
 }
 
+template <TensorType T, TensorType U, class D, class Else>
+using DecIf = std::conditional_t<T == U, D, Else>;
 template <TensorType T>
-using DecOf = std::conditional_t<
-    T == TensorType::IQ2_XXS, DecIQ2_XXS,
-    std::conditional_t<T == TensorType::IQ2_XS, DecIQ2_XS,
-                       std::conditional_t<T == TensorType::IQ2_S, DecIQ2_S,
-                                          std::conditional_t<T == TensorType::IQ3_XXS, DecIQ3_XXS, DecIQ3_S>>>>;
+using DecOf = DecIf<T, TensorType::IQ2_XXS, DecIQ2_XXS,
+              DecIf<T, TensorType::IQ2_XS, DecIQ2_XS,
+              DecIf<T, TensorType::IQ2_S, DecIQ2_S,
+              DecIf<T, TensorType::IQ3_XXS, DecIQ3_XXS,
+              DecIf<T, TensorType::IQ3_S, DecIQ3_S,
+              DecIf<T, TensorType::IQ1_S, DecIQ1_S,
+              DecIf<T, TensorType::IQ1_M, DecIQ1_M,
+              DecIf<T, TensorType::TQ1_0, DecTQ1_0, DecTQ2_0>>>>>>>>;
 
 }  // namespace
 
 template <TensorType Type>
 void computeGrid(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1) {
     static_assert(Type == TensorType::IQ2_XXS || Type == TensorType::IQ2_XS || Type == TensorType::IQ2_S ||
-                  Type == TensorType::IQ3_XXS || Type == TensorType::IQ3_S);
+                  Type == TensorType::IQ3_XXS || Type == TensorType::IQ3_S || Type == TensorType::IQ1_S ||
+                  Type == TensorType::IQ1_M || Type == TensorType::TQ1_0 || Type == TensorType::TQ2_0);
     using Dec = DecOf<Type>;
     using L = PanelLayout<Dec>;
     int64_t rowsLeft = r0;
@@ -522,6 +677,10 @@ template void computeGrid<TensorType::IQ2_XS>(const MatmulArgs&, int64_t, int64_
 template void computeGrid<TensorType::IQ2_S>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
 template void computeGrid<TensorType::IQ3_XXS>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
 template void computeGrid<TensorType::IQ3_S>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::IQ1_S>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::IQ1_M>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::TQ1_0>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
+template void computeGrid<TensorType::TQ2_0>(const MatmulArgs&, int64_t, int64_t, int64_t, int64_t);
 
 }  // namespace verdict::cpu::avx512
 

@@ -534,6 +534,10 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::IQ2_S, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ2_S>},
         {TensorType::IQ3_XXS, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ3_XXS>},
         {TensorType::IQ3_S, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ3_S>},
+        {TensorType::IQ1_S, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ1_S>},
+        {TensorType::IQ1_M, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::IQ1_M>},
+        {TensorType::TQ1_0, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::TQ1_0>},
+        {TensorType::TQ2_0, SimdLevel::Avx512, superActBytes, prepare<KOrder::Natural>, computeGrid<TensorType::TQ2_0>},
     };
     for (const auto& k : kKernels)
         if (k.type == t) return &k;
