@@ -263,13 +263,15 @@ struct DecIQ2_S {
     }
 };
 
-// ---- The 1-bit and ternary formats: signed points, no sign bits (kSigned) ----
-// grid() / grid4() give the points' signed byte values: decode takes their magnitudes and signs
-// (vpabsb, vpmovb2m) into the lattice step, the prefill panel adds the offset as for the others.
-//  - IQ1_S / IQ1_M: x = d * ls * (v + delta), v in {-1, 0, 1}, delta = +-1/8 per sub-block (IQ1_S)
-//    or group of 8 (IQ1_M): the points are 8v + the delta's sign and d carries 1/8, so the exact
-//    integer sum is 8 x the reference's isum + delta * dsum (exact in float too).
-//  - TQ1_0 / TQ2_0: x = d * t, t in {-1, 0, 1}: the points are t, every ls 1.
+// ---- The 1-bit and ternary formats: no sign bits ----
+//  - IQ1_S / IQ1_M (kSigned): x = d * ls * (v + delta), v in {-1, 0, 1}, delta = +-1/8 per
+//    sub-block (IQ1_S) or group of 8 (IQ1_M). grid() gives the points 8v + the delta's sign as
+//    signed bytes and d carries 1/8, so the exact integer sum is 8 x the reference's isum + delta *
+//    dsum (exact in float too); decode takes their magnitudes and signs (vpabsb, vpmovb2m) into the
+//    lattice step, the prefill panel adds the offset as for the others.
+//  - TQ1_0 / TQ2_0 (kBias 1): x = d * t, t in {-1, 0, 1}, every ls 1. grid() gives t + 1 as
+//    unsigned bytes: decode multiplies them with vpdpbusd straight against the activations and
+//    takes sum(a) out once per super-block; the panel holds t + 64 like the others.
 
 // kIQ1SGrid's points times 8 (bytes -8 / 0 / 8).
 alignas(64) const std::array<uint64_t, 2048> kIQ1Grid8 = [] {
@@ -340,7 +342,8 @@ static inline __m512i unitScales() { return _mm512_zextsi256_si512(_mm256_set1_e
 // TQ2_0: element 128h + 32l + m = bits 2l, 2l + 1 of qs[32h + m] (values t + 1), d at 64.
 struct DecTQ2_0 {
     static constexpr size_t kBlock = sizeof(tensor::BlockTQ2_0);
-    static constexpr bool kGrid = true, kSigned = true;
+    static constexpr bool kGrid = true;
+    static constexpr int kBias = 1;
     static constexpr KOrder kOrder = KOrder::Natural;
     static inline void context(const uint8_t* p, GridCtx& c) {
         c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 64))));
@@ -351,12 +354,12 @@ struct DecTQ2_0 {
         const __m512i q = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * (k / 2))));
         const int l = 2 * (k % 2);
         const __m512i sh = _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(2 * l)), _mm256_set1_epi16(static_cast<int16_t>(2 * l + 2)), 1);
-        return _mm512_sub_epi8(_mm512_and_si512(_mm512_srlv_epi16(q, sh), _mm512_set1_epi8(3)), _mm512_set1_epi8(1));
+        return _mm512_and_si512(_mm512_srlv_epi16(q, sh), _mm512_set1_epi8(3));
     }
 };
 
 // TQ1_0: trit n of byte b = (3 * (b * 3^n mod 256)) >> 8 (block_formats.h); qs at 0, qh at 48, d at 52.
-// 64 bytes of the block's trits, the source byte pairs (words) in src and their words' 3^n in mul, minus 1.
+// 64 bytes of the block's trits (0 .. 2), the source byte pairs (words) in src and their words' 3^n in mul.
 static inline __m512i tq1Trits(__m512i src, __m512i mul) {
     const __m512i lo = _mm512_mullo_epi16(src, mul);                                              // even bytes
     const __m512i hi = _mm512_mullo_epi16(_mm512_and_si512(src, _mm512_set1_epi16(static_cast<int16_t>(0xFF00))), mul);  // odd
@@ -364,13 +367,14 @@ static inline __m512i tq1Trits(__m512i src, __m512i mul) {
     // (3m) >> 8 = (m >= 86) + (m >= 171)
     const __mmask64 ge1 = _mm512_cmpge_epu8_mask(m, _mm512_set1_epi8(86)), ge2 = _mm512_cmpge_epu8_mask(m, _mm512_set1_epi8(static_cast<char>(171)));
     const __m512i one = _mm512_set1_epi8(1);
-    const __m512i t = _mm512_mask_add_epi8(_mm512_set1_epi8(-1), ge1, _mm512_set1_epi8(-1), one);
+    const __m512i t = _mm512_maskz_mov_epi8(ge1, one);
     return _mm512_mask_add_epi8(t, ge2, t, one);
 }
 
 struct DecTQ1_0 {
     static constexpr size_t kBlock = sizeof(tensor::BlockTQ1_0);
-    static constexpr bool kGrid = true, kSigned = true;
+    static constexpr bool kGrid = true;
+    static constexpr int kBias = 1;
     static constexpr KOrder kOrder = KOrder::Natural;
     static inline void context(const uint8_t* p, GridCtx& c) {
         c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 52))));
@@ -406,6 +410,16 @@ constexpr bool signedGrid() {
     if constexpr (requires { Dec::kSigned; }) return Dec::kSigned;
     return false;
 }
+template <class Dec>
+constexpr int gridBias() {
+    if constexpr (requires { Dec::kBias; }) return Dec::kBias;
+    return 0;
+}
+
+// The sum of a super-block's 256 activation quants.
+static inline int32_t actSum(const ActSuper& x) {
+    return _mm512_reduce_add_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums))));
+}
 
 template <class Dec>
 constexpr bool halfScaleQuants() {
@@ -413,7 +427,7 @@ constexpr bool halfScaleQuants() {
     return false;
 }
 
-// The super-block's 4 x 64 grid magnitudes (q[k]: sub-blocks 2k, 2k + 1).
+// The super-block's 4 x 64 grid magnitudes (kSigned: signed points; kBias: t + kBias; q[k]: sub-blocks 2k, 2k + 1).
 template <class Dec>
 static inline void gridAll(const uint8_t* p, __m512i q[4]) {
     if constexpr (requires { Dec::grid4(p, q); }) {
@@ -426,7 +440,8 @@ static inline void gridAll(const uint8_t* p, __m512i q[4]) {
 
 // ---- Decode: rows one at a time ----
 
-// One row's super-block against one token: the exact integer sum as 16 lane sums; d by reference.
+// One row's super-block against one token: the exact integer sum as 16 lane sums (kBias: less
+// kBias * sum(a), which the caller takes out); d by reference.
 template <class Dec>
 static inline __m512i rowLanes(const uint8_t* p, const int8_t* a, float& d) {
     GridCtx c;
@@ -440,6 +455,10 @@ static inline __m512i rowLanes(const uint8_t* p, const int8_t* a, float& d) {
     for (int k = 0; k < 4; ++k) {
         // scalar-built grids: each right before its dot (all four first ran ~15 % slower)
         if constexpr (!kAll) q[k] = Dec::grid(p, k);
+        if constexpr (gridBias<Dec>() != 0) {  // ls 1
+            isum = _mm512_dpbusd_epi32(isum, q[k], _mm512_load_si512(a + 64 * k));
+            continue;
+        }
         const __m512i sc = _mm512_permutexvar_epi16(loadIdx(halfScaleQuants<Dec>() ? kIdxGridHalf[k] : kIdxGrid[k]), c.ls);
         if constexpr (signedGrid<Dec>())
             isum = gridDot(isum, _mm512_abs_epi8(q[k]), sc, _mm512_movepi8_mask(q[k]), a + 64 * k);
@@ -487,7 +506,8 @@ void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
             __m128 acc = _mm_setzero_ps();
             for (int64_t sb = 0; sb < nSuper; ++sb) {
                 const FourRows& f = buf[sb];
-                const __m128i isum = reduce4(f.lanes[0], f.lanes[1], f.lanes[2], f.lanes[3]);
+                __m128i isum = reduce4(f.lanes[0], f.lanes[1], f.lanes[2], f.lanes[3]);
+                if constexpr (gridBias<Dec>() != 0) isum = _mm_sub_epi32(isum, _mm_set1_epi32(gridBias<Dec>() * actSum(x[sb])));
                 acc = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), _mm_mul_ps(_mm_load_ps(f.d), _mm_set1_ps(x[sb].d)), acc);
             }
             _mm_storeu_ps(a.Y + t * a.ldy + r, acc);
@@ -498,7 +518,8 @@ void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
         for (int64_t sb = 0; sb < nSuper; ++sb) {
             float d;
             const __m512i lanes = rowLanes<Dec>(a.W + r * a.rowBytes + sb * Dec::kBlock, reinterpret_cast<const int8_t*>(x[sb].qs), d);
-            acc = std::fma(static_cast<float>(_mm512_reduce_add_epi32(lanes)), d * x[sb].d, acc);
+            const int32_t isum = _mm512_reduce_add_epi32(lanes) - gridBias<Dec>() * actSum(x[sb]);
+            acc = std::fma(static_cast<float>(isum), d * x[sb].d, acc);
         }
         a.Y[t * a.ldy + r] = acc;
     }
@@ -565,7 +586,7 @@ void decodePanel(const MatmulArgs& a, int64_t r, uint8_t* out) {
             gridAll<Dec>(p, q);
 #pragma GCC unroll 4
             for (int k = 0; k < 4; ++k)
-                rows[k][i] = signedGrid<Dec>() ? _mm512_add_epi8(q[k], off)
+                rows[k][i] = signedGrid<Dec>() || gridBias<Dec>() ? _mm512_add_epi8(q[k], _mm512_set1_epi8(kOffset - gridBias<Dec>()))
                                                : _mm512_mask_sub_epi8(_mm512_add_epi8(q[k], off), _cvtu64_mask64(c.signs[k]), off, q[k]);
         }
         for (int k = 0; k < 4; ++k) {
