@@ -347,24 +347,32 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
     __m512 acc[R][T];
     for (int i = 0; i < R; ++i)
         for (int j = 0; j < T; ++j) acc[i][j] = _mm512_setzero_ps();
-    for (int64_t sb = 0; sb < nSuper; ++sb) {
-        for (int i = 0; i < R; ++i) {
-            const uint8_t* wp = a.W + (r + i) * a.rowBytes + sb * Dec::kBlock;
-            if constexpr (T == 1) prefetchSpan(wp + R * a.rowBytes, Dec::kBlock);
-            if constexpr (levelQuants<Dec>() && T == 1) {
-                accumulateLevelsDirect<Dec>(wp, reinterpret_cast<const ActSuper*>(a.act + t * a.actStride)[sb], acc[i][0]);
-            } else if constexpr (levelQuants<Dec>()) {
-                GridUnpacked u;
-                decodeLevelBlock<Dec>(wp, u);
-                for (int j = 0; j < T; ++j)
-                    accumulateGrid(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
-            } else {
-                Unpacked u;
-                Dec::decode(wp, u);
-                for (int j = 0; j < T; ++j)
-                    accumulate<Dec>(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
-            }
+    auto step = [&](int i, int64_t sb) {
+        const uint8_t* wp = a.W + (r + i) * a.rowBytes + sb * Dec::kBlock;
+        if constexpr (T == 1) prefetchSpan(wp + R * a.rowBytes, Dec::kBlock);
+        if constexpr (levelQuants<Dec>() && T == 1) {
+            accumulateLevelsDirect<Dec>(wp, reinterpret_cast<const ActSuper*>(a.act + t * a.actStride)[sb], acc[i][0]);
+        } else if constexpr (levelQuants<Dec>()) {
+            GridUnpacked u;
+            decodeLevelBlock<Dec>(wp, u);
+            for (int j = 0; j < T; ++j)
+                accumulateGrid(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
+        } else {
+            Unpacked u;
+            Dec::decode(wp, u);
+            for (int j = 0; j < T; ++j)
+                accumulate<Dec>(u, reinterpret_cast<const ActSuper*>(a.act + (t + j) * a.actStride)[sb], acc[i][j]);
         }
+    };
+    // Decode reads the rows one after the other (one stream through memory; as the lattice
+    // decode, kernels_avx512_grid.cpp), prefill super-block by super-block (the tokens' activations
+    // stay in L1). Each row's super-blocks are added in order either way.
+    if constexpr (T == 1) {
+        for (int i = 0; i < R; ++i)
+            for (int64_t sb = 0; sb < nSuper; ++sb) step(i, sb);
+    } else {
+        for (int64_t sb = 0; sb < nSuper; ++sb)
+            for (int i = 0; i < R; ++i) step(i, sb);
     }
     for (int j = 0; j < T; ++j)
         for (int i = 0; i < R; ++i) a.Y[(t + j) * a.ldy + r + i] = _mm512_reduce_add_ps(acc[i][j]);
