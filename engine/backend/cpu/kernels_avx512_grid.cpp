@@ -18,6 +18,7 @@
 //    the offset comes back out through the activation's sub-block sums (64 * sum_s ls_s * asum_s,
 //    vpdpwssd). The grid lookups, the costly part, are then shared by the block's tokens.
 #include "backend/cpu/act_layout.h"
+#include "backend/cpu/grid_codes.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
 #include "tensor/iq_grids.h"
@@ -132,23 +133,7 @@ struct DecIQ2_XXS {
 // IQ3_XXS: the index of its magnitude in kIQ3XXSLevels): IQ3_S's 512 entries fit 16 zmm, so 32
 // lookups are 8 vpermi2w (index bits 0-5) and a select tree on bits 6-8 instead of 32 scalar loads
 // and inserts (IQ3_XXS: 4 and bits 6-7). Matvec 1.8x faster for IQ3_S (tests/bench/README.md).
-constexpr std::array<uint8_t, 8> kIQ3XXSLevels = {4, 12, 20, 28, 36, 44, 52, 62};
-
-template <size_t N>
-std::array<uint16_t, N> iq3Codes(const uint32_t* grid, bool levels) {
-    std::array<uint16_t, N> t{};
-    for (size_t e = 0; e < N; ++e)
-        for (int j = 0; j < 4; ++j) {
-            const uint32_t v = (grid[e] >> (8 * j)) & 0xFF;
-            uint32_t n = v;
-            if (levels) n = static_cast<uint32_t>(std::find(kIQ3XXSLevels.begin(), kIQ3XXSLevels.end(), v) - kIQ3XXSLevels.begin());
-            t[e] |= static_cast<uint16_t>((n & 0xF) << (4 * j));
-        }
-    return t;
-}
-alignas(64) const std::array<uint16_t, 512> kIQ3SCodes = iq3Codes<512>(tensor::kIQ3SGrid, false);
-alignas(64) const std::array<uint16_t, 256> kIQ3XXSCodes = iq3Codes<256>(tensor::kIQ3XXSGrid, true);
-
+// The tables: grid_codes.h.
 // 32 indices (words, Bits wide) -> their codes in the table of 2^Bits entries: a vpermi2w per 64
 // entries on bits 0-5, then a select tree on bits 6 .. Bits - 1.
 template <int Bits>
@@ -273,15 +258,6 @@ struct DecIQ2_S {
 //    unsigned bytes: decode multiplies them with vpdpbusd straight against the activations and
 //    takes sum(a) out once per super-block; the panel holds t + 64 like the others.
 
-// kIQ1SGrid's points times 8 (bytes -8 / 0 / 8).
-alignas(64) const std::array<uint64_t, 2048> kIQ1Grid8 = [] {
-    std::array<uint64_t, 2048> t{};
-    for (size_t e = 0; e < t.size(); ++e)
-        for (int j = 0; j < 8; ++j)
-            t[e] |= static_cast<uint64_t>(static_cast<uint8_t>(8 * static_cast<int8_t>(tensor::kIQ1SGrid[e] >> (8 * j)))) << (8 * j);
-    return t;
-}();
-
 // 8 IQ1 points (indices idx[j] into kIQ1Grid8) plus the delta signs (bit j of neg set: -1, else +1).
 static inline __m512i iq1Points(const uint32_t idx[8], uint32_t neg) {
     const uint64_t* g = kIQ1Grid8.data();
@@ -339,6 +315,11 @@ struct DecIQ1_M {
 // Every ls 1 (dwords 0-7).
 static inline __m512i unitScales() { return _mm512_zextsi256_si512(_mm256_set1_epi32(1)); }
 
+// 16 words of lo, then 16 of hi.
+static inline __m512i wordHalves(int lo, int hi) {
+    return _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(lo)), _mm256_set1_epi16(static_cast<int16_t>(hi)), 1);
+}
+
 // TQ2_0: element 128h + 32l + m = bits 2l, 2l + 1 of qs[32h + m] (values t + 1), d at 64.
 struct DecTQ2_0 {
     static constexpr size_t kBlock = sizeof(tensor::BlockTQ2_0);
@@ -353,7 +334,7 @@ struct DecTQ2_0 {
         // elements 64k .. 64k + 63: planes l = 2 (k % 2) and l + 1 of the 32 bytes of h = k / 2
         const __m512i q = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * (k / 2))));
         const int l = 2 * (k % 2);
-        const __m512i sh = _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(2 * l)), _mm256_set1_epi16(static_cast<int16_t>(2 * l + 2)), 1);
+        const __m512i sh = wordHalves(2 * l, 2 * l + 2);
         return _mm512_and_si512(_mm512_srlv_epi16(q, sh), _mm512_set1_epi8(3));
     }
 };
@@ -384,12 +365,9 @@ struct DecTQ1_0 {
         // words 0-15: qs[0..31], 16-23: qs[32..47], 24-25: qh
         const __m512i src = _mm512_maskz_loadu_epi8((1ull << 52) - 1, p);
         const __m512i qs32 = _mm512_shuffle_i64x2(src, src, 0x44);
-        auto w = [](int lo, int hi) {  // 16 words of lo, then 16 of hi
-            return _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(lo)), _mm256_set1_epi16(static_cast<int16_t>(hi)), 1);
-        };
         // elements 0-63: qs[0..31] trits 0, 1; 64-127: trits 2, 3
-        q[0] = tq1Trits(qs32, w(1, 3));
-        q[1] = tq1Trits(qs32, w(9, 27));
+        q[0] = tq1Trits(qs32, wordHalves(1, 3));
+        q[1] = tq1Trits(qs32, wordHalves(9, 27));
         // 128-159: qs[0..31] trit 4; 160-191: qs[32..47] trits 0, 1
         alignas(64) static constexpr uint16_t kIdx2[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
                                                            16, 17, 18, 19, 20, 21, 22, 23, 16, 17, 18, 19, 20, 21, 22, 23};
