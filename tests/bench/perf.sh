@@ -142,8 +142,8 @@ LLAMACPP = {  # type: (pp512 low, high, tg128 low, high)
 # formats with vpdpbusd (kernels_avx512_q32.cpp), and so do Q2_K, Q4_K, Q5_K, Q6_K (and the Q4_K_M /
 # Q5_K_M mixes made of them) and IQ4_XS on the panels the model repacks them into at load, and the
 # lattice i-quants (IQ2_*, IQ3_*, IQ1_*, the ternary TQ1_0 / TQ2_0, and llama.cpp's mixes named
-# after them) on the panels their prefill decodes per block of tokens (kernels_avx512_grid.cpp;
-# IQ1_* / TQ* have no AVX2 kernel: the AVX2 row is wrong for them there); Q3_K with vpmaddubsw +
+# after them) on the panels their prefill decodes per block of tokens (kernels_avx512_grid.cpp);
+# Q3_K with vpmaddubsw +
 # vpdpwssd by the sub-block scales (kernels_avx512_k.cpp), on AVX2 all with vpmaddubsw + vpmaddwd.
 # The float types widen to
 # f32 and use FMA, packed or not, except BF16 on AVX-512 CPUs with AVX512_BF16: vdpbf16ps

@@ -32,7 +32,8 @@ const TensorType kAvx2Types[] = {TensorType::F32,    TensorType::F16,     Tensor
                                  TensorType::Q2_K,   TensorType::Q3_K,    TensorType::Q4_K,   TensorType::Q5_K,
                                  TensorType::Q6_K,   TensorType::IQ4_NL,  TensorType::IQ4_XS, TensorType::MXFP4,
                                  TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ2_S, TensorType::IQ3_XXS,
-                                 TensorType::IQ3_S};
+                                 TensorType::IQ3_S,  TensorType::IQ1_S,   TensorType::IQ1_M, TensorType::TQ1_0,
+                                 TensorType::TQ2_0};
 
 // Types with an AVX-512 kernel (kernels_avx512_*.cpp): where the CPU has AVX-512, availableKernels
 // must list it, so simdMatchesReference compares it against the reference too.

@@ -1,5 +1,5 @@
-// AVX2 kernels for the K-quants Q2_K .. Q6_K, IQ4_XS and the lattice i-quants IQ2_XXS, IQ2_XS,
-// IQ2_S, IQ3_XXS, IQ3_S x Q8_K activations.
+// AVX2 kernels for the K-quants Q2_K .. Q6_K, IQ4_XS, the lattice i-quants IQ2_XXS, IQ2_XS,
+// IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M and the ternary TQ1_0, TQ2_0 x Q8_K activations.
 //
 // A row's super-block unpacks into 8 ymm of unsigned quants (in the activation order of
 // act_layout.h, 32 per ymm) and 8 ymm of 16-bit scales (one per pair of quants). vpmaddubsw
@@ -7,8 +7,11 @@
 // Q5_K) go through the activation's 16-element sums as in the AVX-512 kernels.
 // The lattice i-quants unpack into GridUnpacked instead: grid magnitudes, sign bytes that go onto
 // the activation (vpsignb), and the odd scales ls; all integer, so only the order of the float
-// sums differs from the reference (kernels_ref.cpp).
+// sums differs from the reference (kernels_ref.cpp). IQ1_* and TQ* have no sign bits: their grid()
+// gives signed points (as the AVX-512 kernels: IQ1 8v + the delta's sign with d / 8, TQ the trits
+// with ls 1), whose magnitudes and signs take the same path.
 #include "backend/cpu/act_layout.h"
+#include "backend/cpu/grid_codes.h"
 #include "backend/cpu/kernels_x86.h"
 #include "tensor/block_formats.h"
 #include "tensor/iq_grids.h"
@@ -202,7 +205,7 @@ struct DecIQ4_XS {
 // (GCC left the IQ3_XXS loop rolled, 20 % slower).
 struct GridUnpacked {
     __m256i q[8];   // magnitudes
-    __m256i sg[8];  // per quant: negative (bit 7 set) or positive, never 0 (a vpsignb operand)
+    __m256i sg[8];  // per quant: negative (bit 7 set) or positive, 0 only where q is (a vpsignb operand)
     __m256i sc[8];  // ls per pair of quants
     float d;
 };
@@ -398,10 +401,130 @@ struct DecIQ2_S {
     }
 };
 
+// ---- IQ1_S, IQ1_M, TQ1_0, TQ2_0: signed points (kSignedPoints), no sign words ----
+
+// IQ1 points of 4 groups of 8 (indices into kIQ1Grid8) plus their deltas (+-1 bytes per group).
+static inline __m256i iq1Points(unsigned i0, unsigned i1, unsigned i2, unsigned i3, __m256i delta) {
+    return _mm256_add_epi8(grid4x64(kIQ1Grid8.data(), i0, i1, i2, i3), delta);
+}
+
+// IQ1_S: qs at 2, qh words at 34 (bits 3l..3l+2: index bits 8-10 of group l; 12-14 scale; 15 delta sign).
+struct DecIQ1_S {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ1_S);
+    static constexpr bool kGrid = true, kHalfScales = false, kSignedPoints = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        GridCtx c;
+        c.d = 0.125f * half(p);
+        const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 34)));
+        const __m256i s = _mm256_and_si256(_mm256_srli_epi32(h, 12), _mm256_set1_epi32(7));
+        setScales(c, _mm256_or_si256(_mm256_slli_epi32(s, 1), _mm256_set1_epi32(1)));
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        const uint8_t* i = p + 2 + 4 * ib;
+        const unsigned h = loadU16(p + 34 + 2 * ib);
+        return iq1Points(i[0] | (h & 7) << 8, i[1] | ((h >> 3) & 7) << 8, i[2] | ((h >> 6) & 7) << 8, i[3] | ((h >> 9) & 7) << 8,
+                         _mm256_set1_epi8(static_cast<char>(h & 0x8000 ? -1 : 1)));
+    }
+};
+
+// IQ1_M: qs at 0, qh at 32 (byte 2ib + l / 2, nibble l % 2: index bits 8-10 of group l, bit 3 its
+// delta sign), scales at 48 (block_formats.h; ls per half of 16).
+struct DecIQ1_M {
+    static constexpr size_t kBlock = sizeof(tensor::BlockIQ1_M);
+    static constexpr bool kGrid = true, kHalfScales = true, kSignedPoints = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        GridCtx c;
+        c.d = 0.125f * _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(tensor::iq1mScale(*reinterpret_cast<const tensor::BlockIQ1_M*>(p)))));
+        // dword ib: the 6 bits of scale word ib / 2 from bit 6 (ib % 2) -> (2 lo + 1) | (2 hi + 1) << 8
+        const __m256i w = _mm256_permutevar8x32_epi32(_mm256_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 48))),
+                                                      _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
+        const __m256i s = _mm256_srlv_epi32(w, _mm256_setr_epi32(0, 6, 0, 6, 0, 6, 0, 6));
+        const __m256i m7 = _mm256_set1_epi32(7);
+        const __m256i ls = _mm256_or_si256(_mm256_and_si256(s, m7), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(s, 3), m7), 8));
+        setScales(c, _mm256_or_si256(_mm256_slli_epi32(ls, 1), _mm256_set1_epi32(0x0101)));
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        const uint8_t* i = p + 4 * ib;
+        const unsigned h = loadU16(p + 32 + 2 * ib);
+        auto delta = [&](int l) { return (h >> (4 * l + 3)) & 1 ? -1ll : 0x0101010101010101ll; };
+        return iq1Points(i[0] | (h & 7) << 8, i[1] | ((h >> 4) & 7) << 8, i[2] | ((h >> 8) & 7) << 8, i[3] | ((h >> 12) & 7) << 8,
+                         _mm256_set_epi64x(delta(3), delta(2), delta(1), delta(0)));
+    }
+};
+
+// Every ls 1.
+static inline void unitScales(GridCtx& c) { setScales(c, _mm256_set1_epi32(1)); }
+
+// TQ2_0: element 128h + 32l + m = bits 2l, 2l + 1 of qs[32h + m] (values t + 1), d at 64.
+struct DecTQ2_0 {
+    static constexpr size_t kBlock = sizeof(tensor::BlockTQ2_0);
+    static constexpr bool kGrid = true, kHalfScales = false, kSignedPoints = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        GridCtx c;
+        c.d = half(p + 64);
+        unitScales(c);
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        const __m256i q = _mm256_srl_epi16(loadY(p + 32 * (ib / 4)), _mm_cvtsi32_si128(2 * (ib % 4)));
+        return _mm256_sub_epi8(_mm256_and_si256(q, _mm256_set1_epi8(3)), _mm256_set1_epi8(1));
+    }
+};
+
+// TQ1_0: trit n of byte b = (3 * (b * 3^n mod 256)) >> 8 (block_formats.h); qs at 0, qh at 48, d at
+// 52. 32 of the block's trits minus 1: the source byte pairs (words) in src, their words' 3^n in mul.
+static inline __m256i tq1Trits(__m256i src, __m256i mul) {
+    const __m256i lo = _mm256_mullo_epi16(src, mul);                                                             // even bytes
+    const __m256i hi = _mm256_mullo_epi16(_mm256_and_si256(src, _mm256_set1_epi16(static_cast<short>(0xFF00))), mul);  // odd
+    const __m256i m = _mm256_blendv_epi8(lo, hi, _mm256_set1_epi16(static_cast<short>(0xFF00)));
+    // (3m) >> 8 = (m >= 86) + (m >= 171); a compare is -1 where true
+    const __m256i ge1 = _mm256_cmpeq_epi8(_mm256_max_epu8(m, _mm256_set1_epi8(86)), m);
+    const __m256i ge2 = _mm256_cmpeq_epi8(_mm256_max_epu8(m, _mm256_set1_epi8(static_cast<char>(171))), m);
+    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_set1_epi8(-1), ge1), ge2);
+}
+
+struct DecTQ1_0 {
+    static constexpr size_t kBlock = sizeof(tensor::BlockTQ1_0);
+    static constexpr bool kGrid = true, kHalfScales = false, kSignedPoints = true;
+    static constexpr KOrder kOrder = KOrder::Natural;
+    static inline GridCtx prepare(const uint8_t* p) {
+        GridCtx c;
+        c.d = half(p + 52);
+        unitScales(c);
+        return c;
+    }
+    static inline __m256i grid(const uint8_t* p, int ib) {
+        static constexpr short kPow3[5] = {1, 3, 9, 27, 81};
+        if (ib < 5) return tq1Trits(loadY(p), _mm256_set1_epi16(kPow3[ib]));  // elements 32n + m: qs[m] trit n
+        const __m128i q32 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
+        if (ib < 7)  // elements 160 + 16n + m: qs[32 + m] trit n, n = 0, 1 (ib 5) or 2, 3 (ib 6)
+            return tq1Trits(_mm256_set_m128i(q32, q32), _mm256_set_m128i(_mm_set1_epi16(kPow3[2 * ib - 9]), _mm_set1_epi16(kPow3[2 * ib - 10])));
+        // 224-239: qs[32 + m] trit 4; 240-255: qh[j] trit n at 240 + 4n + j
+        return tq1Trits(_mm256_set_m128i(_mm_set1_epi32(static_cast<int>(loadU32(p + 48))), q32),
+                        _mm256_set_m128i(_mm_setr_epi16(1, 1, 3, 3, 9, 9, 27, 27), _mm_set1_epi16(81)));
+    }
+};
+
+template <class Dec>
+constexpr bool signedPoints() {
+    if constexpr (requires { Dec::kSignedPoints; }) return Dec::kSignedPoints;
+    return false;
+}
+
 template <class Dec>
 static inline void gridSub(const uint8_t* p, const GridCtx& c, int ib, __m256i& q, __m256i& sg, __m256i& sc) {
-    q = Dec::grid(p, ib);
-    sg = subSigns(c, ib);
+    if constexpr (signedPoints<Dec>()) {
+        sg = Dec::grid(p, ib);
+        q = _mm256_sign_epi8(sg, sg);
+    } else {
+        q = Dec::grid(p, ib);
+        sg = subSigns(c, ib);
+    }
     sc = subScales<Dec::kHalfScales>(c, ib);
 }
 
@@ -539,6 +662,10 @@ const MatmulKernel* kquantKernel(tensor::TensorType t) {
         {TensorType::IQ2_S, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ2_S::kOrder>, compute<DecIQ2_S>},
         {TensorType::IQ3_XXS, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ3_XXS::kOrder>, compute<DecIQ3_XXS>},
         {TensorType::IQ3_S, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ3_S::kOrder>, compute<DecIQ3_S>},
+        {TensorType::IQ1_S, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ1_S::kOrder>, compute<DecIQ1_S>},
+        {TensorType::IQ1_M, SimdLevel::Avx2, superActBytes, packSuperAct<DecIQ1_M::kOrder>, compute<DecIQ1_M>},
+        {TensorType::TQ1_0, SimdLevel::Avx2, superActBytes, packSuperAct<DecTQ1_0::kOrder>, compute<DecTQ1_0>},
+        {TensorType::TQ2_0, SimdLevel::Avx2, superActBytes, packSuperAct<DecTQ2_0::kOrder>, compute<DecTQ2_0>},
     };
     for (const auto& k : kKernels)
         if (k.type == t) return &k;
