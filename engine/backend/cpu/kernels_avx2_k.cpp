@@ -456,20 +456,20 @@ struct DecIQ1_M {
     }
 };
 
-// Every ls 1.
-static inline void unitScales(GridCtx& c) { setScales(c, _mm256_set1_epi32(1)); }
+// The ternary formats' context: d (f16) at byte dOffset, every ls 1.
+static inline GridCtx ternaryCtx(const uint8_t* p, int dOffset) {
+    GridCtx c;
+    c.d = half(p + dOffset);
+    setScales(c, _mm256_set1_epi32(1));
+    return c;
+}
 
 // TQ2_0: element 128h + 32l + m = bits 2l, 2l + 1 of qs[32h + m] (values t + 1), d at 64.
 struct DecTQ2_0 {
     static constexpr size_t kBlock = sizeof(tensor::BlockTQ2_0);
     static constexpr bool kGrid = true, kHalfScales = false, kSignedPoints = true;
     static constexpr KOrder kOrder = KOrder::Natural;
-    static inline GridCtx prepare(const uint8_t* p) {
-        GridCtx c;
-        c.d = half(p + 64);
-        unitScales(c);
-        return c;
-    }
+    static inline GridCtx prepare(const uint8_t* p) { return ternaryCtx(p, 64); }
     static inline __m256i grid(const uint8_t* p, int ib) {
         const __m256i q = _mm256_srl_epi16(loadY(p + 32 * (ib / 4)), _mm_cvtsi32_si128(2 * (ib % 4)));
         return _mm256_sub_epi8(_mm256_and_si256(q, _mm256_set1_epi8(3)), _mm256_set1_epi8(1));
@@ -492,12 +492,7 @@ struct DecTQ1_0 {
     static constexpr size_t kBlock = sizeof(tensor::BlockTQ1_0);
     static constexpr bool kGrid = true, kHalfScales = false, kSignedPoints = true;
     static constexpr KOrder kOrder = KOrder::Natural;
-    static inline GridCtx prepare(const uint8_t* p) {
-        GridCtx c;
-        c.d = half(p + 52);
-        unitScales(c);
-        return c;
-    }
+    static inline GridCtx prepare(const uint8_t* p) { return ternaryCtx(p, 52); }
     static inline __m256i grid(const uint8_t* p, int ib) {
         static constexpr short kPow3[5] = {1, 3, 9, 27, 81};
         if (ib < 5) return tq1Trits(loadY(p), _mm256_set1_epi16(kPow3[ib]));  // elements 32n + m: qs[m] trit n

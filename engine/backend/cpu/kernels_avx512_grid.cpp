@@ -312,8 +312,11 @@ struct DecIQ1_M {
     }
 };
 
-// Every ls 1 (dwords 0-7).
-static inline __m512i unitScales() { return _mm512_zextsi256_si512(_mm256_set1_epi32(1)); }
+// The ternary formats' context: d (f16) at byte dOffset, every ls 1 (dwords 0-7).
+static inline void ternaryContext(const uint8_t* p, int dOffset, GridCtx& c) {
+    c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + dOffset))));
+    c.ls = _mm512_zextsi256_si512(_mm256_set1_epi32(1));
+}
 
 // 16 words of lo, then 16 of hi.
 static inline __m512i wordHalves(int lo, int hi) {
@@ -326,10 +329,7 @@ struct DecTQ2_0 {
     static constexpr bool kGrid = true;
     static constexpr int kBias = 1;
     static constexpr KOrder kOrder = KOrder::Natural;
-    static inline void context(const uint8_t* p, GridCtx& c) {
-        c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 64))));
-        c.ls = unitScales();
-    }
+    static inline void context(const uint8_t* p, GridCtx& c) { ternaryContext(p, 64, c); }
     static inline __m512i grid(const uint8_t* p, int k) {
         // elements 64k .. 64k + 63: planes l = 2 (k % 2) and l + 1 of the 32 bytes of h = k / 2
         const __m512i q = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * (k / 2))));
@@ -357,10 +357,7 @@ struct DecTQ1_0 {
     static constexpr bool kGrid = true;
     static constexpr int kBias = 1;
     static constexpr KOrder kOrder = KOrder::Natural;
-    static inline void context(const uint8_t* p, GridCtx& c) {
-        c.d = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(loadU16(p + 52))));
-        c.ls = unitScales();
-    }
+    static inline void context(const uint8_t* p, GridCtx& c) { ternaryContext(p, 52, c); }
     static inline void grid4(const uint8_t* p, __m512i q[4]) {
         // words 0-15: qs[0..31], 16-23: qs[32..47], 24-25: qh
         const __m512i src = _mm512_maskz_loadu_epi8((1ull << 52) - 1, p);
