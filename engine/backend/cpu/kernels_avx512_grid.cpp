@@ -648,7 +648,10 @@ void computeGrid(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_
     using Dec = DecOf<Type>;
     using L = PanelLayout<Dec>;
     int64_t rowsLeft = r0;
-    if (t1 - t0 >= 2 && r1 - r0 >= 16) {
+    // Panels from 4 tokens: below that decoding a panel (its transposes) costs more than each
+    // token's own row-wise pass (bench_kernels, 1 thread: 2 / 3 tokens at 0.54-0.81 / 0.78-1.1x of
+    // the row-wise rate, 4 at 1.03-1.58x). Both give the same bits.
+    if (t1 - t0 >= 4 && r1 - r0 >= 16) {
         const int64_t nSuper = a.K / 256, pEnd = r0 + (r1 - r0) / 16 * 16;
         // Tokens per block: their activations (384 bytes per 256 elements) about 384 KiB, in L2
         // beside the panel (~5 KiB per 256 elements).
