@@ -10,6 +10,7 @@
 #include "backend/cpu/thread_pool.h"
 #include "backend/cuda/block_type.h"
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/gemm.h"
 #include "tensor/half.h"
 #include "tensor/quantize.h"
 #include "test_device.h"
@@ -119,6 +120,17 @@ RefDot refDot(const float* w, const float* x, int64_t K, RoundW roundW, RoundX r
     return d;
 }
 
+// The power-of-two scale cuda::activationScales gives an activation row (cuda_ops.h): 1 below
+// 2^15, else the least 2^e with max|x| / 2^e < 2^15.
+float rowScale(const float* x, int64_t K) {
+    float m = 0.0f;
+    for (int64_t k = 0; k < K; ++k) m = std::max(m, std::fabs(x[k]));
+    if (!(m >= 32768.0f) || !std::isfinite(m)) return 1.0f;
+    int e = 0;
+    std::frexp(m, &e);
+    return std::ldexp(1.0f, e - 15);
+}
+
 }  // namespace
 
 Q_DECLARE_METATYPE(TypeCase)
@@ -206,24 +218,32 @@ private:
                          qPrintable(QString("expert pair %1 row %2").arg(p).arg(r)));
             }
 
-        // Tensor-core tiles (9..64 rows and a second pass past 64): f16 inputs, f32 sums.
+        // Tensor-core tiles (9..64 rows and a second pass past 64): f16 inputs, f32 sums. Row 4's
+        // activations reach ~1e6, past f16's range: scaled into it (by 64) and back.
         if (c.type != tensor::TensorType::F32 && c.type != tensor::TensorType::F16)
             for (int64_t nTok : {9, 33, 64, 70}) {
-                const auto xb = randomVec(static_cast<size_t>(nTok * K), 90 + static_cast<uint32_t>(nTok));
-                Dev<float> dxb(xb), dyb(static_cast<size_t>(nTok * N));
-                cuda::matmulMma(w, dxb.p, K, nTok, dyb.p, N, nullptr);
+                auto xb = randomVec(static_cast<size_t>(nTok * K), 90 + static_cast<uint32_t>(nTok));
+                for (int64_t k = 0; k < K; ++k) xb[4 * K + k] *= 3e5f;
+                Dev<float> dxb(xb), dyb(static_cast<size_t>(nTok * N)), dsc(static_cast<size_t>(nTok));
+                cuda::matmulMma(w, dxb.p, K, nTok, dyb.p, N, dsc.p, nullptr);
                 QString why;
                 QVERIFY2(noCudaError(why), qPrintable(why));
                 const auto yb = dyb.get();
-                for (int64_t t = 0; t < nTok; ++t)
+                const auto sc = dsc.get();
+                for (int64_t t = 0; t < nTok; ++t) {
+                    const float s = rowScale(&xb[t * K], K);
+                    QCOMPARE(sc[t], s);
+                    QVERIFY(t != 4 || s > 1.0f);
                     for (int64_t r = 0; r < N; ++r) {
                         // Both inputs rounded to f16 as the tiles hold them; the products are exact
                         // in f32, so only the f32 summation order remains.
-                        const RefDot ref = refDot(&m.deq[r * K], &xb[t * K], K, toF16, toF16);
+                        const RefDot ref = refDot(&m.deq[r * K], &xb[t * K], K, toF16,
+                                                  [&](float v) { return toF16(v / s) * s; });
                         QVERIFY2(std::fabs(yb[t * N + r] - ref.sum) <= 1e-4 * ref.mag + 1e-6,
                                  qPrintable(QString("mma %1 rows: row %2 col %3: %4 vs %5").arg(nTok).arg(t).arg(r)
                                                 .arg(yb[t * N + r]).arg(ref.sum)));
                     }
+                }
             }
 
         // f16 tiles (rows 5 .. 5+40) and embeddings of rows {3, 0, 66}.
@@ -243,6 +263,56 @@ private:
     }
 
 private slots:
+    // Gemm::product's tensor-core paths — cuBLAS on f16 (F16 weights from 9 rows, quantised from
+    // 65) and the tiles (quantised, 9..64) — with one activation row reaching ~1e6, which as plain
+    // f16 would be inf and its outputs inf / NaN: every output finite and equal to the f64 product
+    // of the row scaled into f16's range, rounded, and scaled back; the other rows as before.
+    void productRowsPastHalfRange() {
+        cuda::Ledger ledger;
+        cuda::Gemm gemm;
+        auto init = gemm.init(0, ledger, nullptr, "cuda:0");
+        QVERIFY2(init, init ? "" : init.error().message.c_str());
+        const int64_t N = 67, K = 512;
+        using TT = tensor::TensorType;
+        for (TT type : {TT::F16, TT::Q8_0, TT::Q4_K})
+            for (int64_t nTok : {33, 70}) {
+                const QMatrix m = makeMatrix(type, N, K, 21);
+                Dev<uint8_t> dw(m.bytes);
+                cuda::DeviceMatrix w;
+                w.data = dw.p;
+                w.type = *cuda::blockTypeFor(type);
+                w.cols = K;
+                w.rows = N;
+                w.rowBytes = m.rowBytes;
+                auto x = randomVec(static_cast<size_t>(nTok * K), 300 + static_cast<uint32_t>(nTok));
+                for (int64_t k = 0; k < K; ++k) x[3 * K + k] *= 4e5f;
+                Dev<float> dx(x), dy(static_cast<size_t>(nTok * N));
+                Dev<uint16_t> dxh(cuda::Gemm::xHalfElems(w, nTok)), dwh(cuda::Gemm::wHalfElems(w, nTok));
+                Dev<float> dsc(cuda::Gemm::scaleElems(w, nTok));
+                QVERIFY(dsc.n == static_cast<size_t>(nTok));
+                gemm.product(w, dx.p, K, nTok, dy.p, N, reinterpret_cast<__half*>(dxh.p),
+                             reinterpret_cast<__half*>(dwh.p), dsc.p);
+                QString why;
+                QVERIFY2(noCudaError(why), qPrintable(why));
+                const std::string blasError = gemm.takeError();
+                QVERIFY2(blasError.empty(), blasError.c_str());
+                const auto y = dy.get();
+                for (int64_t t = 0; t < nTok; ++t) {
+                    const float s = rowScale(&x[t * K], K);
+                    QVERIFY(t != 3 || s > 1.0f);
+                    for (int64_t r = 0; r < N; ++r) {
+                        const RefDot ref = refDot(&m.deq[r * K], &x[t * K], K, toF16,
+                                                  [&](float v) { return toF16(v / s) * s; });
+                        const float got = y[t * N + r];
+                        QVERIFY2(std::isfinite(got) && std::fabs(got - ref.sum) <= 1e-4 * ref.mag + 1e-6,
+                                 qPrintable(QString("%1, %2 rows: row %3 col %4: %5 vs %6")
+                                                .arg(QString::fromStdString(std::string(tensor::typeName(type)))).arg(nTok).arg(t).arg(r)
+                                                .arg(got).arg(ref.sum)));
+                    }
+                }
+            }
+    }
+
     void elementwise() {
         const int64_t rows = 5, n = 384;
         const auto x = randomVec(static_cast<size_t>(rows * n), 1), w = randomVec(static_cast<size_t>(n), 2);

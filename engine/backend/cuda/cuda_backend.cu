@@ -55,6 +55,7 @@ public:
         m_rows = {};
         m_xHalf = {};
         m_wHalf = {};
+        m_xScale = {};
         m_groupX = {};
         m_groupY = {};
         m_order = {};
@@ -466,10 +467,11 @@ private:
     // y = W x through gemm.h, its f16 scratch grown first when the product needs it.
     void product(const DeviceMatrix& d, const float* x, int64_t ldx, int64_t nTok, float* y, int64_t ldy) {
         if (!grow(m_xHalf, 2 * Gemm::xHalfElems(d, nTok), "f16 activations")
-            || !grow(m_wHalf, 2 * Gemm::wHalfElems(d, nTok), "an f16 weight tile"))
+            || !grow(m_wHalf, 2 * Gemm::wHalfElems(d, nTok), "an f16 weight tile")
+            || !grow(m_xScale, 4 * Gemm::scaleElems(d, nTok), "activation scales"))
             return;
         m_gemm.product(d, x, ldx, nTok, y, ldy, reinterpret_cast<__half*>(m_xHalf.data()),
-                       reinterpret_cast<__half*>(m_wHalf.data()));
+                       reinterpret_cast<__half*>(m_wHalf.data()), reinterpret_cast<float*>(m_xScale.data()));
     }
 
     // A routed product grouped by expert (a prefill's): the pairs sorted by expert on the host
@@ -582,7 +584,7 @@ private:
     uint8_t* m_pinned = nullptr;                  // pinned staging of small uploads (stage)
     uint64_t m_pinnedBytes = 0, m_pinnedUsed = 0;
     Gemm m_gemm;
-    DeviceBuffer m_xHalf, m_wHalf;                // gemm.h's f16 scratch
+    DeviceBuffer m_xHalf, m_wHalf, m_xScale;      // gemm.h's f16 scratch and activation scales
     DeviceBuffer m_groupX, m_groupY, m_order;     // groupedProduct's rows and the pairs' order
     std::vector<int32_t> m_hostExperts, m_hostOrder;
     std::vector<int64_t> m_begin;

@@ -37,6 +37,19 @@ __device__ __forceinline__ float blockSum(float v) {
     return warpSum(v);
 }
 
+// Maximum over a block, as blockSum.
+__device__ __forceinline__ float blockMax(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    v = warpMax(v);
+    __syncthreads();
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    const int nWarps = blockDim.x / kWarp;
+    v = lane < nWarps ? partial[lane] : -INFINITY;
+    return warpMax(v);
+}
+
 inline unsigned gridFor(int64_t n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 }  // namespace verdict::cuda

@@ -48,17 +48,29 @@ void expertMatvec(const DeviceMatrix& w, const int32_t* experts, int64_t nPairs,
 // --- ops_mma.cu: quantised matrix x 9..64 vectors on the tensor cores ----------------------------
 constexpr int kMmaMaxCols = 64;
 // y[c][r] = W[r] . x[c] for c < nTok (any count; passes of kMmaMaxCols), f16 inputs and f32
-// accumulation, the weight blocks decoded in place (read once per kMmaMaxCols vectors).
+// accumulation, the weight blocks decoded in place (read once per kMmaMaxCols vectors). scale:
+// scratch for nTok floats (activationScales: rows past f16's range are scaled into it).
 void matmulMma(const DeviceMatrix& w, const float* x, int64_t ldx, int64_t nTok, float* y, int64_t ldy,
-               cudaStream_t s);
+               float* scale, cudaStream_t s);
 
 // --- ops_dequant.cu: whole matrices to f16 for tensor-core GEMMs, embeddings ---------------------
 // out[r][k] = W[rowBegin + r][k] for r < nRows, as f16 (row-major, nRows x W.cols).
 void dequantizeF16(const DeviceMatrix& w, int64_t rowBegin, int64_t nRows, __half* out, cudaStream_t s);
 // out[t] = row tokens[t] of W as f32 (token ids checked by the caller).
 void embedRows(const DeviceMatrix& w, const int32_t* tokens, int64_t nTok, float* out, cudaStream_t s);
-// y = half(x), n elements.
-void toHalf(const float* x, __half* y, int64_t n, cudaStream_t s);
+// The tensor-core paths round activations to f16, whose largest value is 65504: an FFN's SwiGLU
+// output past it would become inf, then NaN (what llama.cpp's CUDA backend met in its cuBLAS f16
+// path: ggml-org/llama.cpp issue 26044). So each activation row t gets a power-of-two scale[t]: 1
+// while max|x[t]| < 2^15 (then the f16 inputs are exactly half(x), as before), else the least 2^e
+// with max|x[t]| / 2^e < 2^15. The row goes in as half(x / scale) — the division exact — and its
+// products come out multiplied by scale in f32. A row holding inf or NaN keeps scale 1 (the f32
+// path would carry them too). x: nTok rows of K elements, stride ldx.
+void activationScales(const float* x, int64_t ldx, int64_t K, int64_t nTok, float* scale, cudaStream_t s);
+// y[t][k] = half(x[t][k] / scale[t]), y packed (row stride K).
+void toHalfScaled(const float* x, int64_t ldx, int64_t K, int64_t nTok, const float* scale, __half* y,
+                  cudaStream_t s);
+// y[t][0 .. n) *= scale[t] (row stride ldy); rows whose scale is 1 are left alone.
+void scaleRows(float* y, int64_t ldy, int64_t n, int64_t nTok, const float* scale, cudaStream_t s);
 
 // --- ops_elementwise.cu --------------------------------------------------------------------------
 // y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * w   (w may be null), rows of n elements.

@@ -118,14 +118,19 @@ uint64_t Gemm::wHalfElems(const DeviceMatrix& w, int64_t nTok) {
     return static_cast<uint64_t>(tileRows(w) * w.cols);
 }
 
+uint64_t Gemm::scaleElems(const DeviceMatrix& w, int64_t nTok) {
+    const Kind k = kindOf(w, nTok, mmaOffByEnv());
+    return k == Kind::Mma || k == Kind::HalfGemm ? static_cast<uint64_t>(nTok) : 0;
+}
+
 void Gemm::product(const DeviceMatrix& w, const float* x, int64_t ldx, int64_t nTok, float* y, int64_t ldy,
-                   __half* xHalf, __half* wHalf) {
+                   __half* xHalf, __half* wHalf, float* scale) {
     if (nTok <= 0) return;
     const int64_t N = w.rows, K = w.cols;
     const float one = 1.0f, zero = 0.0f;
     switch (kindOf(w, nTok, m_mmaOff)) {
         case Kind::Matvec: matvec(w, x, ldx, static_cast<int>(nTok), y, ldy, m_stream); return;
-        case Kind::Mma: matmulMma(w, x, ldx, nTok, y, ldy, m_stream); return;
+        case Kind::Mma: matmulMma(w, x, ldx, nTok, y, ldy, scale, m_stream); return;
         case Kind::Sgemm: {
             const cublasStatus_t st = blas().sgemm(m_handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(N),
                                                   static_cast<int>(nTok), static_cast<int>(K), &one,
@@ -136,12 +141,10 @@ void Gemm::product(const DeviceMatrix& w, const float* x, int64_t ldx, int64_t n
         }
         case Kind::HalfGemm: break;
     }
-    // Tensor cores: f16 inputs, f32 accumulation and output; the weight in tiles of rows.
-    if (ldx == K) {
-        toHalf(x, xHalf, nTok * K, m_stream);
-    } else {
-        for (int64_t t = 0; t < nTok; ++t) toHalf(x + t * ldx, xHalf + t * K, K, m_stream);
-    }
+    // Tensor cores: f16 inputs (rows scaled into f16's range where they leave it), f32
+    // accumulation and output; the weight in tiles of rows.
+    activationScales(x, ldx, K, nTok, scale, m_stream);
+    toHalfScaled(x, ldx, K, nTok, scale, xHalf, m_stream);
     const int64_t rowsPerTile = tileRows(w);
     for (int64_t r0 = 0; r0 < N; r0 += rowsPerTile) {
         const int64_t nr = std::min(rowsPerTile, N - r0);
@@ -156,6 +159,7 @@ void Gemm::product(const DeviceMatrix& w, const float* x, int64_t ldx, int64_t n
             static_cast<int>(ldy), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         if (st != CUBLAS_STATUS_SUCCESS && m_error.empty()) m_error = blasText(st);
     }
+    scaleRows(y, ldy, N, nTok, scale, m_stream);
 }
 
 std::string Gemm::takeError() {

@@ -5,7 +5,9 @@
 //     place (VERDICT_CUDA_MMA=0 sends them to cuBLAS);
 //   - more (prefill): cuBLAS — SGEMM for F32 weights (exact f32), else tiles of the weight
 //     dequantized to f16 (F16 weights used as stored) times the activations rounded to f16, f32
-//     accumulation and output, as llama.cpp's CUDA backend does.
+//     accumulation and output, as llama.cpp's CUDA backend does — except that activation rows past
+//     f16's range are scaled into it by a power of two and their outputs scaled back (cuda_ops.h
+//     activationScales; the tensor-core tiles do the same).
 // cuBLAS is dlopen'ed when the first Gemm starts, not linked: the binary (CUDA runtime linked
 // statically) starts, and runs on the CPU, on machines without the CUDA libraries.
 #pragma once
@@ -41,11 +43,13 @@ public:
     // activations rounded to f16, and one tile of dequantized weight rows.
     static uint64_t xHalfElems(const DeviceMatrix& w, int64_t nTok);
     static uint64_t wHalfElems(const DeviceMatrix& w, int64_t nTok);
+    // f32 elements of the activation rows' scales (0: the product needs none).
+    static uint64_t scaleElems(const DeviceMatrix& w, int64_t nTok);
 
     // y[t][0 .. w.rows) (row stride ldy) = W . x[t] (rows of w.cols floats, stride ldx), t < nTok.
-    // xHalf / wHalf: at least xHalfElems / wHalfElems elements.
+    // xHalf / wHalf / scale: at least xHalfElems / wHalfElems / scaleElems elements.
     void product(const DeviceMatrix& w, const float* x, int64_t ldx, int64_t nTok, float* y, int64_t ldy,
-                 __half* xHalf, __half* wHalf);
+                 __half* xHalf, __half* wHalf, float* scale);
 
     // The first cuBLAS failure since the last call ("" when none), cleared.
     std::string takeError();

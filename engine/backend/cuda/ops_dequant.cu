@@ -4,6 +4,8 @@
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/cuda/cuda_ops.h"
 
+#include <algorithm>
+
 namespace verdict::cuda {
 namespace {
 
@@ -38,9 +40,39 @@ __global__ void embedKernel(const uint8_t* w, uint64_t rowBytes, int64_t units, 
     *reinterpret_cast<float4*>(out + t * units * 32 + u * 32 + 4 * q) = make_float4(v[0], v[1], v[2], v[3]);
 }
 
-__global__ void toHalfKernel(const float* x, __half* y, int64_t n) {
+constexpr float kHalfSafe = 32768.0f;  // 2^15: rows reaching it are scaled (cuda_ops.h)
+
+// One block per activation row.
+__global__ void activationScaleKernel(const float* x, int64_t ldx, int64_t K, float* scale) {
+    const float* row = x + static_cast<int64_t>(blockIdx.x) * ldx;
+    float m = 0.0f;
+    for (int64_t k = threadIdx.x; k < K; k += blockDim.x) m = fmaxf(m, fabsf(row[k]));  // fmaxf drops NaN
+    m = blockMax(m);
+    if (threadIdx.x == 0) {
+        float sc = 1.0f;
+        if (m >= kHalfSafe && isfinite(m)) {
+            int e = 0;
+            frexpf(m, &e);  // m < 2^e
+            sc = ldexpf(1.0f, e - 15);
+        }
+        scale[blockIdx.x] = sc;
+    }
+}
+
+__global__ void toHalfScaledKernel(const float* x, int64_t ldx, int64_t K, int64_t nTok, const float* scale,
+                                   __half* y) {
     const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = __float2half_rn(x[i]);
+    if (i >= nTok * K) return;
+    const int64_t t = i / K, k = i % K;
+    y[i] = __float2half_rn(x[t * ldx + k] * __frcp_rn(scale[t]));  // a power of two: exact; x * 1 when unscaled
+}
+
+// blockIdx.y: the row (of a chunk of at most kMaxGridY); the whole block leaves when its scale is 1.
+__global__ void scaleRowsKernel(float* y, int64_t ldy, int64_t n, const float* scale) {
+    const float sc = scale[blockIdx.y];
+    if (sc == 1.0f) return;
+    const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) y[static_cast<int64_t>(blockIdx.y) * ldy + i] *= sc;
 }
 
 }  // namespace
@@ -61,8 +93,20 @@ void embedRows(const DeviceMatrix& w, const int32_t* tokens, int64_t nTok, float
     });
 }
 
-void toHalf(const float* x, __half* y, int64_t n, cudaStream_t s) {
-    toHalfKernel<<<gridFor(n, kThreads), kThreads, 0, s>>>(x, y, n);
+void activationScales(const float* x, int64_t ldx, int64_t K, int64_t nTok, float* scale, cudaStream_t s) {
+    if (nTok > 0) activationScaleKernel<<<static_cast<unsigned>(nTok), kThreads, 0, s>>>(x, ldx, K, scale);
+}
+
+void toHalfScaled(const float* x, int64_t ldx, int64_t K, int64_t nTok, const float* scale, __half* y,
+                  cudaStream_t s) {
+    if (nTok > 0) toHalfScaledKernel<<<gridFor(nTok * K, kThreads), kThreads, 0, s>>>(x, ldx, K, nTok, scale, y);
+}
+
+void scaleRows(float* y, int64_t ldy, int64_t n, int64_t nTok, const float* scale, cudaStream_t s) {
+    for (int64_t t0 = 0; t0 < nTok; t0 += kMaxGridY) {
+        const dim3 grid(gridFor(n, kThreads), static_cast<unsigned>(std::min(kMaxGridY, nTok - t0)));
+        scaleRowsKernel<<<grid, kThreads, 0, s>>>(y + t0 * ldy, ldy, n, scale + t0);
+    }
 }
 
 }  // namespace verdict::cuda

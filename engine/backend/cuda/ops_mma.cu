@@ -4,7 +4,8 @@
 // f16, and multiplies them with WMMA 16x16x16 fragments accumulating in f32. The weights are read
 // from memory once per 64 rows, in place (no dequantised copy of the matrix), which is what lets
 // batched decode throughput grow with the batch. Same rounding as the cuBLAS path: f16 inputs,
-// f32 accumulation.
+// f32 accumulation; activation rows past f16's range scaled into it first (cuda_ops.h
+// activationScales).
 #include "backend/cuda/block_dispatch.cuh"
 #include "backend/cuda/cuda_common.cuh"
 #include "backend/cuda/cuda_ops.h"
@@ -25,7 +26,7 @@ static_assert(kTileRows == 32 && kTileCols == 64 && kThreads == 128, "mmaKernel'
 
 template <BlockType T>
 __global__ void mmaKernel(const uint8_t* w, uint64_t rowBytes, int64_t rows, int64_t units, const float* x,
-                          int64_t ldx, int nCols, float* y, int64_t ldy) {
+                          int64_t ldx, int nCols, float* y, int64_t ldy, const float* scale) {
     using namespace nvcuda;
     __shared__ __align__(32) __half ws[kTileRows][kStepK + kPad];
     __shared__ __align__(32) __half xs[kTileCols][kStepK + kPad];
@@ -54,12 +55,15 @@ __global__ void mmaKernel(const uint8_t* w, uint64_t rowBytes, int64_t rows, int
         for (int i = threadIdx.x; i < kTileCols * kQuads; i += kThreads) {
             const int c = i / kQuads, q = i % kQuads;
             float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if (c < nCols && u0 + q / 8 < units)
+            float inv = 1.0f;  // 1 / the row's power-of-two scale: exact
+            if (c < nCols && u0 + q / 8 < units) {
                 v = __ldg(reinterpret_cast<const float4*>(x + c * ldx + u0 * 32 + 4 * q));
-            xs[c][4 * q] = __float2half_rn(v.x);
-            xs[c][4 * q + 1] = __float2half_rn(v.y);
-            xs[c][4 * q + 2] = __float2half_rn(v.z);
-            xs[c][4 * q + 3] = __float2half_rn(v.w);
+                inv = __frcp_rn(scale[c]);
+            }
+            xs[c][4 * q] = __float2half_rn(v.x * inv);
+            xs[c][4 * q + 1] = __float2half_rn(v.y * inv);
+            xs[c][4 * q + 2] = __float2half_rn(v.z * inv);
+            xs[c][4 * q + 3] = __float2half_rn(v.w * inv);
         }
         __syncthreads();
         if (colBase < nCols) {
@@ -84,21 +88,23 @@ __global__ void mmaKernel(const uint8_t* w, uint64_t rowBytes, int64_t rows, int
     __syncthreads();
     for (int i = threadIdx.x; i < kTileRows * kTileCols; i += kThreads) {
         const int c = i / kTileRows, r = i % kTileRows;  // consecutive threads: consecutive y addresses
-        if (c < nCols && r0 + r < rows) y[c * ldy + r0 + r] = out[r][c];
+        if (c < nCols && r0 + r < rows) y[c * ldy + r0 + r] = out[r][c] * scale[c];
     }
 }
 
 }  // namespace
 
 void matmulMma(const DeviceMatrix& w, const float* x, int64_t ldx, int64_t nTok, float* y, int64_t ldy,
-               cudaStream_t s) {
+               float* scale, cudaStream_t s) {
     const int64_t units = w.cols / 32;
+    activationScales(x, ldx, w.cols, nTok, scale, s);
     const unsigned blocks = gridFor(w.rows, kTileRows);
     for (int64_t t0 = 0; t0 < nTok; t0 += kTileCols) {
         const int cols = static_cast<int>(nTok - t0 < kTileCols ? nTok - t0 : kTileCols);
         dispatchType(w.type, [&](auto tag) {
             mmaKernel<decltype(tag)::value><<<blocks, kThreads, 0, s>>>(w.data, w.rowBytes, w.rows, units, x + t0 * ldx,
-                                                                        ldx, cols, y + t0 * ldy, ldy);
+                                                                        ldx, cols, y + t0 * ldy, ldy,
+                                                                        scale + t0);
         });
     }
 }
