@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -209,7 +210,7 @@ public:
         if (auto d = matrix(w); d && nTok > 0 && w.cols > 0) cuda::embedRows(*d, tokens, nTok, out, m_stream);
     }
     void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override {
-        if (auto d = matrix(w); d && nTok > 0 && w.rows > 0) product(*d, x, w.cols, nTok, y, ldy);
+        if (auto d = matrix(w); d && nTok > 0 && w.rows > 0 && alignedRows(x)) product(*d, x, w.cols, nTok, y, ldy);
     }
     // Routed products of up to kGroupMinPairs pairs read each pair's expert rows in place
     // (expertMatvec); more are grouped by expert (groupedProduct); dense ones run as matmul.
@@ -221,7 +222,7 @@ public:
                 matmul(p.w, p.x, p.nPairs, p.y, p.w.rows);
             } else if (!p.experts) {
                 if (m_opError.empty()) m_opError = "a dense expert product with repeated input rows is not implemented";
-            } else if (auto d = matrix(p.w)) {
+            } else if (auto d = matrix(p.w); d && alignedRows(p.x)) {
                 if (p.nPairs > kGroupMinPairs)
                     groupedProduct(p, *d);
                 else
@@ -535,6 +536,15 @@ private:
         d.nMat = w.nMat;
         d.rowBytes = w.rowBytes;
         return d;
+    }
+
+    // The product kernels read activation rows as float4 (rows of 32k floats): a row start off 16
+    // bytes would be a misaligned-address fault, which ends the CUDA context; an engine bug, so it
+    // fails the op with a message instead.
+    bool alignedRows(const float* x) {
+        if (reinterpret_cast<uintptr_t>(x) % 16 == 0) return true;
+        if (m_opError.empty()) m_opError = "a product's activation rows start off a 16-byte boundary (an engine bug)";
+        return false;
     }
 
     // The kernels find layer L of a row's cache at base + L * (its K and V bytes); the interface's
