@@ -26,7 +26,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -453,10 +452,11 @@ static inline __m128i reduce4(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
     return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
 
-// Four rows' super-block sb: their lane sums and d.
+// Four rows' super-block sb: their lane sums and d; kBias * sum(a) of the token's super-block.
 struct alignas(64) FourRows {
     __m512i lanes[4];
     float d[4];
+    int32_t bias;
 };
 
 // Rows [r0, r1) x token t. Four rows at a time, all their super-blocks first (the lane sums kept),
@@ -471,6 +471,8 @@ void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
     int64_t r = r0;
     if (r + 4 <= r1) {
         FourRows* buf = threadBuffer<FourRows>(static_cast<size_t>(nSuper));
+        if constexpr (gridBias<Dec>() != 0)
+            for (int64_t sb = 0; sb < nSuper; ++sb) buf[sb].bias = gridBias<Dec>() * actSum(x[sb]);
         for (; r + 4 <= r1; r += 4) {
             for (int i = 0; i < 4; ++i) {
                 for (int64_t sb = 0; sb < nSuper; ++sb) {
@@ -483,7 +485,7 @@ void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
             for (int64_t sb = 0; sb < nSuper; ++sb) {
                 const FourRows& f = buf[sb];
                 __m128i isum = reduce4(f.lanes[0], f.lanes[1], f.lanes[2], f.lanes[3]);
-                if constexpr (gridBias<Dec>() != 0) isum = _mm_sub_epi32(isum, _mm_set1_epi32(gridBias<Dec>() * actSum(x[sb])));
+                if constexpr (gridBias<Dec>() != 0) isum = _mm_sub_epi32(isum, _mm_set1_epi32(f.bias));
                 acc = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), _mm_mul_ps(_mm_load_ps(f.d), _mm_set1_ps(x[sb].d)), acc);
             }
             _mm_storeu_ps(a.Y + t * a.ldy + r, acc);
