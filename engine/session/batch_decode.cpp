@@ -70,6 +70,9 @@ public:
                 return lease;
             }
         }
+        // A device's allocations wait for the pass in flight (a GPU backend's pass may be recording
+        // a CUDA graph on another thread: no allocation may come in between).
+        const auto passes = m.lockPasses();
         auto scratch = m.arch->createScratch(m.cfg, kMaxBatchRows, tail ? *m.cpu : *m.be);
         if (!scratch) return scratch.error();
         lease.m_scratch = std::move(scratch.value());

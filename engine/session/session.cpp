@@ -88,7 +88,18 @@ void setDebugHook(Session& session, arch::DebugHook hook) { sessionImpl(session)
 }  // namespace detail
 
 Session::Session() : m_impl(std::make_unique<detail::SessionImpl>()) {}
-Session::~Session() = default;
+Session::~Session() {
+    // The device buffers go back between passes, not in the middle of another session's (a GPU
+    // backend's release waits for its stream, and the pass may be recording a CUDA graph on another
+    // thread). The model (shared) outlives this: it is released after the lock.
+    if (!m_impl || !m_impl->m) return;
+    detail::SessionImpl& d = *m_impl;
+    const auto passes = d.m->lockPasses();
+    d.kv.reset();
+    d.scratch.reset();
+    d.kvTail.reset();
+    d.scratchTail.reset();
+}
 
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionOptions& options) {
     if (!model) return Error{"Session::create: no model"};
@@ -103,6 +114,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
     d.nBatch = std::clamp<int64_t>(options.nBatch > 0 ? options.nBatch : 512, 1, d.nCtx);
 
     {
+        const auto passes = d.m->lockPasses();  // allocations between passes (~Session)
         const arch::ArchConfig::CacheShape cs = c.cacheShape();  // MLA caches a latent, not per-head K/V
         const bool f16 = options.kvType == KvType::F16;
         const int64_t split = d.m->splitLayer;  // > 0: the first blocks on the forward's backend

@@ -32,16 +32,19 @@ uint64_t stridedFloatBytes(int64_t rows, int64_t ld, int64_t cols) {
 CheckedBackend::CheckedBackend(backend::Backend& inner) : m_in(inner) {}
 
 void CheckedBackend::clearViolations() {
+    const std::lock_guard lock(m_mutex);
     m_violations.clear();
     m_violationCount = 0;
 }
 
 void CheckedBackend::violation(std::string message) {
+    const std::lock_guard lock(m_mutex);
     ++m_violationCount;
     if (m_violations.size() < kMaxStoredViolations) m_violations.push_back(std::move(message));
 }
 
 const CheckedBackend::Allocation* CheckedBackend::holding(const void* p, uintptr_t& start) const {
+    const std::lock_guard lock(m_mutex);
     const auto at = reinterpret_cast<uintptr_t>(p);
     // The allocation starting at or below p is the only one that can hold it.
     auto it = m_allocations.upper_bound(at);
@@ -53,12 +56,14 @@ const CheckedBackend::Allocation* CheckedBackend::holding(const void* p, uintptr
 }
 
 bool CheckedBackend::contains(const void* p, uint64_t bytes) const {
+    const std::lock_guard lock(m_mutex);
     uintptr_t start = 0;
     const Allocation* in = holding(p, start);
     return in && bytes <= in->bytes - (reinterpret_cast<uintptr_t>(p) - start);
 }
 
 void CheckedBackend::reportOutside(const char* op, const std::string& arg, const void* p, uint64_t bytes) {
+    const std::lock_guard lock(m_mutex);
     std::string message = std::string(op) + ": " + arg + " (" + describe(bytes, p)
         + ") is not inside one backend allocation";
     // A range that starts inside an allocation overruns it (a wrong extent rather than a host
@@ -118,7 +123,27 @@ bool CheckedBackend::supports(const backend::Attention& a) const { return m_in.s
 
 bool CheckedBackend::supports(const backend::LatentAttention& a) const { return m_in.supports(a); }
 
+void CheckedBackend::outsideThePass(const char* op, std::string_view what) {
+    if (m_inPass && std::this_thread::get_id() != m_passThread)
+        violation(std::string(op) + " (" + std::string(what) + ") from another thread while a pass is running");
+}
+
+void CheckedBackend::beginPass(int64_t rows) {
+    {
+        const std::lock_guard lock(m_mutex);
+        if (!m_inPass) {
+            m_inPass = true;
+            m_passThread = std::this_thread::get_id();
+        } else if (std::this_thread::get_id() != m_passThread) {
+            violation("beginPass from another thread while a pass is running");
+        }
+    }
+    m_in.beginPass(rows);
+}
+
 Result<void*> CheckedBackend::allocate(uint64_t bytes, std::string_view what, backend::Purpose purpose) {
+    const std::lock_guard lock(m_mutex);
+    outsideThePass("allocate", what);
     auto r = m_in.allocate(bytes, what, purpose);
     if (!r) return r;
     m_allocations[reinterpret_cast<uintptr_t>(r.value())] = Allocation{bytes, std::string(what)};
@@ -127,6 +152,8 @@ Result<void*> CheckedBackend::allocate(uint64_t bytes, std::string_view what, ba
 }
 
 void CheckedBackend::release(void* p) {
+    const std::lock_guard lock(m_mutex);
+    outsideThePass("release", address(p));
     if (!p) {  // releasing nothing, which every backend accepts
         m_in.release(p);
         return;
@@ -150,9 +177,15 @@ void CheckedBackend::upload(void* dst, const void* host, uint64_t bytes) {
 void CheckedBackend::download(void* host, const void* src, uint64_t bytes) {
     check("download", "src", src, bytes);
     m_in.download(host, src, bytes);
+    const std::lock_guard lock(m_mutex);
+    m_inPass = false;
 }
 
 Result<void> CheckedBackend::synchronize() {
+    {
+        const std::lock_guard lock(m_mutex);
+        m_inPass = false;
+    }
     if (!m_syncFailure.empty()) {
         Error e{m_syncFailure};
         m_syncFailure.clear();

@@ -8,15 +8,23 @@
 // fatal, so that a test can report every one it finds.
 //
 // Pointers named host* (the RowCache tables) are host memory by the interface; the `base` of each
-// of their rows is checked. Ops are called from one thread: no locking.
+// of their rows is checked.
+//
+// A pass (beginPass to the next download or synchronize) belongs to the thread that began it: an
+// allocation or release from another thread in the meantime is a violation too — on a GPU it
+// would land inside a pass being recorded as a CUDA graph (the engine's pass lock,
+// ModelImpl::lockPasses, must keep them out). The bookkeeping is locked, so the wrapper may be
+// called from several threads.
 #pragma once
 
 #include "backend/ops/backend.h"
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace verdict::test {
@@ -47,6 +55,7 @@ public:
     void upload(void* dst, const void* host, uint64_t bytes) override;
     void download(void* host, const void* src, uint64_t bytes) override;
     Result<void> synchronize() override;
+    void beginPass(int64_t rows) override;
     bool hostMemory() const override { return false; }  // the point: the forward must treat it as a device
     void copy(void* dst, const void* src, uint64_t bytes) override;
 
@@ -100,6 +109,8 @@ private:
     // Each row's cache: base over capacity * bytesPerPosition, pos within the capacity.
     void checkRows(const char* op, const backend::RowCache* hostRows, int64_t nTok, uint64_t bytesPerPosition);
     void violation(std::string message);
+    // A violation when a pass of another thread is running (the class comment).
+    void outsideThePass(const char* op, std::string_view what);
 
     backend::Backend& m_in;
     std::map<uintptr_t, Allocation> m_allocations;  // by start address
@@ -107,6 +118,9 @@ private:
     std::vector<std::string> m_violations;
     uint64_t m_violationCount = 0;
     std::string m_syncFailure;  // failNextSynchronize
+    bool m_inPass = false;      // beginPass .. download / synchronize
+    std::thread::id m_passThread;
+    mutable std::recursive_mutex m_mutex;  // everything above
 };
 
 }  // namespace verdict::test

@@ -19,6 +19,9 @@
 
 #include <QtTest/QtTest>
 
+#include <atomic>
+#include <thread>
+
 #include <cstring>
 #include <map>
 #include <memory>
@@ -124,6 +127,50 @@ private slots:
     // F16 and BF16, and the backends of memory of their own here read the weights as uploaded,
     // unpacked: the CPU baseline reads them unpacked too (test_golden_logits covers packing).
     void initTestCase() { qputenv("VERDICT_CPU_REPACK", "0"); }
+    // Sessions opened and closed on one thread while another runs passes, as a server's request
+    // threads do: their allocations and releases wait for the pass in flight (ModelImpl::
+    // lockPasses) instead of landing inside it — on a GPU, inside a pass being recorded as a CUDA
+    // graph, whose recording a release's stream wait would break.
+    void sessionsOpenAndCloseBesideRunningPasses() {
+        const auto path = test::fixture("models/stories260K.gguf");
+        VERDICT_NEED_FIXTURE(path);
+        cpu::ThreadPool pool(kThreads);
+        cpu::CpuBackend cpu(pool);
+        test::CheckedBackend checked(cpu);
+        {
+            auto model = openModel(path.string());
+            QVERIFY(model);
+            auto& impl = const_cast<detail::ModelImpl&>(model->impl());
+            auto placed = detail::runForwardOn(impl, checked, -1);
+            QVERIFY2(placed.ok(), placed ? "" : placed.error().message.c_str());
+            auto runner = newSession(model);
+            QVERIFY(runner);
+            std::atomic<bool> done{false};
+            std::atomic<int> opened{0}, failed{0};
+            std::thread other([&] {
+                while (!done.load()) {
+                    if (newSession(model)) ++opened;  // made and dropped at once
+                    else ++failed;
+                }
+            });
+            std::vector<int32_t> prompt;
+            for (int32_t i = 0; i < 12; ++i) prompt.push_back(1 + (i * 37) % 200);
+            bool ok = true;
+            for (int i = 0; i < 80 && ok; ++i) {
+                runner->clear();
+                ok = runner->evaluate(prompt).ok();
+            }
+            done = true;
+            other.join();
+            QVERIFY(ok);
+            QCOMPARE(failed.load(), 0);
+            QVERIFY(opened.load() > 0);
+        }
+        for (size_t i = 0; i < checked.violations().size() && i < 10; ++i) qWarning("%s", checked.violations()[i].c_str());
+        QCOMPARE(checked.violationCount(), uint64_t(0));
+        QCOMPARE(checked.liveAllocations(), size_t(0));
+    }
+
     void sameLogitsWithBackendMemoryOnly_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("split");  // > 0: blocks [0, split) on the checked backend, the rest on the CPU
