@@ -208,9 +208,11 @@ public:
 
     void embedRows(const backend::Matrix& w, const int32_t* tokens, int64_t nTok, float* out) override {
         if (auto d = matrix(w); d && nTok > 0 && w.cols > 0) cuda::embedRows(*d, tokens, nTok, out, m_stream);
+        launched("embedRows");
     }
     void matmul(const backend::Matrix& w, const float* x, int64_t nTok, float* y, int64_t ldy) override {
         if (auto d = matrix(w); d && nTok > 0 && w.rows > 0 && alignedRows(x)) product(*d, x, w.cols, nTok, y, ldy);
+        launched("matmul");
     }
     // Routed products of up to kGroupMinPairs pairs read each pair's expert rows in place
     // (expertMatvec); more are grouped by expert (groupedProduct); dense ones run as matmul.
@@ -229,31 +231,61 @@ public:
                     expertMatvec(*d, p.experts, p.nPairs, p.x, p.w.cols, p.xDiv, p.y, p.w.rows, m_stream);
             }
         }
+        launched("expertMatmuls");
     }
+    // Empty ops do nothing, as on the CPU (a kernel launched over zero blocks is a launch error).
     void rmsNorm(const float* x, const float* w, float* y, int64_t rows, int64_t n, float eps) override {
+        if (rows <= 0 || n <= 0) return;
         cuda::rmsNorm(x, w, y, rows, n, eps, m_stream);
+        launched("rmsNorm");
     }
-    void add(const float* a, const float* b, float* y, int64_t n) override { cuda::add(a, b, y, n, m_stream); }
+    void add(const float* a, const float* b, float* y, int64_t n) override {
+        if (n <= 0) return;
+        cuda::add(a, b, y, n, m_stream);
+        launched("add");
+    }
     void addBias(float* y, const float* bias, int64_t rows, int64_t n) override {
+        if (rows <= 0 || n <= 0) return;
         cuda::addBias(y, bias, rows, n, m_stream);
+        launched("addBias");
     }
-    void scale(float* x, float factor, int64_t n) override { cuda::scale(x, factor, n, m_stream); }
-    void softCap(float* x, int64_t n, float cap) override { cuda::softCap(x, n, cap, m_stream); }
-    void swiglu(float* gate, const float* up, int64_t n) override { cuda::swiglu(gate, up, n, m_stream); }
+    void scale(float* x, float factor, int64_t n) override {
+        if (n <= 0) return;
+        cuda::scale(x, factor, n, m_stream);
+        launched("scale");
+    }
+    void softCap(float* x, int64_t n, float cap) override {
+        if (n <= 0) return;
+        cuda::softCap(x, n, cap, m_stream);
+        launched("softCap");
+    }
+    void swiglu(float* gate, const float* up, int64_t n) override {
+        if (n <= 0) return;
+        cuda::swiglu(gate, up, n, m_stream);
+        launched("swiglu");
+    }
     void swigluOai(float* gate, const float* up, int64_t n, float alpha, float limit) override {
+        if (n <= 0) return;
         cuda::swigluOai(gate, up, n, alpha, limit, m_stream);
+        launched("swigluOai");
     }
     void geglu(float* gate, const float* up, int64_t n) override {
+        if (n <= 0) return;
         cuda::geglu(gate, up, n, reinterpret_cast<const uint16_t*>(m_gelu.data()), m_stream);
+        launched("geglu");
     }
     void rope(float* x, int64_t nTok, int64_t nHead, int64_t headDim, int nRot, bool neox,
               const float* table) override {
+        if (nTok <= 0 || nHead <= 0 || nRot <= 0) return;
         cuda::rope(x, nTok, nHead, headDim, nRot, neox, table, m_stream);
+        launched("rope");
     }
     void storeKv(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* k,
                  const float* v) override {
+        if (nTok <= 0) return;
         const RowCache* rows = uploadRows(hostRows, nTok);
         if (rows) cuda::storeKv(shape(a), rows, nTok, k, v, m_stream);
+        launched("storeKv");
     }
     void attention(const backend::Attention& a, const backend::RowCache* hostRows, int64_t nTok, const float* q,
                    float* out) override {
@@ -262,7 +294,10 @@ public:
             return;
         }
         int64_t maxLen = 0;
-        for (int64_t t = 0; t < nTok; ++t) maxLen = std::max<int64_t>(maxLen, hostRows[t].pos + 1);
+        for (int64_t t = 0; t < nTok; ++t) {  // positions a row attends to: a sliding window's at most
+            const int64_t len = hostRows[t].pos + 1;
+            maxLen = std::max<int64_t>(maxLen, a.window > 0 ? std::min<int64_t>(len, a.window) : len);
+        }
         const AttentionShape s = shape(a);
         const int nSplit = attentionSplits(s, nTok, maxLen, kMaxSplits);
         if (!grow(m_partials, 4ull * static_cast<uint64_t>(attentionPartialFloats(s, kMaxSplits)), "attention partials"))
@@ -271,6 +306,7 @@ public:
         const RowCache* rows = uploadRows(hostRows, nTok);
         if (!rows) return;
         cuda::attention(s, rows, nTok, nSplit, q, out, reinterpret_cast<float*>(m_partials.data()), m_stream);
+        launched("attention");
     }
     // ops_mla.cu: absorb and up-project read attn_kv_b's blocks in place.
     void latentAttention(const backend::LatentAttention& a, const backend::RowCache* hostRows, int64_t nTok,
@@ -293,6 +329,7 @@ public:
         mlaAbsorb(*w, q, nTok, shape, qLat, m_stream);
         mlaAttention(rows, nTok, shape, q, qLat, oLat, m_stream);
         mlaUpProject(*w, oLat, nTok, shape, out, m_stream);
+        launched("latentAttention");
     }
     // The CPU's rounding (backend/cpu/act_quant.h), so that a value cached now sums later as the
     // CPU's product would: the op is defined by the CPU's pairing of weight and activation types.
@@ -308,6 +345,7 @@ public:
             default: break;
         }
         cuda::roundAsMatmulInput(r, x, rows * K, m_stream);
+        launched("roundAsMatmulInput");
     }
     void copyRows(float* dst, int64_t ldd, const float* src, int64_t lds, int64_t rows, int64_t cols) override {
         forgetExpertOrder();
@@ -319,28 +357,47 @@ public:
     void routeSoftmaxTopK(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override {
         if (!beginRouting(nExpert, U)) return;
-        cuda::routeSoftmaxTopK(logits, nTok, nExpert, U, experts, weights, m_stream);
+        if (nTok > 0) cuda::routeSoftmaxTopK(logits, nTok, nExpert, U, experts, weights, m_stream);
+        launched("routeSoftmaxTopK");
     }
     void routeTopKSoftmax(const float* logits, int64_t nTok, int nExpert, int U, int32_t* experts,
                           float* weights) override {
         if (!beginRouting(nExpert, U)) return;
-        cuda::routeTopKSoftmax(logits, nTok, nExpert, U, experts, weights, m_stream);
+        if (nTok > 0) cuda::routeTopKSoftmax(logits, nTok, nExpert, U, experts, weights, m_stream);
+        launched("routeTopKSoftmax");
     }
     void routeGrouped(const backend::GroupedRouting& r, float* scores, int64_t nTok, int nExpert, int U,
                       float* selection, int32_t* experts, float* weights) override {
         if (!beginRouting(nExpert, U)) return;
-        cuda::routeGrouped(r.sigmoid, r.selectionBias, r.nGroups, r.nGroupsUsed, r.normalize, r.scale, scores, nTok,
-                           nExpert, U, selection, experts, weights, m_stream);
+        if (nTok > 0)
+            cuda::routeGrouped(r.sigmoid, r.selectionBias, r.nGroups, r.nGroupsUsed, r.normalize, r.scale, scores,
+                               nTok, nExpert, U, selection, experts, weights, m_stream);
+        launched("routeGrouped");
     }
     void addExpertBias(float* y, const float* bias, const int32_t* experts, int64_t nPairs, int64_t n) override {
+        if (nPairs <= 0 || n <= 0) return;
         cuda::addExpertBias(y, bias, experts, nPairs, n, m_stream);
+        launched("addExpertBias");
     }
     void combineExperts(const float* y, const float* weights, int64_t nTok, int U, int64_t n, float* out) override {
+        if (nTok <= 0 || n <= 0) return;
         cuda::combineExperts(y, weights, nTok, U, n, out, m_stream);
+        launched("combineExperts");
     }
 
 private:
     Error fail(cudaError_t e) const { return Error{"cuda:" + std::to_string(m_device) + ": " + cudaErrorText(e)}; }
+    // A launch that failed (a bad configuration, no kernel image for this GPU) fails the pass at
+    // synchronize() with the op's name; errors of the kernels' execution surface there as before.
+    void launched(const char* op) {
+        const cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess || !m_opError.empty()) return;
+        const bool atLaunch = e == cudaErrorInvalidConfiguration || e == cudaErrorInvalidValue
+                              || e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction
+                              || e == cudaErrorLaunchOutOfResources;
+        m_opError = atLaunch ? std::string(op) + ": " + cudaErrorText(e)
+                             : cudaErrorText(e) + " (seen at " + op + "'s launch: a kernel before it may have failed)";
+    }
     void note(cudaError_t e) {
         if (e != cudaSuccess && m_firstError == cudaSuccess) m_firstError = e;
     }
