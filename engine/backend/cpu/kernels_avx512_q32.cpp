@@ -367,6 +367,67 @@ void packPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uin
     }
 }
 
+// Decode on rows as they are on disk (a GPU split's CPU half, VERDICT_CPU_REPACK=0, the rows past
+// the panels): four rows at a time, each read front to back — one stream through memory, as
+// kernels_avx512_grid.cpp's rowsDecode — keeping each group's lane sums and scales, then the quad's
+// float steps in group order: tile<Dec, 4, 1>'s operations in its order, so the same bits.
+// tile<Dec, 8, 1> read its eight rows group by group (eight interleaved streams) and ran ~1.5x
+// slower than the packed panels (tests/bench/README.md).
+template <class Dec>
+struct alignas(64) RowGroup {
+    __m512i sm;     // the group's lane sums (bias included)
+    __m512 dw, mw;  // its block scales (and minimums) as Dec::decode gives them
+};
+
+template <class Dec>
+static inline void rowGroup(const uint8_t* wg, const typename Dec::Group& A, RowGroup<Dec>& o) {
+    __m512i lo, hi;
+    Dec::decode(wg, lo, hi, o.dw, o.mw);
+    const __m512i bias = Dec::kBiasMul ? _mm512_load_si512(A.bias) : _mm512_setzero_si512();
+    o.sm = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(bias, lo, _mm512_load_si512(A.lo)), hi, _mm512_load_si512(A.hi));
+}
+
+template <class Dec>
+void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
+    using G = typename Dec::Group;
+    const int64_t nBlocks = a.K / 32, nFull = nBlocks / 4, tail = nBlocks % 4;
+    const int64_t nGroups = nFull + (tail ? 1 : 0);
+    const G* x = reinterpret_cast<const G*>(a.act + t * a.actStride);
+    int64_t r = r0;
+    if (r + 4 <= r1) {
+        RowGroup<Dec>* buf = threadBuffer<RowGroup<Dec>>(static_cast<size_t>(4 * nGroups));  // [group][row]
+        for (; r + 4 <= r1; r += 4) {
+            for (int m = 0; m < 4; ++m) {
+                const uint8_t* w = a.W + (r + m) * a.rowBytes;
+                for (int64_t gi = 0; gi < nFull; ++gi) {
+                    const uint8_t* wg = w + gi * 4 * Dec::kBlock;
+                    rowGroup<Dec>(wg, x[gi], buf[4 * gi + m]);
+                }
+                if (tail) {  // the last 1-3 blocks in a zeroed group (zero scales), as tile()
+                    alignas(64) uint8_t last[4 * Dec::kBlock];
+                    std::memset(last, 0, sizeof last);
+                    std::memcpy(last, w + nFull * 4 * Dec::kBlock, static_cast<size_t>(tail) * Dec::kBlock);
+                    rowGroup<Dec>(last, x[nFull], buf[4 * nFull + m]);
+                }
+            }
+            __m512 acc = _mm512_setzero_ps();
+            for (int64_t gi = 0; gi < nGroups; ++gi) {
+                const RowGroup<Dec>* g = buf + 4 * gi;
+                const G& A = x[gi];
+                const __m512 dq = quadScales(g[0].dw, g[1].dw, g[2].dw, g[3].dw);
+                const __m512i sum = quadBlockSums(g[0].sm, g[1].sm, g[2].sm, g[3].sm);
+                acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dq, _mm512_load_ps(A.d)), acc);
+                if constexpr (Dec::kMin)
+                    acc = _mm512_fmadd_ps(quadScales(g[0].mw, g[1].mw, g[2].mw, g[3].mw),
+                                          _mm512_permute_ps(_mm512_load_ps(reinterpret_cast<const ActGroupS&>(A).s), 0), acc);
+            }
+            _mm_storeu_ps(a.Y + t * a.ldy + r, sumChains(acc));
+        }
+    }
+    for (; r + 2 <= r1; r += 2) tile<Dec, 2, 1>(a, r, t);
+    if (r < r1) tile<Dec, 1, 1>(a, r, t);
+}
+
 // Rows [r0, r1) x token t with the row-major tiles.
 template <class Dec, int T>
 void rowsTile(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
@@ -423,7 +484,7 @@ void compute(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t0, int64_t t1
         }
         t = t0 + tiled;
     }
-    for (; t < t1; ++t) rowsTile<Dec, 1>(a, r0, r1, t);
+    for (; t < t1; ++t) rowsDecode<Dec>(a, r0, r1, t);
 }
 
 // Activation quantization, vectorised; values identical to quantizeActBlock32 (round to nearest
