@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <new>
 #include <string_view>
 #include <vector>
@@ -67,11 +68,14 @@ Result<void> pageIn(const gguf::GgufFile& file, const ModelOptions& o) {
 // so resident memory stays at the weights' size. VERDICT_CPU_REPACK=0 turns it off. Progress
 // (0.95 -> 1) and cancellation between matrices: this copies the weights once (~1.5 GB/s on 2
 // threads of the Zen 4 VM, page zeroing included), seconds for a large model.
-Result<void> packForCpu(detail::ModelImpl& m, const ModelOptions& o) {
+// `only`: the weights to consider (null: all).
+Result<void> packForCpu(detail::ModelImpl& m, const ModelOptions& o,
+                        const std::function<bool(const std::string&)>& only = nullptr) {
     if (const char* env = std::getenv("VERDICT_CPU_REPACK"); env && std::string_view(env) == "0") return {};
     const bool tied = m.file->tensor("output.weight") == nullptr;
     std::vector<backend::Matrix> matrices;
     for (const arch::WeightRegion& r : m.weightRegions) {
+        if (only && !only(r.name)) continue;
         const gguf::TensorInfo* t = m.file->tensor(r.name);
         if (!t || t->data != r.host || t->nBytes != r.bytes || t->nDims < 2 || t->ne[1] < 16 || !cpu::canPack(t->type))
             continue;
@@ -197,6 +201,7 @@ Result<std::shared_ptr<const Model>> Model::open(const std::string& path, const 
         m.gpuLayers = options.gpuLayers < 0 ? m.cfg.nLayer : std::min<int64_t>(options.gpuLayers, m.cfg.nLayer);
         // Every architecture runs its one forward (arch/) on the CUDA op backend.
         if (auto r = openOneForwardOnGpu(m, *deviceIndex); !r) return Error{path + ": " + r.error().message};
+        if (auto r = detail::packCpuStages(m, options); !r) return r.error();
     }
 
     const arch::ArchConfig& c = m.cfg;
@@ -259,6 +264,26 @@ int32_t Model::eos() const { return m_impl->tokenizer ? m_impl->tokenizer->eos()
 
 namespace detail {
 
+// A split's device side: blocks [0, splitLayer) and what is not a block's, but the output head.
+static bool onSplitDevice(const ModelImpl& m, const std::string& name) {
+    int64_t layer = -1;
+    return std::sscanf(name.c_str(), "blk.%" SCNd64 ".", &layer) == 1 ? layer < m.splitLayer : !name.starts_with("output");
+}
+
+Result<void> packCpuStages(ModelImpl& m, const ModelOptions& o) {
+    if (m.splitLayer <= 0) return {};
+    // The CPU stages' matrices, and token_embd when it is also the output head (tied): its
+    // embedding rows went up to the device as they are on disk.
+    const bool tied = m.file->tensor("output.weight") == nullptr;
+    try {
+        return packForCpu(m, o, [&](const std::string& name) {
+            return !onSplitDevice(m, name) || (tied && name == "token_embd.weight");
+        });
+    } catch (const std::bad_alloc&) {
+        return Error{m.path + ": not enough memory to repack the CPU layers' weights (VERDICT_CPU_REPACK=0 reads them in place)"};
+    }
+}
+
 Result<void> runForwardOn(ModelImpl& m, backend::Backend& be, int64_t layers) {
     {
         const std::lock_guard lock(m.batchScratchMutex);
@@ -270,15 +295,8 @@ Result<void> runForwardOn(ModelImpl& m, backend::Backend& be, int64_t layers) {
     if (!be.hostMemory()) {
         // A split uploads the first blocks' tensors and what is not a block's but the output head.
         std::vector<arch::WeightRegion> regions;
-        for (const arch::WeightRegion& r : m.weightRegions) {
-            if (m.splitLayer > 0) {
-                int64_t layer = -1;
-                if (std::sscanf(r.name.c_str(), "blk.%" SCNd64 ".", &layer) == 1 ? layer >= m.splitLayer
-                                                                                  : r.name.starts_with("output"))
-                    continue;
-            }
-            regions.push_back(r);
-        }
+        for (const arch::WeightRegion& r : m.weightRegions)
+            if (m.splitLayer == 0 || onSplitDevice(m, r.name)) regions.push_back(r);
         auto placed = arch::WeightPlacement::upload(be, std::move(regions));
         if (!placed) return Error{m.path + ": " + placed.error().message};
         m.placement = std::move(placed.value());

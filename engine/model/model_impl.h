@@ -78,4 +78,10 @@ struct ModelImpl {
 // Tests run the one forward on a backend with memory of its own this way (checked_backend.h).
 Result<void> runForwardOn(ModelImpl& m, backend::Backend& be, int64_t layers = -1);
 
+// After a split (runForwardOn with 0 < layers < n_layer): the CPU stages' matrices (blocks from
+// splitLayer on, the output head) repacked for the CPU kernels as a CPU-only model's are
+// (packForCpu; VERDICT_CPU_REPACK=0 skips it). Model::open calls it for --gpu-layers; call it
+// before any session.
+Result<void> packCpuStages(ModelImpl& m, const ModelOptions& o);
+
 }  // namespace verdict::detail

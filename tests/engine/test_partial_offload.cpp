@@ -12,6 +12,7 @@
 #include "model/model_impl.h"
 #include "arch/kv_cache.h"
 #include "verdict/engine/model.h"
+#include "verdict/engine/session.h"
 
 #include <QtTest/QtTest>
 
@@ -182,6 +183,68 @@ private slots:
             pass({5, 9}, {1, 7}, {1, 0});
             QVERIFY(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
         }
+        for (size_t i = 0; i < device.violations().size() && i < 5; ++i) qWarning("%s", device.violations()[i].c_str());
+        QCOMPARE(device.violationCount(), uint64_t(0));
+        QCOMPARE(device.liveAllocations(), size_t(0));
+    }
+
+    // Model::open with --gpu-layers repacks the CPU stages' matrices for the CPU kernels, as a
+    // CPU-only model's are (detail::packCpuStages; before, a split's CPU half read its rows in place,
+    // up to ~1.5x slower in decode). Here the split goes onto a CheckedBackend, then the CPU stages
+    // are packed: only their share (4 blocks split at 1: 2.65 of the CPU-only model's 3.48 MB), and
+    // — Q8_0's panels giving the unpacked rows' bits — a prompt's and a decode step's logits equal
+    // the CPU-only model's.
+    void cpuStagesRepacked() {
+        const auto path = verdict::test::fixture("models/synth-llama-q8_0.gguf");
+        VERDICT_NEED_FIXTURE(path);
+        ModelOptions mo;
+        mo.threads = 2;
+        const std::vector<int32_t> prompt = {1, 45, 99, 7, 300, 12}, step = {77};
+        auto logitsOf = [&](const std::shared_ptr<const Model>& model, std::vector<float>& out) {
+            SessionOptions so;
+            so.nCtx = 32;
+            auto s = Session::create(model, so);
+            if (!s) return false;
+            auto a = (*s)->evaluate(prompt, true);
+            if (!a) return false;
+            out.assign(a->data, a->data + a->rows * a->nVocab);
+            auto b = (*s)->evaluate(step);
+            if (!b) return false;
+            out.insert(out.end(), b->data, b->data + b->nVocab);
+            return true;
+        };
+        qunsetenv("VERDICT_CPU_REPACK");  // the baseline packed at load
+        auto cpuModel = Model::open(path.string(), mo);
+        qputenv("VERDICT_CPU_REPACK", "0");
+        QVERIFY(cpuModel.ok());
+        const uint64_t allPacked = (*cpuModel)->impl().packedBytes;
+        QVERIFY(allPacked > 0);
+        std::vector<float> want, got;
+        QVERIFY(logitsOf(*cpuModel, want));
+
+        cpu::ThreadPool pool(2);
+        cpu::CpuBackend cpuInner(pool);
+        test::CheckedBackend device(cpuInner);
+        {
+            auto model = Model::open(path.string(), mo);  // nothing packed (VERDICT_CPU_REPACK=0)
+            QVERIFY(model.ok());
+            auto& impl = const_cast<detail::ModelImpl&>((*model)->impl());
+            QCOMPARE(impl.packedBytes, uint64_t(0));
+            QCOMPARE(impl.cfg.nLayer, int64_t(4));
+            auto placed = detail::runForwardOn(impl, device, 1);
+            QVERIFY2(placed.ok(), placed ? "" : placed.error().message.c_str());
+            QVERIFY(detail::packCpuStages(impl, mo).ok());  // VERDICT_CPU_REPACK=0 still: nothing
+            QCOMPARE(impl.packedBytes, uint64_t(0));
+            qunsetenv("VERDICT_CPU_REPACK");
+            auto packed = detail::packCpuStages(impl, mo);
+            qputenv("VERDICT_CPU_REPACK", "0");
+            QVERIFY2(packed.ok(), packed ? "" : packed.error().message.c_str());
+            QVERIFY2(impl.packedBytes > 0 && impl.packedBytes < allPacked,
+                     qPrintable(QString("%1 of %2 bytes packed").arg(impl.packedBytes).arg(allPacked)));
+            QVERIFY(logitsOf(*model, got));
+        }
+        QCOMPARE(got.size(), want.size());
+        QVERIFY(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
         for (size_t i = 0; i < device.violations().size() && i < 5; ++i) qWarning("%s", device.violations()[i].c_str());
         QCOMPARE(device.violationCount(), uint64_t(0));
         QCOMPARE(device.liveAllocations(), size_t(0));
