@@ -88,6 +88,15 @@ static inline __m128 sumChains(__m512 acc) {
     return _mm512_castps512_ps128(y);
 }
 
+// A row's last 1-3 blocks (after nFull groups) copied into a zeroed group (zero scales), so that a
+// whole group's loads stay in bounds; returns `out`.
+template <class Dec>
+static inline const uint8_t* tailGroup(const uint8_t* row, int64_t nFull, int64_t tail, uint8_t* out) {
+    std::memset(out, 0, 4 * Dec::kBlock);
+    std::memcpy(out, row + nFull * 4 * Dec::kBlock, static_cast<size_t>(tail) * Dec::kBlock);
+    return out;
+}
+
 // Row-major tile: R rows (1, 2 or a multiple of 4) x T tokens over the whole row, weights in
 // their on-disk blocks. The decode path, and what the interleaved tiles leave over.
 template <class Dec, int R, int T>
@@ -138,14 +147,9 @@ void tile(const MatmulArgs& a, int64_t r, int64_t t) {
         step(wg, gi);
     }
     if (tail) {
-        // Last 1-3 blocks: copy into a zeroed group (zero scales) so the loads stay in bounds.
         alignas(64) uint8_t buf[R][4 * Dec::kBlock];
         const uint8_t* wg[R];
-        for (int i = 0; i < R; ++i) {
-            std::memset(buf[i], 0, sizeof buf[i]);
-            std::memcpy(buf[i], w[i] + nFull * 4 * Dec::kBlock, static_cast<size_t>(tail) * Dec::kBlock);
-            wg[i] = buf[i];
-        }
+        for (int i = 0; i < R; ++i) wg[i] = tailGroup<Dec>(w[i], nFull, tail, buf[i]);
         step(wg, nFull);
     }
     for (int j = 0; j < T; ++j)
@@ -376,13 +380,15 @@ void packPanels(const uint8_t* W, size_t rowBytes, int64_t nRows, int64_t K, uin
 template <class Dec>
 struct alignas(64) RowGroup {
     __m512i sm;     // the group's lane sums (bias included)
-    __m512 dw, mw;  // its block scales (and minimums) as Dec::decode gives them
+    __m512 dw, mw;  // its block scales (and minimums: Q4_1 / Q5_1) as Dec::decode gives them
 };
 
 template <class Dec>
 static inline void rowGroup(const uint8_t* wg, const typename Dec::Group& A, RowGroup<Dec>& o) {
     __m512i lo, hi;
-    Dec::decode(wg, lo, hi, o.dw, o.mw);
+    __m512 mw;
+    Dec::decode(wg, lo, hi, o.dw, mw);
+    if constexpr (Dec::kMin) o.mw = mw;  // stored only where it is read
     const __m512i bias = Dec::kBiasMul ? _mm512_load_si512(A.bias) : _mm512_setzero_si512();
     o.sm = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(bias, lo, _mm512_load_si512(A.lo)), hi, _mm512_load_si512(A.hi));
 }
@@ -403,11 +409,9 @@ void rowsDecode(const MatmulArgs& a, int64_t r0, int64_t r1, int64_t t) {
                     const uint8_t* wg = w + gi * 4 * Dec::kBlock;
                     rowGroup<Dec>(wg, x[gi], buf[4 * gi + m]);
                 }
-                if (tail) {  // the last 1-3 blocks in a zeroed group (zero scales), as tile()
+                if (tail) {
                     alignas(64) uint8_t last[4 * Dec::kBlock];
-                    std::memset(last, 0, sizeof last);
-                    std::memcpy(last, w + nFull * 4 * Dec::kBlock, static_cast<size_t>(tail) * Dec::kBlock);
-                    rowGroup<Dec>(last, x[nFull], buf[4 * nFull + m]);
+                    rowGroup<Dec>(tailGroup<Dec>(w, nFull, tail, last), x[nFull], buf[4 * nFull + m]);
                 }
             }
             __m512 acc = _mm512_setzero_ps();

@@ -31,6 +31,7 @@ __global__ void mmaKernel(const uint8_t* w, uint64_t rowBytes, int64_t rows, int
     __shared__ __align__(32) __half ws[kTileRows][kStepK + kPad];
     __shared__ __align__(32) __half xs[kTileCols][kStepK + kPad];
     __shared__ __align__(32) float out[kTileRows][kTileCols + 4];
+    __shared__ float invScale[kTileCols];  // 1 / each activation row's power-of-two scale: exact
 
     const int warp = threadIdx.x / kWarp;
     const int64_t r0 = static_cast<int64_t>(blockIdx.x) * kTileRows;
@@ -40,6 +41,8 @@ __global__ void mmaKernel(const uint8_t* w, uint64_t rowBytes, int64_t rows, int
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
     wmma::fill_fragment(acc[0], 0.0f);
     wmma::fill_fragment(acc[1], 0.0f);
+    for (int c = threadIdx.x; c < kTileCols; c += kThreads) invScale[c] = c < nCols ? __frcp_rn(scale[c]) : 1.0f;
+    __syncthreads();
 
     constexpr int kQuads = kStepK / 4;  // quads per row and step
     for (int64_t u0 = 0; u0 < units; u0 += kStepUnits) {
@@ -55,11 +58,9 @@ __global__ void mmaKernel(const uint8_t* w, uint64_t rowBytes, int64_t rows, int
         for (int i = threadIdx.x; i < kTileCols * kQuads; i += kThreads) {
             const int c = i / kQuads, q = i % kQuads;
             float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            float inv = 1.0f;  // 1 / the row's power-of-two scale: exact
-            if (c < nCols && u0 + q / 8 < units) {
+            if (c < nCols && u0 + q / 8 < units)
                 v = __ldg(reinterpret_cast<const float4*>(x + c * ldx + u0 * 32 + 4 * q));
-                inv = __frcp_rn(scale[c]);
-            }
+            const float inv = invScale[c];
             xs[c][4 * q] = __float2half_rn(v.x * inv);
             xs[c][4 * q + 1] = __float2half_rn(v.y * inv);
             xs[c][4 * q + 2] = __float2half_rn(v.z * inv);
